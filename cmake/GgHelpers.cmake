@@ -1,0 +1,39 @@
+# gg_add_sim_module(NAME SOURCES...): a module image for the simulated driver,
+# i.e. a shared object of host C kernels (see include/gpuguard/sim_kernel.h),
+# written to build/kernels/NAME.so.
+function(gg_add_sim_module name)
+  add_library(${name} MODULE ${ARGN})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  set_target_properties(${name} PROPERTIES PREFIX "" 
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/kernels
+    C_VISIBILITY_PRESET hidden)
+endfunction()
+
+# gg_add_criterion_test(NAME SOURCES... [LIBS libs...]): one Criterion
+# executable in build/bin, registered with ctest.
+function(gg_add_criterion_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include
+    ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+  target_link_libraries(${name} PRIVATE ${CRITERION_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS} ${T_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    GG_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}"
+    GG_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/kernels"
+    GG_TEST_LIB_DIR="${CMAKE_LIBRARY_OUTPUT_DIRECTORY}"
+    GG_TEST_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+  # --jobs 1: Criterion forks one process per test; tests that time waits
+  # must not fight over two cores with each other.
+  add_test(NAME ${name} COMMAND ${name} --jobs=1 --verbose=0)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 900)
+endfunction()
+
+# Adds every immediate subdirectory of `dir` that has a CMakeLists.txt.
+function(gg_add_subdirectories dir)
+  file(GLOB children RELATIVE ${dir} CONFIGURE_DEPENDS ${dir}/*/CMakeLists.txt)
+  list(SORT children)
+  foreach(child ${children})
+    get_filename_component(sub ${child} DIRECTORY)
+    add_subdirectory(${dir}/${sub})
+  endforeach()
+endfunction()

@@ -1,0 +1,357 @@
+/*
+ * gpuguard — GPU programs that survive what GPUs do to them.
+ *
+ * One small C API over the CUDA Driver API and the HIP runtime (both loaded at
+ * run time) and over gpuguard's simulated driver.
+ *
+ * Contract shared by every function below:
+ *   - It never calls abort() or exit(), and never prints: messages go to the
+ *     log callback given to gg_init (silent by default).
+ *   - It returns a gg_status (GG_OK is 0). On failure, gg_last_error() gives
+ *     this thread's details: the native driver code and name, the gg call, the
+ *     driver call, the context/stream and, for a dead context, the culprit.
+ *   - Handles are struct-wrapped 64-bit ids; id 0 is invalid. A stale, forged
+ *     or wrong-type id is refused with GG_INVALID_HANDLE, never followed.
+ *   - Every call that works on an object makes that object's context current
+ *     for its driver calls and restores the caller's current context before
+ *     it returns, on success and on error.
+ *   - In a DEAD context every call fails fast with GG_CONTEXT_DEAD and makes
+ *     no driver call; in a child process after fork() calls fail with
+ *     GG_FORKED and make no driver call.
+ *   - Every function is thread-safe.
+ */
+#ifndef GPUGUARD_GPUGUARD_H
+#define GPUGUARD_GPUGUARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(GG_STATIC_BUILD)
+#define GG_API __attribute__((visibility("default")))
+#else
+#define GG_API
+#endif
+
+#define GG_VERSION_MAJOR 0
+#define GG_VERSION_MINOR 1
+#define GG_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------ */
+/* Statuses. Add-only: new statuses go last, numbers never change.          */
+/* ------------------------------------------------------------------------ */
+
+#define GG_STATUS_LIST(X)                                                        \
+    X(OK, 0, "success")                                                          \
+    X(INVALID_ARGUMENT, 1, "an argument is invalid")                             \
+    X(INVALID_HANDLE, 2, "the handle is stale, forged or of the wrong type")     \
+    X(WRONG_CONTEXT, 3, "objects from two different contexts were mixed")        \
+    X(NOT_INITIALIZED, 4, "gg_init has not been called")                         \
+    X(NO_DRIVER, 5, "no usable GPU driver library was found")                    \
+    X(NO_DEVICE, 6, "the driver reports no usable device")                       \
+    X(OUT_OF_MEMORY, 7, "out of device or host memory")                          \
+    X(NOT_READY, 8, "work is still pending")                                     \
+    X(TIMEOUT, 9, "a host-side wait passed its deadline")                        \
+    X(LAUNCH_TIMEOUT, 10, "the watchdog killed a kernel that ran too long")      \
+    X(LAUNCH_FAILED, 11, "a kernel launch failed on the device")                 \
+    X(ILLEGAL_ADDRESS, 12, "a kernel or copy touched an illegal address")        \
+    X(CONTEXT_DEAD, 13, "the context died earlier; see gg_context_death")        \
+    X(FORKED, 14, "GPU objects cannot be used in a child after fork(); use spawn") \
+    X(CANCELLED, 15, "the operation was cancelled by the caller")                \
+    X(WATCHDOG_RISK, 16, "launch refused: it would overrun the watchdog")        \
+    X(UNSUPPORTED, 17, "the operation is not supported by this backend")         \
+    X(DRIVER, 18, "the driver reported an error (see the native code)")          \
+    X(ALREADY_INITIALIZED, 19, "gg_init was already called")                     \
+    X(BUSY, 20, "the object is in use by another operation")                     \
+    X(INTERNAL, 21, "internal error in gpuguard")
+
+typedef enum gg_status {
+#define GG__STATUS_ENUM(name, num, msg) GG_##name = num,
+    GG_STATUS_LIST(GG__STATUS_ENUM)
+#undef GG__STATUS_ENUM
+    GG__STATUS_COUNT
+} gg_status;
+
+/* "GG_CONTEXT_DEAD"-style name; "GG_UNKNOWN_STATUS" for a number not in the list. */
+GG_API const char *gg_status_name(gg_status status);
+/* One-line human message; never NULL. */
+GG_API const char *gg_status_string(gg_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Handles                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct gg_context { uint64_t id; } gg_context;
+typedef struct gg_stream { uint64_t id; } gg_stream;
+typedef struct gg_event { uint64_t id; } gg_event;
+typedef struct gg_buffer { uint64_t id; } gg_buffer;
+typedef struct gg_module { uint64_t id; } gg_module;
+typedef struct gg_kernel { uint64_t id; } gg_kernel;
+
+/* The null stream of a call means "the context's default stream". */
+#define GG_NO_STREAM ((gg_stream){0})
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define GG_NAME_MAX 64
+#define GG_MESSAGE_MAX 256
+
+typedef enum gg_attribution {
+    GG_ATTRIBUTION_NONE = 0,   /* no launch could be blamed (error not from a launch) */
+    GG_ATTRIBUTION_EXACT = 1,  /* exactly one launch could have failed */
+    GG_ATTRIBUTION_WINDOW = 2  /* one of several unobserved launches failed */
+} gg_attribution;
+
+/* The launch suspected of causing an asynchronous error. */
+typedef struct gg_culprit {
+    gg_attribution certainty;
+    char kernel_name[GG_NAME_MAX]; /* suspect: the oldest unobserved launch */
+    gg_stream stream;              /* stream of the suspect (0 = default stream) */
+    uint64_t sequence;             /* launch sequence number of the suspect (1-based, per context) */
+    uint64_t window_first;         /* WINDOW: the oldest and newest candidate sequence numbers */
+    uint64_t window_last;
+    uint32_t window_count;         /* number of candidate launches (1 when EXACT) */
+} gg_culprit;
+
+typedef struct gg_error_info {
+    gg_status status;
+    int32_t native_code;               /* the driver's own code; 0 when none */
+    const char *native_name;           /* e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"; "" when none */
+    const char *gg_call;               /* e.g. "gg_stream_synchronize" */
+    const char *driver_call;           /* e.g. "cuStreamQuery"; "" when none */
+    gg_context context;
+    gg_stream stream;
+    gg_culprit culprit;
+    char message[GG_MESSAGE_MAX];
+} gg_error_info;
+
+/* Copies this thread's last failure into *info. Returns GG_INVALID_ARGUMENT
+ * for NULL, else GG_OK (status GG_OK in *info when nothing failed yet). */
+GG_API gg_status gg_last_error(gg_error_info *info);
+
+/* ------------------------------------------------------------------------ */
+/* Library                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gg_log_level {
+    GG_LOG_OFF = 0, GG_LOG_ERROR = 1, GG_LOG_WARN = 2, GG_LOG_INFO = 3, GG_LOG_DEBUG = 4
+} gg_log_level;
+
+/* Called for each message at or below the configured level. `object_id` is
+ * the handle concerned (0 if none). Must not call back into gpuguard. */
+typedef void (*gg_log_fn)(void *user, gg_log_level level, uint64_t object_id,
+                          const char *message);
+
+typedef enum gg_cleanup_policy {
+    GG_CLEANUP_DEFAULT = 0,  /* = WARN_ONCE */
+    GG_CLEANUP_SILENT = 1,   /* skipped driver calls are not mentioned */
+    GG_CLEANUP_COUNTED = 2,  /* counted (gg_context_skipped_cleanups), logged at debug */
+    GG_CLEANUP_WARN_ONCE = 3 /* one warning per context summarising what was skipped */
+} gg_cleanup_policy;
+
+typedef enum gg_watchdog_policy {
+    GG_WATCHDOG_DEFAULT = 0, /* = AUTO_CHUNK */
+    GG_WATCHDOG_AUTO_CHUNK = 1, /* chunk chunkable kernels, refuse risky others */
+    GG_WATCHDOG_REFUSE = 2,     /* refuse risky launches, never chunk implicitly */
+    GG_WATCHDOG_ALLOW = 3       /* launch as asked */
+} gg_watchdog_policy;
+
+typedef enum gg_timeout_policy {
+    GG_TIMEOUT_DEFAULT = 0,       /* = KILLS_CONTEXT */
+    GG_TIMEOUT_KILLS_CONTEXT = 1, /* a passed wait deadline marks the context DEAD */
+    GG_TIMEOUT_RETURNS = 2        /* only the wait fails; the context stays ALIVE */
+} gg_timeout_policy;
+
+typedef struct gg_init_desc {
+    const char *backend;        /* "auto" (NULL), "cuda", "hip", "sim", "sim-hip" */
+    const char *cuda_library;   /* path to libcuda.so.1 (or the simulator) */
+    const char *hip_library;    /* path to libamdhip64.so */
+    gg_log_fn log_fn;
+    void *log_user;
+    gg_log_level log_level;     /* 0 = OFF unless log_fn set, then WARN */
+    uint32_t wait_timeout_ms;   /* default deadline of waits; 0 = 10000 */
+    gg_cleanup_policy cleanup;
+    gg_timeout_policy timeout_policy;
+    gg_watchdog_policy watchdog;
+    uint32_t watchdog_budget_ms; /* 0 = 2000 (Windows TDR's default) */
+    bool sync_launches;         /* synchronize after every launch (exact attribution) */
+    const char *fault_plan_json;
+} gg_init_desc;
+
+/* Loads a backend and initialises the library. A NULL or zeroed desc means
+ * the defaults. Environment variables override the desc: GPUGUARD_BACKEND,
+ * GPUGUARD_CUDA_LIBRARY, GPUGUARD_HIP_LIBRARY, GPUGUARD_LOG (off|error|warn|
+ * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_WATCHDOG (auto|refuse|allow,
+ * optionally ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_FAULTS (JSON
+ * or @file). An invalid value fails init with GG_INVALID_ARGUMENT naming the
+ * variable. Fails with GG_ALREADY_INITIALIZED if already initialised,
+ * GG_FORKED in a child forked from an initialised process, GG_NO_DRIVER /
+ * GG_NO_DEVICE naming what was tried. */
+GG_API gg_status gg_init(const gg_init_desc *desc);
+
+/* Destroys everything still alive (reporting it through the log as a leak),
+ * unloads the backend, and allows a later gg_init. Never calls a driver that
+ * reports it is shutting down. Safe to call when not initialised. */
+GG_API gg_status gg_shutdown(void);
+
+/* The settings in force after defaults and environment (valid after gg_init). */
+GG_API gg_status gg_get_config(gg_init_desc *out);
+
+/* "cuda", "hip" (the backend in use; over the simulator too), or "" before init. */
+GG_API const char *gg_backend_name(void);
+GG_API gg_status gg_driver_version(int *version);
+
+/* ------------------------------------------------------------------------ */
+/* Devices and contexts                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct gg_device_info {
+    char name[GG_NAME_MAX];
+    const char *backend;        /* "cuda" or "hip" */
+    bool simulated;             /* the device belongs to gpuguard's simulated driver */
+    bool watchdog;              /* kernels have a run-time limit (display attached) */
+    uint64_t total_memory;
+    int multiprocessors;
+    int max_threads_per_block;
+    int max_block[3];
+    int max_grid[3];
+} gg_device_info;
+
+GG_API gg_status gg_device_count(int *count);
+GG_API gg_status gg_device_info_get(int device, gg_device_info *info);
+
+typedef enum gg_context_state_t {
+    GG_STATE_INVALID = 0, GG_STATE_ALIVE = 1, GG_STATE_DEAD = 2, GG_STATE_FORKED = 3
+} gg_context_state_t;
+
+typedef struct gg_context_desc {
+    const char *tag;             /* creation tag shown in leak reports and dumps */
+    bool use_primary;            /* share the device's primary context (CUDA runtime interop) */
+    uint32_t watchdog_budget_ms; /* 0 = library default */
+    gg_watchdog_policy watchdog; /* 0 = library default */
+} gg_context_desc;
+
+GG_API gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out);
+/* Destroys the context and every object in it (children first). Destroying
+ * the 0 id or a gone id is harmless (GG_OK, debug log). A DEAD context's
+ * native context is still destroyed (that frees its memory); a failure there
+ * is a warning. Children are released without driver calls when DEAD/FORKED. */
+GG_API gg_status gg_context_destroy(gg_context ctx);
+GG_API gg_context_state_t gg_context_state(gg_context ctx);
+/* The first cause of death (status GG_OK when the context is alive). */
+GG_API gg_status gg_context_death(gg_context ctx, gg_error_info *info);
+/* Replaces a DEAD context's native context with a fresh one on the same
+ * device; the id stays valid and ALIVE, every old child id becomes stale. */
+GG_API gg_status gg_context_recover(gg_context ctx);
+/* Waits for all work in the context, at most timeout_ms (0 = default). */
+GG_API gg_status gg_context_synchronize(gg_context ctx, uint32_t timeout_ms);
+GG_API gg_status gg_context_device(gg_context ctx, int *device);
+/* How many driver calls cleanup skipped in this context because it was DEAD/FORKED. */
+GG_API gg_status gg_context_skipped_cleanups(gg_context ctx, uint64_t *count);
+
+/* Per-thread context stack, mirrored on the driver's stack. */
+GG_API gg_status gg_context_push(gg_context ctx);
+GG_API gg_status gg_context_pop(gg_context *popped);
+/* The top of this thread's stack ({0} with GG_OK when empty). */
+GG_API gg_status gg_context_current(gg_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Streams and events                                                       */
+/* ------------------------------------------------------------------------ */
+
+GG_API gg_status gg_stream_create(gg_context ctx, const char *tag, gg_stream *out);
+GG_API gg_status gg_stream_destroy(gg_stream stream);
+/* GG_OK when all work is done, GG_NOT_READY while pending. */
+GG_API gg_status gg_stream_query(gg_stream stream);
+/* timeout_ms 0 = the default deadline; GG_TIMEOUT when it passes. */
+GG_API gg_status gg_stream_synchronize(gg_stream stream, uint32_t timeout_ms);
+GG_API gg_status gg_stream_wait_event(gg_stream stream, gg_event event);
+GG_API gg_status gg_stream_context(gg_stream stream, gg_context *ctx);
+
+GG_API gg_status gg_event_create(gg_context ctx, const char *tag, gg_event *out);
+GG_API gg_status gg_event_destroy(gg_event event);
+/* Records on `stream` (GG_NO_STREAM: the event's context's default stream). */
+GG_API gg_status gg_event_record(gg_event event, gg_stream stream);
+GG_API gg_status gg_event_query(gg_event event);
+GG_API gg_status gg_event_synchronize(gg_event event, uint32_t timeout_ms);
+GG_API gg_status gg_event_elapsed_ms(gg_event start, gg_event end, float *ms);
+
+/* ------------------------------------------------------------------------ */
+/* Buffers and copies                                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gg_buffer_flags {
+    GG_BUFFER_DEVICE = 0,     /* device memory */
+    GG_BUFFER_HOST_PINNED = 1 /* page-locked host memory */
+} gg_buffer_flags;
+
+GG_API gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, unsigned flags, gg_buffer *out);
+GG_API gg_status gg_buffer_alloc_tagged(gg_context ctx, size_t bytes, unsigned flags,
+                                        const char *tag, gg_buffer *out);
+GG_API gg_status gg_buffer_free(gg_buffer buf);
+GG_API gg_status gg_buffer_size(gg_buffer buf, size_t *bytes);
+/* The device address (device buffers) for kernel parameters. */
+GG_API gg_status gg_buffer_device_ptr(gg_buffer buf, uint64_t *dptr);
+/* The host address (pinned host buffers). */
+GG_API gg_status gg_buffer_host_ptr(gg_buffer buf, void **ptr);
+
+/* With a stream: asynchronous on it. With GG_NO_STREAM: synchronous, waits
+ * for earlier work in the context under the default deadline. Offsets and
+ * sizes are checked against the buffer before any driver call. */
+GG_API gg_status gg_memcpy_htod(gg_buffer dst, size_t dst_offset, const void *src, size_t bytes,
+                                gg_stream stream);
+GG_API gg_status gg_memcpy_dtoh(void *dst, gg_buffer src, size_t src_offset, size_t bytes,
+                                gg_stream stream);
+GG_API gg_status gg_memcpy_dtod(gg_buffer dst, size_t dst_offset, gg_buffer src,
+                                size_t src_offset, size_t bytes, gg_stream stream);
+GG_API gg_status gg_memset(gg_buffer dst, size_t offset, uint8_t value, size_t bytes,
+                           gg_stream stream);
+
+/* ------------------------------------------------------------------------ */
+/* Modules, kernels, launches                                               */
+/* ------------------------------------------------------------------------ */
+
+GG_API gg_status gg_module_load_file(gg_context ctx, const char *path, gg_module *out);
+GG_API gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes,
+                                     gg_module *out);
+GG_API gg_status gg_module_unload(gg_module module);
+GG_API gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out);
+GG_API gg_status gg_kernel_name(gg_kernel kernel, const char **name);
+
+typedef struct gg_dim3 { uint32_t x, y, z; } gg_dim3;
+
+typedef struct gg_launch_desc {
+    gg_kernel kernel;
+    gg_stream stream;       /* GG_NO_STREAM: the context's default stream */
+    gg_dim3 grid;           /* zero components mean 1 */
+    gg_dim3 block;          /* zero components mean 1 */
+    uint32_t shared_bytes;
+    void **params;          /* array of pointers to each parameter, as cuLaunchKernel */
+    uint32_t param_count;   /* number of entries in params (checked for chunking) */
+} gg_launch_desc;
+
+/* Sends the launch and records it (kernel, stream, sequence number) for
+ * attribution. Asynchronous: kernel faults surface at a later call. */
+GG_API gg_status gg_launch(const gg_launch_desc *desc);
+
+/* ------------------------------------------------------------------------ */
+/* Diagnostics                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Every live object as JSON; *json is malloc'd, free it with gg_free. */
+GG_API gg_status gg_dump_json(char **json);
+GG_API void gg_free(void *p);
+/* Number of live objects of all kinds (handles in the table). */
+GG_API gg_status gg_live_objects(uint64_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUGUARD_GPUGUARD_H */

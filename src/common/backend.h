@@ -1,0 +1,180 @@
+/*
+ * The backend table: the only way src/common reaches a driver.
+ *
+ * src/common knows nothing of CUDA or HIP. A backend (src/cuda, src/hip)
+ * fills one gg__backend with function pointers over its driver, plus its own
+ * error table. Every driver call returns the driver's native code (0 is
+ * success); src/common classifies it through the backend's error table, which
+ * says the portable status and whether the code is sticky (kills the context).
+ *
+ * Native objects are opaque pointers (or a 64-bit device address). Calls that
+ * work inside a context are made by src/common with that context current
+ * (ctx_set_current), so these functions never take a context argument unless
+ * they create or destroy one.
+ */
+#ifndef GPUGUARD_BACKEND_H
+#define GPUGUARD_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "gpuguard/gpuguard.h"
+
+typedef void *gg__nctx;     /* CUcontext / HIP device-context */
+typedef void *gg__nstream;  /* CUstream / hipStream_t; NULL = default stream */
+typedef void *gg__nevent;
+typedef void *gg__nmodule;
+typedef void *gg__nfunc;
+typedef uint64_t gg__dptr;  /* device address */
+
+/* Every driver operation, for error reports and the fault gate. The second
+ * column is the portable operation name used in fault plans. */
+#define GG__OP_LIST(X)                               \
+    X(INIT, "init")                                  \
+    X(DRIVER_VERSION, "driver_version")              \
+    X(DEVICE_COUNT, "device_count")                  \
+    X(DEVICE_PROPS, "device_props")                  \
+    X(CTX_CREATE, "context_create")                  \
+    X(CTX_DESTROY, "context_destroy")                \
+    X(CTX_GET_CURRENT, "context_get_current")        \
+    X(CTX_SET_CURRENT, "context_set_current")        \
+    X(CTX_PUSH, "context_push")                      \
+    X(CTX_POP, "context_pop")                        \
+    X(CTX_SYNCHRONIZE, "context_synchronize")        \
+    X(STREAM_CREATE, "stream_create")                \
+    X(STREAM_DESTROY, "stream_destroy")              \
+    X(STREAM_QUERY, "stream_query")                  \
+    X(STREAM_SYNCHRONIZE, "stream_synchronize")      \
+    X(STREAM_WAIT_EVENT, "stream_wait_event")        \
+    X(EVENT_CREATE, "event_create")                  \
+    X(EVENT_DESTROY, "event_destroy")                \
+    X(EVENT_RECORD, "event_record")                  \
+    X(EVENT_QUERY, "event_query")                    \
+    X(EVENT_SYNCHRONIZE, "event_synchronize")        \
+    X(EVENT_ELAPSED, "event_elapsed")                \
+    X(MEM_ALLOC, "alloc")                            \
+    X(MEM_FREE, "free")                              \
+    X(HOST_ALLOC, "host_alloc")                      \
+    X(HOST_FREE, "host_free")                        \
+    X(MEMCPY_HTOD, "copy_htod")                      \
+    X(MEMCPY_DTOH, "copy_dtoh")                      \
+    X(MEMCPY_DTOD, "copy_dtod")                      \
+    X(MEMSET, "memset")                              \
+    X(MODULE_LOAD, "module_load")                    \
+    X(MODULE_UNLOAD, "module_unload")                \
+    X(MODULE_GET_FUNCTION, "kernel_get")             \
+    X(LAUNCH, "launch")
+
+typedef enum gg__op {
+#define GG__OP_ENUM(name, str) GG__OP_##name,
+    GG__OP_LIST(GG__OP_ENUM)
+#undef GG__OP_ENUM
+    GG__OP_COUNT
+} gg__op;
+
+/* What the backend reports for a device. */
+typedef struct gg__device_props {
+    char name[GG_NAME_MAX];
+    uint64_t total_memory;
+    bool watchdog;          /* KERNEL_EXEC_TIMEOUT attribute */
+    bool simulated;         /* the loaded library is gpuguard's simulator */
+    int multiprocessors;
+    int max_threads_per_block;
+    int max_block[3];
+    int max_grid[3];
+} gg__device_props;
+
+/* Classification of a native code by the backend's error table. */
+typedef struct gg__code_class {
+    gg_status status;       /* portable status (GG_OK for 0, GG_NOT_READY for pending) */
+    bool sticky;            /* the context is dead after this code */
+    bool deinitialized;     /* the driver is shutting down: treat cleanup as done */
+} gg__code_class;
+
+typedef struct gg__backend gg__backend;
+
+struct gg__backend {
+    const char *name;               /* "cuda" or "hip" */
+    void *self;                     /* the backend's own state (loaded library, pointers) */
+    const char *library;            /* path or soname actually loaded */
+    const char *op_names[GG__OP_COUNT]; /* driver function per op, e.g. "cuMemAlloc_v2" */
+
+    /* Error table: pure functions, callable at any time (even after close). */
+    gg__code_class (*classify)(int native);
+    const char *(*code_name)(int native);     /* "CUDA_ERROR_..."; never NULL */
+    int (*native_for_status)(gg_status status); /* for injected faults */
+
+    /* Devices */
+    int (*driver_version)(void *self, int *version);
+    int (*device_count)(void *self, int *count);
+    int (*device_props)(void *self, int device, gg__device_props *out);
+
+    /* Contexts. ctx_create leaves the caller's current context as it was.
+     * use_primary: retain the device's primary context instead (destroy then
+     * releases it; reset_primary resets it for recovery). */
+    int (*ctx_create)(void *self, int device, bool use_primary, gg__nctx *out);
+    int (*ctx_destroy)(void *self, int device, bool use_primary, gg__nctx ctx);
+    /* Resets the device's primary context (recovery of a primary context):
+     * destroys all its resources; the next ctx_create(use_primary) gets a fresh one. */
+    int (*ctx_reset_primary)(void *self, int device);
+    int (*ctx_get_current)(void *self, gg__nctx *out);  /* NULL when none */
+    int (*ctx_set_current)(void *self, gg__nctx ctx);    /* NULL clears */
+    int (*ctx_push)(void *self, gg__nctx ctx);
+    int (*ctx_pop)(void *self, gg__nctx *out);
+    int (*ctx_synchronize)(void *self);
+
+    /* Streams (created non-blocking: no implicit sync with the default stream) */
+    int (*stream_create)(void *self, gg__nstream *out);
+    int (*stream_destroy)(void *self, gg__nstream s);
+    int (*stream_query)(void *self, gg__nstream s);        /* 0 done, NOT_READY pending */
+    int (*stream_synchronize)(void *self, gg__nstream s);  /* blocks: used only when no deadline applies */
+    int (*stream_wait_event)(void *self, gg__nstream s, gg__nevent e);
+
+    /* Events (with timing) */
+    int (*event_create)(void *self, gg__nevent *out);
+    int (*event_destroy)(void *self, gg__nevent e);
+    int (*event_record)(void *self, gg__nevent e, gg__nstream s);
+    int (*event_query)(void *self, gg__nevent e);
+    int (*event_synchronize)(void *self, gg__nevent e);
+    int (*event_elapsed)(void *self, float *ms, gg__nevent start, gg__nevent end);
+
+    /* Memory. Copies and memsets with stream == NULL and async == false are
+     * the driver's synchronous forms; with async they are queued on s. */
+    int (*mem_alloc)(void *self, gg__dptr *out, size_t bytes);
+    int (*mem_free)(void *self, gg__dptr p);
+    int (*host_alloc)(void *self, void **out, size_t bytes);
+    int (*host_free)(void *self, void *p);
+    int (*memcpy_htod)(void *self, gg__dptr dst, const void *src, size_t bytes, gg__nstream s, bool async);
+    int (*memcpy_dtoh)(void *self, void *dst, gg__dptr src, size_t bytes, gg__nstream s, bool async);
+    int (*memcpy_dtod)(void *self, gg__dptr dst, gg__dptr src, size_t bytes, gg__nstream s, bool async);
+    int (*memset_d8)(void *self, gg__dptr dst, uint8_t value, size_t bytes, gg__nstream s, bool async);
+
+    /* Modules and launches */
+    int (*module_load_file)(void *self, gg__nmodule *out, const char *path);
+    int (*module_load_data)(void *self, gg__nmodule *out, const void *image, size_t bytes);
+    int (*module_unload)(void *self, gg__nmodule m);
+    int (*module_get_function)(void *self, gg__nfunc *out, gg__nmodule m, const char *name);
+    int (*launch)(void *self, gg__nfunc f, const unsigned grid[3], const unsigned block[3],
+                  unsigned shared_bytes, gg__nstream s, void **params);
+
+    /* Releases the backend (dlclose). `driver_alive` false: the process is
+     * exiting and the driver may be unloading, so make no driver call. */
+    void (*close)(void *self, bool driver_alive);
+};
+
+/* Result of opening a backend: on failure, status and a message naming what
+ * was tried (library paths, missing symbol, stub library). */
+typedef struct gg__backend_open_result {
+    gg_status status;
+    int native_code;
+    char message[GG_MESSAGE_MAX];
+} gg__backend_open_result;
+
+/* Backend constructors. `library` NULL means the backend's default search
+ * (libcuda.so.1; libamdhip64.so.6 then .so.5). On success *out is filled and
+ * the driver is initialised (cuInit / hipInit). */
+gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *out);
+gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *out);
+
+#endif /* GPUGUARD_BACKEND_H */

@@ -1,0 +1,244 @@
+#include "common/call.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/attribution.h"
+#include "common/fork.h"
+
+static _Thread_local gg_error_info last_error;
+
+gg_error_info *gg__last_error_slot(void)
+{
+    return &last_error;
+}
+
+gg_status gg_last_error(gg_error_info *info)
+{
+    if (info == NULL)
+        return GG_INVALID_ARGUMENT;
+    *info = last_error;
+    if (info->native_name == NULL)
+        info->native_name = "";
+    if (info->gg_call == NULL)
+        info->gg_call = "";
+    if (info->driver_call == NULL)
+        info->driver_call = "";
+    return GG_OK;
+}
+
+static void record(gg__call *c, gg_status status, gg__op op, int native, const char *fmt, va_list ap)
+{
+    gg_error_info *e = &last_error;
+    memset(e, 0, sizeof *e);
+    e->status = status;
+    e->gg_call = c->api;
+    e->native_code = native;
+    e->native_name = "";
+    e->driver_call = "";
+    if (native != 0 && c->b != NULL) {
+        e->native_name = c->b->code_name(native);
+        if ((unsigned)op < GG__OP_COUNT && c->b->op_names[op] != NULL)
+            e->driver_call = c->b->op_names[op];
+    }
+    if (c->ctx != NULL)
+        e->context.id = atomic_load_explicit(&c->ctx->h.id, memory_order_relaxed);
+    if (c->stream != NULL)
+        e->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+}
+
+gg_status gg__fail(gg__call *c, gg_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(c, status, GG__OP_COUNT, 0, fmt, ap);
+    va_end(ap);
+    gg__log(GG_LOG_DEBUG, 0, "%s: %s", c->api, last_error.message);
+    return status;
+}
+
+gg_status gg__fail_native(gg__call *c, gg_status status, gg__op op, int native, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(c, status, op, native, fmt, ap);
+    va_end(ap);
+    gg__log(GG_LOG_DEBUG, 0, "%s: %s", c->api, last_error.message);
+    return status;
+}
+
+gg_status gg__require_library(gg__call *c)
+{
+    if (GG__UNLIKELY(c->b == NULL)) {
+        if (gg__forked_from_initialized())
+            return gg__fail(c, GG_FORKED,
+                            "%s: this process was forked from one that initialised the GPU driver; "
+                            "the driver cannot be used after fork() (start workers with spawn)",
+                            c->api);
+        return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_init has not been called (or gg_shutdown was)",
+                        c->api);
+    }
+    return GG_OK;
+}
+
+void *gg__lookup(gg__call *c, uint64_t id, gg__type type, const char *what)
+{
+    void *obj = gg__handle_lookup(id, type);
+    if (GG__LIKELY(obj != NULL))
+        return obj;
+    char why[200];
+    gg__handle_explain(id, type, why, sizeof why);
+    gg__fail(c, GG_INVALID_HANDLE, "%s: %s: %s", c->api, what, why);
+    return NULL;
+}
+
+gg_context_state_t gg__context_state(const gg__context *ctx)
+{
+    if (ctx->fork_generation != gg__fork_generation_now())
+        return GG_STATE_FORKED;
+    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
+                                                                                  : GG_STATE_ALIVE;
+}
+
+static gg_status fail_dead(gg__call *c, gg__context *ctx)
+{
+    /* The original cause travels with every fail-fast error. */
+    gg_error_info *e = &last_error;
+    pthread_mutex_lock(&ctx->lock);
+    gg_error_info cause = ctx->death;
+    pthread_mutex_unlock(&ctx->lock);
+    *e = cause;
+    e->status = GG_CONTEXT_DEAD;
+    e->gg_call = c->api;
+    if (c->stream != NULL)
+        e->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
+    char detail[GG_MESSAGE_MAX];
+    snprintf(detail, sizeof detail, "%s", cause.message);
+    if (cause.culprit.certainty != GG_ATTRIBUTION_NONE)
+        snprintf(e->message, sizeof e->message,
+                 "%s: context died earlier with %s in %s (culprit: kernel '%s', launch #%llu%s): %s",
+                 c->api, gg_status_name(cause.status), cause.gg_call, cause.culprit.kernel_name,
+                 (unsigned long long)cause.culprit.sequence,
+                 cause.culprit.certainty == GG_ATTRIBUTION_EXACT ? "" : ", one of several", detail);
+    else
+        snprintf(e->message, sizeof e->message, "%s: context died earlier with %s in %s: %s", c->api,
+                 gg_status_name(cause.status), cause.gg_call, detail);
+    return GG_CONTEXT_DEAD;
+}
+
+gg_status gg__enter(gg__call *c, gg__context *ctx)
+{
+    gg_context_state_t state = gg__context_state(ctx);
+    if (GG__UNLIKELY(state != GG_STATE_ALIVE)) {
+        if (state == GG_STATE_FORKED) {
+            c->ctx = NULL;
+            return gg__fail(c, GG_FORKED,
+                            "%s: this context was inherited through fork(); GPU objects cannot be "
+                            "used in a child process (start workers with spawn)", c->api);
+        }
+        return fail_dead(c, ctx);
+    }
+    c->ctx = ctx;
+    gg__nctx current = NULL;
+    int n = c->b->ctx_get_current(c->b->self, &current);
+    if (GG__UNLIKELY(n != 0)) {
+        c->switched = false;
+        return gg__check(c, GG__OP_CTX_GET_CURRENT, n);
+    }
+    c->saved = current;
+    c->switched = current != ctx->native;
+    if (c->switched) {
+        n = c->b->ctx_set_current(c->b->self, ctx->native);
+        if (GG__UNLIKELY(n != 0)) {
+            c->switched = false;
+            return gg__check(c, GG__OP_CTX_SET_CURRENT, n);
+        }
+    }
+    return GG_OK;
+}
+
+void gg__leave(gg__call *c)
+{
+    if (c->switched) {
+        c->switched = false;
+        /* Restoring the caller's context cannot be allowed to fail silently
+         * into a wrong current context; it is logged, the call's own result
+         * stands. */
+        int n = c->b->ctx_set_current(c->b->self, c->saved);
+        if (n != 0)
+            gg__log(GG_LOG_WARN, 0, "%s: could not restore the caller's current context (%s)", c->api,
+                    c->b->code_name(n));
+    }
+}
+
+gg_status gg__check(gg__call *c, gg__op op, int native)
+{
+    if (GG__LIKELY(native == 0))
+        return GG_OK;
+    gg__code_class cls = c->b->classify(native);
+    if (cls.status == GG_NOT_READY)
+        return GG_NOT_READY;
+    const char *driver_call = c->b->op_names[op] ? c->b->op_names[op] : "?";
+    const char *how = c->injected ? " (injected fault)" : "";
+    if (cls.sticky && c->ctx != NULL) {
+        char message[GG_MESSAGE_MAX];
+        snprintf(message, sizeof message, "%s returned %s%s", driver_call, c->b->code_name(native), how);
+        gg__context_kill(c, c->ctx, cls.status, op, native, message);
+        /* The caller gets the sticky status itself this once, with the cause. */
+        last_error = c->ctx->death;
+        last_error.gg_call = c->api;
+        return cls.status;
+    }
+    return gg__fail_native(c, cls.status, op, native, "%s: %s returned %s%s%s%s", c->api, driver_call,
+                           c->b->code_name(native), how, c->kernel_name ? " for kernel " : "",
+                           c->kernel_name ? c->kernel_name : "");
+}
+
+void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                      const char *message)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (atomic_load_explicit(&ctx->state, memory_order_relaxed) == GG__CTX_DEAD) {
+        pthread_mutex_unlock(&ctx->lock);
+        return; /* the first cause wins */
+    }
+    gg_error_info *d = &ctx->death;
+    memset(d, 0, sizeof *d);
+    d->status = status;
+    d->native_code = native;
+    d->native_name = native != 0 ? c->b->code_name(native) : "";
+    d->gg_call = c->api;
+    d->driver_call = (unsigned)op < GG__OP_COUNT && c->b->op_names[op] ? c->b->op_names[op] : "";
+    d->context.id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
+    if (c->stream != NULL)
+        d->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
+    /* A host-side deadline blames the launches of the stream waited on; a
+     * device error may come from any stream of the context. */
+    gg__attribute(ctx, status == GG_TIMEOUT && c->stream ? &c->stream->log : NULL, &d->culprit);
+    char culprit[160] = "";
+    if (d->culprit.certainty == GG_ATTRIBUTION_EXACT)
+        snprintf(culprit, sizeof culprit, "; culprit: kernel '%s' (launch #%llu)", d->culprit.kernel_name,
+                 (unsigned long long)d->culprit.sequence);
+    else if (d->culprit.certainty == GG_ATTRIBUTION_WINDOW)
+        snprintf(culprit, sizeof culprit,
+                 "; culprit: one of %u unfinished launches #%llu..#%llu, oldest kernel '%s'",
+                 d->culprit.window_count, (unsigned long long)d->culprit.window_first,
+                 (unsigned long long)d->culprit.window_last, d->culprit.kernel_name);
+    snprintf(d->message, sizeof d->message, "%s: %s%s", c->api, message, culprit);
+    atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
+    pthread_mutex_unlock(&ctx->lock);
+    gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
+}
+
+gg_status gg__check_same_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
+                                 const char *b_what)
+{
+    if (GG__LIKELY(a->context == b->context))
+        return GG_OK;
+    return gg__fail(c, GG_WRONG_CONTEXT, "%s: %s '%s' belongs to context 0x%016llx but %s '%s' belongs to "
+                    "context 0x%016llx", c->api, a_what, a->tag,
+                    (unsigned long long)atomic_load(&a->context->h.id), b_what, b->tag,
+                    (unsigned long long)atomic_load(&b->context->h.id));
+}

@@ -1,0 +1,181 @@
+/* Settings: the init descriptor's zeroes become defaults, then the
+ * environment overrides, parsed strictly: an invalid value is an error that
+ * names the variable, never a silent default. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/library.h"
+
+#define DEFAULT_WAIT_TIMEOUT_MS 10000u
+#define DEFAULT_WATCHDOG_BUDGET_MS 2000u /* Windows TDR's default delay */
+
+static bool copy_string(char *dst, size_t size, const char *src)
+{
+    if (strlen(src) >= size)
+        return false;
+    memcpy(dst, src, strlen(src) + 1);
+    return true;
+}
+
+static bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
+{
+    if (*text == '\0' || *text == '-' || *text == '+')
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_backend(const char *text)
+{
+    static const char *const names[] = { "auto", "cuda", "hip", "sim", "sim-hip" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(text, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool parse_log_level(const char *text, gg_log_level *out)
+{
+    static const char *const names[] = { "off", "error", "warn", "info", "debug" };
+    for (int i = 0; i < 5; i++) {
+        if (strcasecmp(text, names[i]) == 0) {
+            *out = (gg_log_level)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "auto", "refuse" or "allow", optionally followed by ":BUDGET_MS". */
+static bool parse_watchdog(const char *text, gg_watchdog_policy *policy, uint32_t *budget)
+{
+    char word[16];
+    const char *colon = strchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : strlen(text);
+    if (len == 0 || len >= sizeof word)
+        return false;
+    memcpy(word, text, len);
+    word[len] = '\0';
+    if (strcmp(word, "auto") == 0)
+        *policy = GG_WATCHDOG_AUTO_CHUNK;
+    else if (strcmp(word, "refuse") == 0)
+        *policy = GG_WATCHDOG_REFUSE;
+    else if (strcmp(word, "allow") == 0)
+        *policy = GG_WATCHDOG_ALLOW;
+    else
+        return false;
+    return colon == NULL || parse_u32(colon + 1, 1, 3600000, budget);
+}
+
+static char *read_plan(const char *value, char *message, size_t message_size)
+{
+    if (value[0] != '@')
+        return strdup(value);
+    FILE *f = fopen(value + 1, "rb");
+    if (f == NULL) {
+        snprintf(message, message_size, "GPUGUARD_FAULTS: cannot open '%s': %s", value + 1, strerror(errno));
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = size >= 0 && size < (1 << 24) ? malloc((size_t)size + 1) : NULL;
+    if (text == NULL || fread(text, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(message, message_size, "GPUGUARD_FAULTS: cannot read '%s'", value + 1);
+        free(text);
+        fclose(f);
+        return NULL;
+    }
+    text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
+#define BAD(...) do { snprintf(message, message_size, __VA_ARGS__); gg__config_release(out); return GG_INVALID_ARGUMENT; } while (0)
+
+gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *message, size_t message_size)
+{
+    gg_init_desc d = desc ? *desc : (gg_init_desc){ 0 };
+    memset(out, 0, sizeof *out);
+
+    /* The descriptor, zeroes resolved to defaults. */
+    const char *backend = d.backend ? d.backend : "auto";
+    if (!parse_backend(backend))
+        BAD("gg_init: desc->backend '%s' is not one of auto, cuda, hip, sim, sim-hip", backend);
+    copy_string(out->backend, sizeof out->backend, backend);
+    if (d.cuda_library && !copy_string(out->cuda_library, sizeof out->cuda_library, d.cuda_library))
+        BAD("gg_init: desc->cuda_library is longer than %zu bytes", sizeof out->cuda_library - 1);
+    if (d.hip_library && !copy_string(out->hip_library, sizeof out->hip_library, d.hip_library))
+        BAD("gg_init: desc->hip_library is longer than %zu bytes", sizeof out->hip_library - 1);
+    out->log_fn = d.log_fn;
+    out->log_user = d.log_user;
+    if ((unsigned)d.log_level > GG_LOG_DEBUG)
+        BAD("gg_init: desc->log_level %d is not a gg_log_level", (int)d.log_level);
+    out->log_level = d.log_level ? d.log_level : (d.log_fn ? GG_LOG_WARN : GG_LOG_OFF);
+    out->wait_timeout_ms = d.wait_timeout_ms ? d.wait_timeout_ms : DEFAULT_WAIT_TIMEOUT_MS;
+    if ((unsigned)d.cleanup > GG_CLEANUP_WARN_ONCE)
+        BAD("gg_init: desc->cleanup %d is not a gg_cleanup_policy", (int)d.cleanup);
+    out->cleanup = d.cleanup ? d.cleanup : GG_CLEANUP_WARN_ONCE;
+    if ((unsigned)d.timeout_policy > GG_TIMEOUT_RETURNS)
+        BAD("gg_init: desc->timeout_policy %d is not a gg_timeout_policy", (int)d.timeout_policy);
+    out->timeout_policy = d.timeout_policy ? d.timeout_policy : GG_TIMEOUT_KILLS_CONTEXT;
+    if ((unsigned)d.watchdog > GG_WATCHDOG_ALLOW)
+        BAD("gg_init: desc->watchdog %d is not a gg_watchdog_policy", (int)d.watchdog);
+    out->watchdog = d.watchdog ? d.watchdog : GG_WATCHDOG_AUTO_CHUNK;
+    out->watchdog_budget_ms = d.watchdog_budget_ms ? d.watchdog_budget_ms : DEFAULT_WATCHDOG_BUDGET_MS;
+    out->sync_launches = d.sync_launches;
+    if (d.fault_plan_json && (out->fault_plan_json = strdup(d.fault_plan_json)) == NULL)
+        BAD("gg_init: out of memory copying the fault plan");
+
+    /* The environment, for what a user sets from outside the program. */
+    const char *v;
+    if ((v = getenv("GPUGUARD_BACKEND")) != NULL) {
+        if (!parse_backend(v))
+            BAD("GPUGUARD_BACKEND='%s' is not one of auto, cuda, hip, sim, sim-hip", v);
+        copy_string(out->backend, sizeof out->backend, v);
+    }
+    if ((v = getenv("GPUGUARD_CUDA_LIBRARY")) != NULL &&
+        (v[0] == '\0' || !copy_string(out->cuda_library, sizeof out->cuda_library, v)))
+        BAD("GPUGUARD_CUDA_LIBRARY must be a non-empty path shorter than %zu bytes", sizeof out->cuda_library);
+    if ((v = getenv("GPUGUARD_HIP_LIBRARY")) != NULL &&
+        (v[0] == '\0' || !copy_string(out->hip_library, sizeof out->hip_library, v)))
+        BAD("GPUGUARD_HIP_LIBRARY must be a non-empty path shorter than %zu bytes", sizeof out->hip_library);
+    if ((v = getenv("GPUGUARD_LOG")) != NULL && !parse_log_level(v, &out->log_level))
+        BAD("GPUGUARD_LOG='%s' is not one of off, error, warn, info, debug", v);
+    if ((v = getenv("GPUGUARD_WAIT_TIMEOUT_MS")) != NULL && !parse_u32(v, 1, 86400000u, &out->wait_timeout_ms))
+        BAD("GPUGUARD_WAIT_TIMEOUT_MS='%s' is not a whole number of milliseconds from 1 to 86400000", v);
+    if ((v = getenv("GPUGUARD_WATCHDOG")) != NULL &&
+        !parse_watchdog(v, &out->watchdog, &out->watchdog_budget_ms))
+        BAD("GPUGUARD_WATCHDOG='%s' is not auto, refuse or allow, optionally followed by :BUDGET_MS", v);
+    if ((v = getenv("GPUGUARD_SYNC_LAUNCHES")) != NULL) {
+        if (strcmp(v, "1") == 0)
+            out->sync_launches = true;
+        else if (strcmp(v, "0") == 0)
+            out->sync_launches = false;
+        else
+            BAD("GPUGUARD_SYNC_LAUNCHES='%s' is not 0 or 1", v);
+    }
+    if ((v = getenv("GPUGUARD_FAULTS")) != NULL) {
+        free(out->fault_plan_json);
+        out->fault_plan_json = read_plan(v, message, message_size);
+        if (out->fault_plan_json == NULL) {
+            gg__config_release(out);
+            return GG_INVALID_ARGUMENT;
+        }
+    }
+    return GG_OK;
+}
+
+void gg__config_release(gg__config *config)
+{
+    free(config->fault_plan_json);
+    config->fault_plan_json = NULL;
+}

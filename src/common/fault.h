@@ -1,0 +1,30 @@
+/*
+ * The fault gate (see call.h). With no plan loaded, gg__fault_armed() is one
+ * relaxed load of a flag that is false.
+ */
+#ifndef GPUGUARD_FAULT_H
+#define GPUGUARD_FAULT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <stddef.h>
+
+#include "common/backend.h"
+
+extern atomic_bool gg__fault_plan_loaded;
+
+static inline bool gg__fault_armed(void)
+{
+    return atomic_load_explicit(&gg__fault_plan_loaded, memory_order_relaxed);
+}
+
+struct gg__call;
+/* Returns 0 to let the call through, or the native code to return instead. */
+int gg__fault_gate(struct gg__call *c, gg__op op);
+
+/* Parses and arms a plan; on error, `message` names the rule and field. */
+gg_status gg__fault_load_plan(const char *json, char *message, size_t message_size);
+void gg__fault_clear_plan(void);
+
+#endif

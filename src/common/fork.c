@@ -1,0 +1,48 @@
+#include "common/fork.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+_Atomic unsigned gg__fork_generation;
+static _Atomic pid_t watched_pid;
+static _Atomic bool initialized_in_this_process;
+static _Atomic bool child_of_initialized;
+static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
+
+static void on_fork_child(void)
+{
+    atomic_fetch_add(&gg__fork_generation, 1);
+    atomic_store(&watched_pid, getpid());
+    if (atomic_load(&initialized_in_this_process))
+        atomic_store(&child_of_initialized, true);
+}
+
+static void install(void)
+{
+    atomic_store(&watched_pid, getpid());
+    pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+void gg__fork_watch(void)
+{
+    pthread_once(&watch_once, install);
+}
+
+void gg__fork_check_pid(void)
+{
+    pid_t now = getpid();
+    pid_t seen = atomic_load(&watched_pid);
+    if (seen != 0 && seen != now)
+        on_fork_child();
+}
+
+bool gg__forked_from_initialized(void)
+{
+    gg__fork_check_pid();
+    return atomic_load(&child_of_initialized);
+}
+
+void gg__fork_note_initialized(bool initialized)
+{
+    atomic_store(&initialized_in_this_process, initialized);
+}

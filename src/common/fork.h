@@ -1,0 +1,28 @@
+/*
+ * Fork detection. NVIDIA: any use of CUDA in a child after fork() and before
+ * exec() is undefined, so every object inherited by a child is FORKED and no
+ * driver call is made for it. Noticed by pthread_atfork; a pid comparison on
+ * the slow paths catches forks that bypass atfork handlers.
+ */
+#ifndef GPUGUARD_FORK_H
+#define GPUGUARD_FORK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+extern _Atomic unsigned gg__fork_generation;
+
+/* Installs the atfork handler once and remembers the pid. */
+void gg__fork_watch(void);
+/* Slow-path check: bumps the generation if the pid changed without atfork. */
+void gg__fork_check_pid(void);
+/* True in a process forked from one where gg_init had succeeded. */
+bool gg__forked_from_initialized(void);
+void gg__fork_note_initialized(bool initialized);
+
+static inline unsigned gg__fork_generation_now(void)
+{
+    return atomic_load_explicit(&gg__fork_generation, memory_order_relaxed);
+}
+
+#endif

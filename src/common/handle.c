@@ -1,0 +1,143 @@
+#include "common/handle.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+gg__slot *_Atomic gg__handle_dir[GG__DIR_PAGES];
+_Atomic uint32_t gg__handle_slots_used = 1; /* slot 0 is never handed out */
+
+/* Allocation and free take this lock; lookup never does. */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t free_head;  /* 0 = empty free list (slot 0 is never used) */
+static _Atomic uint64_t live_count;
+
+static const char *const type_names[GG__T_COUNT] = {
+    "invalid", "gg_context", "gg_stream", "gg_event", "gg_buffer", "gg_module", "gg_kernel",
+};
+
+const char *gg__type_name(gg__type type)
+{
+    return (unsigned)type < GG__T_COUNT ? type_names[type] : "unknown";
+}
+
+static gg__slot *slot_at(uint32_t index)
+{
+    gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_acquire);
+    return page ? &page[index & (GG__PAGE_SLOTS - 1)] : NULL;
+}
+
+/* Takes a never-used slot index, adding a page when needed (table lock held). */
+static uint32_t fresh_slot(void)
+{
+    uint32_t index = atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed);
+    if ((index >> GG__PAGE_BITS) >= GG__DIR_PAGES)
+        return 0;
+    if (slot_at(index) == NULL) {
+        gg__slot *page = calloc(GG__PAGE_SLOTS, sizeof *page);
+        if (page == NULL)
+            return 0;
+        atomic_store_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], page, memory_order_release);
+    }
+    atomic_store_explicit(&gg__handle_slots_used, index + 1, memory_order_relaxed);
+    return index;
+}
+
+uint64_t gg__handle_alloc(gg__type type, void *object)
+{
+    pthread_mutex_lock(&table_lock);
+    uint32_t index = free_head;
+    gg__slot *slot;
+    if (index != 0) {
+        slot = slot_at(index);
+        free_head = slot->next_free;
+    } else {
+        index = fresh_slot();
+        if (index == 0) {
+            pthread_mutex_unlock(&table_lock);
+            return 0;
+        }
+        slot = slot_at(index);
+    }
+    slot->generation += 1; /* a fresh slot starts at generation 1: ids are never 0 */
+    uint64_t id = ((uint64_t)type << 56) | ((uint64_t)slot->generation << 32) | index;
+    atomic_store_explicit(&slot->object, object, memory_order_relaxed);
+    atomic_store_explicit(&slot->id, id, memory_order_release);
+    atomic_fetch_add_explicit(&live_count, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&table_lock);
+    return id;
+}
+
+void gg__handle_free(uint64_t id, gg__free_reason reason)
+{
+    if (id == 0)
+        return;
+    pthread_mutex_lock(&table_lock);
+    gg__slot *slot = gg__id_slot(id) < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
+                         ? slot_at(gg__id_slot(id)) : NULL;
+    if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == id) {
+        atomic_store_explicit(&slot->id, 0, memory_order_release);
+        atomic_store_explicit(&slot->object, NULL, memory_order_relaxed);
+        atomic_store_explicit(&slot->last_free_reason, (uint8_t)reason, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&live_count, 1, memory_order_relaxed);
+        /* A slot whose generation would wrap is retired: reusing it could
+         * bring an ancient id back to life. */
+        if (slot->generation < GG__GEN_MAX) {
+            slot->next_free = free_head;
+            free_head = gg__id_slot(id);
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+static const char *reason_text(gg__free_reason reason)
+{
+    switch (reason) {
+    case GG__FREED_DESTROYED: return "it was destroyed";
+    case GG__FREED_WITH_CONTEXT: return "its context was destroyed";
+    case GG__FREED_CONTEXT_RECOVERED: return "its context was recovered";
+    case GG__FREED_MODULE_UNLOADED: return "its module was unloaded";
+    case GG__FREED_SHUTDOWN: return "gg_shutdown released it";
+    }
+    return "it was released";
+}
+
+void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size)
+{
+    const char *want = gg__type_name(type);
+    if (id == 0) {
+        snprintf(out, out_size, "the %s id is 0 (no object)", want);
+        return;
+    }
+    gg__type got = gg__id_type(id);
+    if (got != type) {
+        if (got > GG__T_NONE && got < GG__T_COUNT)
+            snprintf(out, out_size, "expected a %s id, got a %s id (0x%016llx)", want,
+                     gg__type_name(got), (unsigned long long)id);
+        else
+            snprintf(out, out_size, "0x%016llx is not a %s id (forged or corrupted)",
+                     (unsigned long long)id, want);
+        return;
+    }
+    pthread_mutex_lock(&table_lock);
+    uint32_t index = gg__id_slot(id);
+    gg__slot *slot = index < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
+                         ? slot_at(index) : NULL;
+    if (index == 0 || slot == NULL || gg__id_generation(id) == 0 || gg__id_generation(id) > slot->generation) {
+        snprintf(out, out_size, "%s id 0x%016llx was never issued (forged or corrupted)", want,
+                 (unsigned long long)id);
+    } else if (gg__id_generation(id) == slot->generation) {
+        snprintf(out, out_size, "%s id 0x%016llx is stale: %s", want, (unsigned long long)id,
+                 reason_text((gg__free_reason)atomic_load_explicit(&slot->last_free_reason,
+                                                                   memory_order_relaxed)));
+    } else {
+        snprintf(out, out_size, "%s id 0x%016llx is stale: its object was released long ago", want,
+                 (unsigned long long)id);
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+uint64_t gg__handle_live_count(void)
+{
+    return atomic_load_explicit(&live_count, memory_order_relaxed);
+}

@@ -1,0 +1,92 @@
+/*
+ * The handle table: every object a user holds is a 64-bit id
+ *   bits  0..31  slot index (slot 0 is never used)
+ *   bits 32..55  generation of the slot (bumped on every free; a slot whose
+ *                generation would wrap is retired, never reused)
+ *   bits 56..63  type tag
+ * Lookup compares the whole id, so a stale, forged or wrong-type id is
+ * refused and never followed. Lookup takes no lock: the slot directory and
+ * its pages are only ever added to, and objects live in type-stable memory
+ * (see object.c), so a lookup racing a destroy reads a slot or an object of
+ * the same type and then sees that the id no longer matches.
+ */
+#ifndef GPUGUARD_HANDLE_H
+#define GPUGUARD_HANDLE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum gg__type {
+    GG__T_NONE = 0,
+    GG__T_CONTEXT = 1,
+    GG__T_STREAM = 2,
+    GG__T_EVENT = 3,
+    GG__T_BUFFER = 4,
+    GG__T_MODULE = 5,
+    GG__T_KERNEL = 6,
+    GG__T_COUNT
+} gg__type;
+
+/* Why a slot was last freed: lets a stale id be explained precisely. */
+typedef enum gg__free_reason {
+    GG__FREED_DESTROYED = 0,      /* destroyed by its own destroy call */
+    GG__FREED_WITH_CONTEXT = 1,   /* its context was destroyed */
+    GG__FREED_CONTEXT_RECOVERED = 2, /* its context was recovered */
+    GG__FREED_MODULE_UNLOADED = 3, /* (kernels) its module was unloaded */
+    GG__FREED_SHUTDOWN = 4        /* gg_shutdown released it */
+} gg__free_reason;
+
+#define GG__SLOT_BITS 32
+#define GG__GEN_BITS 24
+#define GG__GEN_MAX ((1u << GG__GEN_BITS) - 1u)
+#define GG__PAGE_BITS 12
+#define GG__PAGE_SLOTS (1u << GG__PAGE_BITS)
+#define GG__DIR_PAGES (1u << 16) /* 2^28 slots at most: plenty, and the directory is 512 KiB of BSS */
+
+typedef struct gg__slot {
+    _Atomic uint64_t id;        /* the live id, 0 when free */
+    void *_Atomic object;
+    uint32_t generation;        /* generation of the current or last id (table lock) */
+    uint32_t next_free;         /* free-list link (table lock) */
+    _Atomic uint8_t last_free_reason;
+} gg__slot;
+
+static inline gg__type gg__id_type(uint64_t id) { return (gg__type)(id >> 56); }
+static inline uint32_t gg__id_slot(uint64_t id) { return (uint32_t)id; }
+static inline uint32_t gg__id_generation(uint64_t id) { return (uint32_t)(id >> 32) & GG__GEN_MAX; }
+
+extern gg__slot *_Atomic gg__handle_dir[GG__DIR_PAGES];
+extern _Atomic uint32_t gg__handle_slots_used; /* highest slot index handed out + 1 */
+
+/* Lock-free lookup: the object whose live id is exactly `id` and whose type
+ * is `type`, or NULL. */
+static inline void *gg__handle_lookup(uint64_t id, gg__type type)
+{
+    if (gg__id_type(id) != type)
+        return NULL;
+    uint32_t index = gg__id_slot(id);
+    gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_acquire);
+    if (page == NULL)
+        return NULL;
+    gg__slot *slot = &page[index & (GG__PAGE_SLOTS - 1)];
+    if (atomic_load_explicit(&slot->id, memory_order_acquire) != id)
+        return NULL;
+    return atomic_load_explicit(&slot->object, memory_order_acquire);
+}
+
+/* A new id for `object`; 0 when the table is full (then OUT_OF_MEMORY). */
+uint64_t gg__handle_alloc(gg__type type, void *object);
+/* Frees the id (no effect if it is not live). */
+void gg__handle_free(uint64_t id, gg__free_reason reason);
+
+/* Explains why `id` is not a live id of `type`, for INVALID_HANDLE messages. */
+void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size);
+
+/* Number of live ids (all types). */
+uint64_t gg__handle_live_count(void);
+
+const char *gg__type_name(gg__type type); /* "gg_stream" */
+
+#endif /* GPUGUARD_HANDLE_H */

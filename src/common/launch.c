@@ -1,0 +1,62 @@
+/* Launches: validation, the driver call, and the record that attribution
+ * reads when an asynchronous error surfaces later. Hot path: no lock, no
+ * allocation. */
+#include "common/attribution.h"
+#include "common/child.h"
+
+static void dims(gg_dim3 d, unsigned out[3])
+{
+    out[0] = d.x ? d.x : 1;
+    out[1] = d.y ? d.y : 1;
+    out[2] = d.z ? d.z : 1;
+}
+
+gg_status gg_launch(const gg_launch_desc *desc)
+{
+    gg__call c = GG__CALL("gg_launch");
+    if (GG__UNLIKELY(desc == NULL))
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch: desc is NULL");
+    if (GG__UNLIKELY(desc->params == NULL && desc->param_count != 0))
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch: params is NULL but param_count is %u",
+                        desc->param_count);
+    gg_status status = gg__require_library(&c);
+    if (GG__UNLIKELY(status != GG_OK))
+        return status;
+    gg__kernel *k = gg__lookup(&c, desc->kernel.id, GG__T_KERNEL, "kernel");
+    if (GG__UNLIKELY(k == NULL))
+        return GG_INVALID_HANDLE;
+    c.kernel_name = k->name;
+    gg__stream *st = NULL;
+    if (desc->stream.id != 0) {
+        st = gg__lookup(&c, desc->stream.id, GG__T_STREAM, "stream");
+        if (GG__UNLIKELY(st == NULL))
+            return GG_INVALID_HANDLE;
+        c.stream = st;
+        status = gg__check_same_context(&c, &k->h, "kernel", &st->h, "stream");
+        if (GG__UNLIKELY(status != GG_OK))
+            return status;
+    }
+    gg__context *ctx = k->h.context;
+    unsigned grid[3], block[3];
+    dims(desc->grid, grid);
+    dims(desc->block, block);
+    status = gg__enter(&c, ctx);
+    if (GG__LIKELY(status == GG_OK)) {
+        int n = gg__drv(&c, GG__OP_LAUNCH, c.b->launch(c.b->self, k->native, grid, block, desc->shared_bytes,
+                                                       st ? st->native : NULL, desc->params));
+        status = gg__check(&c, GG__OP_LAUNCH, n);
+        if (GG__LIKELY(status == GG_OK)) {
+            uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
+            gg__launch_log_record(st ? &st->log : &ctx->default_log, seq, k->name);
+            /* Exact attribution on request: the launch's own errors surface here. */
+            if (GG__UNLIKELY(gg__lib.config.sync_launches)) {
+                if (st != NULL)
+                    status = gg__stream_wait(&c, st, 0);
+                else
+                    status = gg__context_wait(&c, ctx, 0);
+            }
+        }
+    }
+    gg__leave(&c);
+    return status;
+}

@@ -1,0 +1,293 @@
+/* gg_init / gg_shutdown: choosing and loading a backend, the device list,
+ * and the release of everything at shutdown and at process exit. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build_paths.h"
+#include "common/call.h"
+#include "common/fork.h"
+#include "common/library.h"
+#include "common/report.h"
+
+gg__library gg__lib;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+#define SIM_CUDA_LIBRARY "libgpuguard_sim_cuda.so"
+#define SIM_HIP_LIBRARY "libgpuguard_sim_hip.so"
+
+/* The simulator sits next to libgpuguard when installed or built; failing
+ * that, in the build tree, then in the install prefix. */
+static void find_sim_library(const char *file, char *out, size_t size)
+{
+    Dl_info info;
+    if (dladdr((void *)&gg_init, &info) && info.dli_fname != NULL) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        if (slash != NULL) {
+            snprintf(out, size, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, file);
+            if (access(out, R_OK) == 0)
+                return;
+        }
+    }
+    snprintf(out, size, "%s/%s", GG_SIM_BUILD_DIR, file);
+    if (access(out, R_OK) == 0)
+        return;
+    snprintf(out, size, "%s/%s", GG_SIM_INSTALL_DIR, file);
+}
+
+static gg__backend_open_result open_backend(const char *backend, gg__backend *out)
+{
+    char path[1024];
+    if (strcmp(backend, "cuda") == 0)
+        return gg__cuda_backend_open(gg__lib.config.cuda_library[0] ? gg__lib.config.cuda_library : NULL, out);
+    if (strcmp(backend, "hip") == 0)
+        return gg__hip_backend_open(gg__lib.config.hip_library[0] ? gg__lib.config.hip_library : NULL, out);
+    if (strcmp(backend, "sim") == 0) {
+        if (gg__lib.config.cuda_library[0])
+            snprintf(path, sizeof path, "%s", gg__lib.config.cuda_library);
+        else
+            find_sim_library(SIM_CUDA_LIBRARY, path, sizeof path);
+        return gg__cuda_backend_open(path, out);
+    }
+    if (strcmp(backend, "sim-hip") == 0) {
+        if (gg__lib.config.hip_library[0])
+            snprintf(path, sizeof path, "%s", gg__lib.config.hip_library);
+        else
+            find_sim_library(SIM_HIP_LIBRARY, path, sizeof path);
+        return gg__hip_backend_open(path, out);
+    }
+    /* auto: CUDA, then HIP; report both failures if neither works. */
+    gg__backend_open_result cuda = gg__cuda_backend_open(
+        gg__lib.config.cuda_library[0] ? gg__lib.config.cuda_library : NULL, out);
+    if (cuda.status == GG_OK)
+        return cuda;
+    gg__backend_open_result hip = gg__hip_backend_open(
+        gg__lib.config.hip_library[0] ? gg__lib.config.hip_library : NULL, out);
+    if (hip.status == GG_OK)
+        return hip;
+    gg__backend_open_result both = cuda;
+    if (cuda.status == GG_NO_DRIVER && hip.status == GG_NO_DEVICE)
+        both.status = GG_NO_DEVICE;
+    snprintf(both.message, sizeof both.message, "CUDA: %.110s; HIP: %.110s", cuda.message, hip.message);
+    return both;
+}
+
+static void on_process_exit(void)
+{
+    pthread_mutex_lock(&init_lock);
+    gg__backend *b = gg__backend_get();
+    if (b != NULL) {
+        /* At exit the driver may already be unloading: report what is alive
+         * and release it without a single driver call. */
+        gg__report_leaks("process exit");
+        gg__contexts_release_all(false);
+        atomic_store(&gg__lib.backend, NULL);
+        b->close(b->self, false);
+    }
+    pthread_mutex_unlock(&init_lock);
+}
+
+static void register_exit(void)
+{
+    atexit(on_process_exit);
+}
+
+static gg_status load_devices(char *message, size_t size)
+{
+    gg__backend *b = &gg__lib.backend_storage;
+    int count = 0;
+    int n = b->device_count(b->self, &count);
+    if (n != 0) {
+        gg__code_class cls = b->classify(n);
+        snprintf(message, size, "%s (%s) reports no usable device: %s returned %s", b->name, b->library,
+                 b->op_names[GG__OP_DEVICE_COUNT], b->code_name(n));
+        return cls.status == GG_NO_DEVICE || cls.status == GG_NO_DRIVER ? cls.status : GG_NO_DEVICE;
+    }
+    if (count <= 0) {
+        snprintf(message, size, "%s (%s) reports no device", b->name, b->library);
+        return GG_NO_DEVICE;
+    }
+    gg__lib.devices = calloc((size_t)count, sizeof *gg__lib.devices);
+    if (gg__lib.devices == NULL) {
+        snprintf(message, size, "out of host memory");
+        return GG_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < count; i++) {
+        n = b->device_props(b->self, i, &gg__lib.devices[i]);
+        if (n != 0) {
+            snprintf(message, size, "%s: querying device %d returned %s", b->name, i, b->code_name(n));
+            free(gg__lib.devices);
+            gg__lib.devices = NULL;
+            return b->classify(n).status;
+        }
+    }
+    gg__lib.device_count = count;
+    return GG_OK;
+}
+
+gg_status gg_init(const gg_init_desc *desc)
+{
+    gg__call c = GG__CALL("gg_init");
+    pthread_mutex_lock(&init_lock);
+    gg__fork_watch();
+    if (gg__forked_from_initialized()) {
+        pthread_mutex_unlock(&init_lock);
+        return gg__fail(&c, GG_FORKED, "gg_init: this process was forked from one that initialised the GPU "
+                        "driver; the driver cannot be used after fork() (start workers with spawn)");
+    }
+    if (gg__backend_get() != NULL) {
+        pthread_mutex_unlock(&init_lock);
+        return gg__fail(&c, GG_ALREADY_INITIALIZED, "gg_init: already initialised (call gg_shutdown first)");
+    }
+    char message[GG_MESSAGE_MAX] = "";
+    gg__config config;
+    gg_status status = gg__config_resolve(desc, &config, message, sizeof message);
+    if (status != GG_OK) {
+        pthread_mutex_unlock(&init_lock);
+        return gg__fail(&c, status, "%s", message);
+    }
+    gg__lib.config = config;
+
+    memset(&gg__lib.backend_storage, 0, sizeof gg__lib.backend_storage);
+    gg__backend_open_result opened = open_backend(gg__lib.config.backend, &gg__lib.backend_storage);
+    if (opened.status != GG_OK) {
+        gg__config_release(&gg__lib.config);
+        pthread_mutex_unlock(&init_lock);
+        c.b = NULL;
+        gg_status s = gg__fail(&c, opened.status, "gg_init: %s", opened.message);
+        gg__last_error_slot()->native_code = opened.native_code;
+        return s;
+    }
+    c.b = &gg__lib.backend_storage;
+    status = load_devices(message, sizeof message);
+    if (status == GG_OK && gg__lib.config.fault_plan_json != NULL)
+        status = gg__fault_load_plan(gg__lib.config.fault_plan_json, message, sizeof message);
+    if (status != GG_OK) {
+        gg__lib.backend_storage.close(gg__lib.backend_storage.self, true);
+        free(gg__lib.devices);
+        gg__lib.devices = NULL;
+        gg__lib.device_count = 0;
+        gg__config_release(&gg__lib.config);
+        pthread_mutex_unlock(&init_lock);
+        return gg__fail(&c, status, "gg_init: %s", message);
+    }
+    gg__fork_note_initialized(true);
+    pthread_once(&exit_once, register_exit);
+    atomic_store_explicit(&gg__lib.backend, &gg__lib.backend_storage, memory_order_release);
+    pthread_mutex_unlock(&init_lock);
+    gg__log(GG_LOG_INFO, 0, "initialised: backend %s (%s), %d device(s)", gg__lib.backend_storage.name,
+            gg__lib.backend_storage.library, gg__lib.device_count);
+    return GG_OK;
+}
+
+gg_status gg_shutdown(void)
+{
+    pthread_mutex_lock(&init_lock);
+    gg__backend *b = gg__backend_get();
+    if (b == NULL) {
+        pthread_mutex_unlock(&init_lock);
+        return GG_OK;
+    }
+    /* In a forked child the inherited driver state must not be touched. */
+    bool driver_alive = !gg__forked_from_initialized();
+    gg__report_leaks("gg_shutdown");
+    gg__contexts_release_all(driver_alive);
+    gg__fault_clear_plan();
+    atomic_store_explicit(&gg__lib.backend, NULL, memory_order_release);
+    b->close(b->self, driver_alive);
+    free(gg__lib.devices);
+    gg__lib.devices = NULL;
+    gg__lib.device_count = 0;
+    gg__config_release(&gg__lib.config);
+    gg__object_pools_release();
+    gg__intern_release();
+    memset(&gg__lib.config, 0, sizeof gg__lib.config);
+    pthread_mutex_unlock(&init_lock);
+    return GG_OK;
+}
+
+gg_status gg_get_config(gg_init_desc *out)
+{
+    gg__call c = GG__CALL("gg_get_config");
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
+    if (out == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_get_config: out is NULL");
+    const gg__config *cfg = &gg__lib.config;
+    *out = (gg_init_desc){
+        .backend = cfg->backend,
+        .cuda_library = cfg->cuda_library,
+        .hip_library = cfg->hip_library,
+        .log_fn = cfg->log_fn,
+        .log_user = cfg->log_user,
+        .log_level = cfg->log_level,
+        .wait_timeout_ms = cfg->wait_timeout_ms,
+        .cleanup = cfg->cleanup,
+        .timeout_policy = cfg->timeout_policy,
+        .watchdog = cfg->watchdog,
+        .watchdog_budget_ms = cfg->watchdog_budget_ms,
+        .sync_launches = cfg->sync_launches,
+        .fault_plan_json = cfg->fault_plan_json,
+    };
+    return GG_OK;
+}
+
+const char *gg_backend_name(void)
+{
+    gg__backend *b = gg__backend_get();
+    return b ? b->name : "";
+}
+
+gg_status gg_driver_version(int *version)
+{
+    gg__call c = GG__CALL("gg_driver_version");
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
+    if (version == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_driver_version: version is NULL");
+    int n = gg__drv(&c, GG__OP_DRIVER_VERSION, c.b->driver_version(c.b->self, version));
+    return gg__check(&c, GG__OP_DRIVER_VERSION, n);
+}
+
+gg_status gg_device_count(int *count)
+{
+    gg__call c = GG__CALL("gg_device_count");
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
+    if (count == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_count: count is NULL");
+    *count = gg__lib.device_count;
+    return GG_OK;
+}
+
+gg_status gg_device_info_get(int device, gg_device_info *info)
+{
+    gg__call c = GG__CALL("gg_device_info_get");
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
+    if (info == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: info is NULL");
+    if (device < 0 || device >= gg__lib.device_count)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: device %d does not exist (%d device(s))",
+                        device, gg__lib.device_count);
+    const gg__device_props *p = &gg__lib.devices[device];
+    memset(info, 0, sizeof *info);
+    memcpy(info->name, p->name, sizeof info->name);
+    info->backend = c.b->name;
+    info->simulated = p->simulated;
+    info->watchdog = p->watchdog;
+    info->total_memory = p->total_memory;
+    info->multiprocessors = p->multiprocessors;
+    info->max_threads_per_block = p->max_threads_per_block;
+    memcpy(info->max_block, p->max_block, sizeof info->max_block);
+    memcpy(info->max_grid, p->max_grid, sizeof info->max_grid);
+    return GG_OK;
+}

@@ -1,0 +1,54 @@
+/*
+ * The library's global state: the backend in use and the resolved settings.
+ * Written by gg_init / gg_shutdown under the init lock; read by every call.
+ */
+#ifndef GPUGUARD_LIBRARY_H
+#define GPUGUARD_LIBRARY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "common/backend.h"
+
+typedef struct gg__config {
+    char backend[16];            /* "auto", "cuda", "hip", "sim", "sim-hip" */
+    char cuda_library[512];
+    char hip_library[512];
+    gg_log_fn log_fn;
+    void *log_user;
+    gg_log_level log_level;
+    uint32_t wait_timeout_ms;
+    gg_cleanup_policy cleanup;
+    gg_timeout_policy timeout_policy;
+    gg_watchdog_policy watchdog;
+    uint32_t watchdog_budget_ms;
+    bool sync_launches;
+    char *fault_plan_json;       /* malloc'd copy, or NULL */
+} gg__config;
+
+typedef struct gg__library {
+    _Atomic(gg__backend *) backend; /* NULL when not initialised */
+    gg__backend backend_storage;
+    gg__config config;
+    int device_count;
+    gg__device_props *devices;      /* device_count entries */
+} gg__library;
+
+extern gg__library gg__lib;
+
+/* The backend, or NULL when the library is not initialised. */
+static inline gg__backend *gg__backend_get(void)
+{
+    return atomic_load_explicit(&gg__lib.backend, memory_order_acquire);
+}
+
+/* Resolves defaults and environment into *out; on an invalid value returns
+ * GG_INVALID_ARGUMENT with `message` naming the variable. */
+gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *message,
+                             size_t message_size);
+void gg__config_release(gg__config *config);
+
+/* Releases every context (and so every object) at gg_shutdown or exit. */
+void gg__contexts_release_all(bool driver_alive);
+
+#endif /* GPUGUARD_LIBRARY_H */

@@ -1,0 +1,149 @@
+#include "common/object.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One free list per type: memory of a destroyed stream is only ever reused
+ * for another stream, so a racing lookup can read a stale object's fields
+ * but never memory that is not an object of its type. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static gg__object *pool_free[GG__T_COUNT];
+
+static size_t object_size(gg__type type)
+{
+    switch (type) {
+    case GG__T_CONTEXT: return sizeof(gg__context);
+    case GG__T_STREAM: return sizeof(gg__stream);
+    case GG__T_EVENT: return sizeof(gg__event);
+    case GG__T_BUFFER: return sizeof(gg__buffer);
+    case GG__T_MODULE: return sizeof(gg__module);
+    case GG__T_KERNEL: return sizeof(gg__kernel);
+    default: return 0;
+    }
+}
+
+/* Each allocation carries a hidden header linking all objects of a type, so
+ * that gg_shutdown can free them all, live or pooled. */
+typedef struct pool_header {
+    struct pool_header *all_next;
+} pool_header;
+static pool_header *pool_chain[GG__T_COUNT];
+
+void *gg__object_new(gg__type type)
+{
+    size_t size = object_size(type);
+    if (size == 0)
+        return NULL;
+    pthread_mutex_lock(&pool_lock);
+    gg__object *obj = pool_free[type];
+    if (obj != NULL) {
+        pool_free[type] = obj->pool_next;
+        pthread_mutex_unlock(&pool_lock);
+        /* The id field (first, already 0 since the delete) is left alone:
+         * only the rest is cleared for the new object. */
+        memset((char *)obj + sizeof(obj->id), 0, size - sizeof(obj->id));
+        obj->type = type;
+        return obj;
+    }
+    pool_header *header = calloc(1, sizeof(pool_header) + size);
+    if (header == NULL) {
+        pthread_mutex_unlock(&pool_lock);
+        return NULL;
+    }
+    header->all_next = pool_chain[type];
+    pool_chain[type] = header;
+    pthread_mutex_unlock(&pool_lock);
+    obj = (gg__object *)(header + 1);
+    obj->type = type;
+    return obj;
+}
+
+void gg__object_delete(void *object)
+{
+    gg__object *obj = object;
+    if (obj == NULL)
+        return;
+    atomic_store_explicit(&obj->id, 0, memory_order_release);
+    pthread_mutex_lock(&pool_lock);
+    obj->pool_next = pool_free[obj->type];
+    pool_free[obj->type] = obj;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+void gg__object_pools_release(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    for (int t = 0; t < GG__T_COUNT; t++) {
+        pool_header *h = pool_chain[t];
+        while (h != NULL) {
+            pool_header *next = h->all_next;
+            free(h);
+            h = next;
+        }
+        pool_chain[t] = NULL;
+        pool_free[t] = NULL;
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+/* Interned names: an append-only list, freed at gg_shutdown. */
+typedef struct interned {
+    struct interned *next;
+    char name[];
+} interned;
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+static interned *intern_head;
+
+const char *gg__intern(const char *name)
+{
+    pthread_mutex_lock(&intern_lock);
+    for (interned *i = intern_head; i != NULL; i = i->next) {
+        if (strcmp(i->name, name) == 0) {
+            pthread_mutex_unlock(&intern_lock);
+            return i->name;
+        }
+    }
+    size_t len = strlen(name);
+    interned *i = malloc(sizeof *i + len + 1);
+    if (i == NULL) {
+        pthread_mutex_unlock(&intern_lock);
+        return NULL;
+    }
+    memcpy(i->name, name, len + 1);
+    i->next = intern_head;
+    intern_head = i;
+    pthread_mutex_unlock(&intern_lock);
+    return i->name;
+}
+
+void gg__intern_release(void)
+{
+    pthread_mutex_lock(&intern_lock);
+    while (intern_head != NULL) {
+        interned *next = intern_head->next;
+        free(intern_head);
+        intern_head = next;
+    }
+    pthread_mutex_unlock(&intern_lock);
+}
+
+void gg__child_attach(gg__context *ctx, gg__object *child)
+{
+    gg__object *head = &ctx->children;
+    child->context = ctx;
+    child->next = head->next;
+    child->prev = head;
+    head->next->prev = child;
+    head->next = child;
+    ctx->child_count[child->type]++;
+}
+
+void gg__child_detach(gg__context *ctx, gg__object *child)
+{
+    if (child->prev == NULL)
+        return;
+    child->prev->next = child->next;
+    child->next->prev = child->prev;
+    child->prev = child->next = NULL;
+    ctx->child_count[child->type]--;
+}

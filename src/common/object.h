@@ -1,0 +1,121 @@
+/*
+ * The objects behind the handles, and their ownership.
+ *
+ * Every object starts with gg__object. A child (stream, event, buffer,
+ * module, kernel) records its owning context and sits in that context's
+ * child list, so destroying or recovering the context can release every
+ * child. Object memory is type-stable (object.c): it is recycled only for
+ * objects of the same type and returned to the system at gg_shutdown, so a
+ * lookup that races a destroy never reads freed memory.
+ */
+#ifndef GPUGUARD_OBJECT_H
+#define GPUGUARD_OBJECT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/backend.h"
+#include "common/handle.h"
+
+typedef struct gg__context gg__context;
+
+typedef struct gg__object {
+    _Atomic uint64_t id;
+    gg__type type;
+    gg__context *context;        /* owner; NULL for a context itself */
+    struct gg__object *prev, *next; /* in the owner's child list (owner's lock) */
+    const char *created_by;      /* the gg call that created it */
+    char tag[GG_NAME_MAX];       /* caller-supplied creation tag */
+    struct gg__object *pool_next; /* type-stable pool link while free */
+} gg__object;
+
+/* Launches not yet known complete, per stream, for culprit attribution.
+ * Written on the launch path without locks: entries are atomics, and a
+ * reader (only when an error surfaces) tolerates a torn view. */
+#define GG__LAUNCH_RING 32
+typedef struct gg__launch_record {
+    _Atomic uint64_t sequence;          /* 0 = empty */
+    _Atomic(const char *) kernel_name;  /* interned: valid until gg_shutdown */
+} gg__launch_record;
+
+typedef struct gg__launch_log {
+    _Atomic uint64_t submitted;         /* launches submitted on this stream */
+    _Atomic uint64_t completed;         /* the first `completed` of them are known done */
+    gg__launch_record ring[GG__LAUNCH_RING];
+} gg__launch_log;
+
+typedef struct gg__stream {
+    gg__object h;
+    gg__nstream native;
+    gg__launch_log log;
+} gg__stream;
+
+typedef struct gg__event {
+    gg__object h;
+    gg__nevent native;
+    gg__launch_log *recorded_on;        /* stream log at the last record, NULL if never */
+    uint64_t submitted_at_record;       /* that log's `submitted` when recorded */
+} gg__event;
+
+typedef struct gg__buffer {
+    gg__object h;
+    size_t bytes;
+    unsigned flags;
+    gg__dptr device_ptr;                /* device buffers */
+    void *host_ptr;                     /* pinned host buffers */
+} gg__buffer;
+
+typedef struct gg__module {
+    gg__object h;
+    gg__nmodule native;
+} gg__module;
+
+typedef struct gg__kernel {
+    gg__object h;
+    gg__module *module;
+    uint64_t module_id;
+    gg__nfunc native;
+    const char *name;                   /* interned */
+    /* Chunking settings and timing history come with chunked launches. */
+} gg__kernel;
+
+typedef enum gg__ctx_state {
+    GG__CTX_ALIVE = 1, GG__CTX_DEAD = 2
+} gg__ctx_state;
+
+struct gg__context {
+    gg__object h;
+    _Atomic int state;                  /* gg__ctx_state (FORKED is derived: see fork.c) */
+    unsigned fork_generation;           /* fork generation at creation */
+    int device;
+    bool use_primary;
+    gg__nctx native;
+    uint32_t watchdog_budget_ms;
+    gg_watchdog_policy watchdog;
+    pthread_mutex_t lock;               /* children list and death record */
+    gg__object children;                /* list head (sentinel) */
+    uint32_t child_count[GG__T_COUNT];
+    gg_error_info death;                /* first cause; valid once state is DEAD */
+    _Atomic uint64_t launch_sequence;
+    gg__launch_log default_log;         /* launches on the default stream */
+    _Atomic uint64_t skipped_cleanups;
+    bool skipped_warned;
+};
+
+/* Type-stable allocation (zeroed). NULL when out of memory. */
+void *gg__object_new(gg__type type);
+void gg__object_delete(void *object);
+/* Returns every pooled object's memory to the system (gg_shutdown only). */
+void gg__object_pools_release(void);
+
+/* Interns a kernel name: the pointer stays valid until gg_shutdown. */
+const char *gg__intern(const char *name);
+void gg__intern_release(void);
+
+/* Child list of a context (caller holds ctx->lock). */
+void gg__child_attach(gg__context *ctx, gg__object *child);
+void gg__child_detach(gg__context *ctx, gg__object *child);
+
+#endif /* GPUGUARD_OBJECT_H */

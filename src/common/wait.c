@@ -1,0 +1,85 @@
+#include "common/wait.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "common/attribution.h"
+
+uint64_t gg__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_us(uint64_t us)
+{
+    struct timespec ts = { .tv_sec = (time_t)(us / 1000000u), .tv_nsec = (long)(us % 1000000u) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const char *what)
+{
+    gg__context *ctx = c->ctx;
+    gg_culprit pending;
+    pthread_mutex_lock(&ctx->lock);
+    gg__attribute(ctx, c->stream ? &c->stream->log : NULL, &pending);
+    pthread_mutex_unlock(&ctx->lock);
+    char detail[GG_MESSAGE_MAX];
+    if (pending.window_count > 0)
+        snprintf(detail, sizeof detail,
+                 "deadline of %u ms passed waiting for %s; %u launch(es) unfinished, oldest kernel "
+                 "'%s' (launch #%llu)", timeout_ms, what, pending.window_count, pending.kernel_name,
+                 (unsigned long long)pending.sequence);
+    else
+        snprintf(detail, sizeof detail, "deadline of %u ms passed waiting for %s (no launch pending: "
+                 "a copy or an event wait is stuck)", timeout_ms, what);
+    if (gg__lib.config.timeout_policy != GG_TIMEOUT_RETURNS) {
+        gg__context_kill(c, ctx, GG_TIMEOUT, op, 0, detail);
+        gg_error_info *e = gg__last_error_slot();
+        pthread_mutex_lock(&ctx->lock);
+        *e = ctx->death;
+        pthread_mutex_unlock(&ctx->lock);
+        e->gg_call = c->api;
+        if (e->status != GG_TIMEOUT) /* another thread's error killed it first */
+            return e->status;
+        return GG_TIMEOUT;
+    }
+    gg__fail(c, GG_TIMEOUT, "%s: %s", c->api, detail);
+    gg__last_error_slot()->culprit = pending;
+    return GG_TIMEOUT;
+}
+
+gg_status gg__wait(gg__call *c, gg__op op, gg__poll_fn poll, void *arg, uint32_t timeout_ms,
+                   const char *what)
+{
+    if (timeout_ms == 0)
+        timeout_ms = gg__lib.config.wait_timeout_ms;
+    uint64_t start = gg__now_ns();
+    uint64_t deadline = start + (uint64_t)timeout_ms * 1000000u;
+    uint64_t sleep_step_us = 20;
+    for (uint32_t polls = 0;; polls++) {
+        int n = poll(c, arg);
+        if (n == 0)
+            return GG_OK;
+        gg_status status = gg__check(c, op, n);
+        if (status != GG_NOT_READY)
+            return status;
+        uint64_t now = gg__now_ns();
+        if (now >= deadline)
+            return timed_out(c, op, timeout_ms, what);
+        if (polls < GG__WAIT_SPIN_POLLS)
+            continue;
+        if (now - start < (uint64_t)GG__WAIT_YIELD_US * 1000u) {
+            sched_yield();
+            continue;
+        }
+        uint64_t left_us = (deadline - now + 999) / 1000;
+        sleep_us(sleep_step_us < left_us ? sleep_step_us : left_us);
+        if (sleep_step_us < GG__WAIT_MAX_SLEEP_US)
+            sleep_step_us *= 2;
+        if (sleep_step_us > GG__WAIT_MAX_SLEEP_US)
+            sleep_step_us = GG__WAIT_MAX_SLEEP_US;
+    }
+}
