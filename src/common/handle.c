@@ -23,6 +23,8 @@ const char *gg__type_name(gg__type type)
 
 static gg__slot *slot_at(uint32_t index)
 {
+    if ((index >> GG__PAGE_BITS) >= GG__DIR_PAGES)
+        return NULL;
     gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_acquire);
     return page ? &page[index & (GG__PAGE_SLOTS - 1)] : NULL;
 }
@@ -140,4 +142,13 @@ void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size)
 uint64_t gg__handle_live_count(void)
 {
     return atomic_load_explicit(&live_count, memory_order_relaxed);
+}
+
+void gg__handle_test_set_generation(uint32_t index, uint32_t generation)
+{
+    pthread_mutex_lock(&table_lock);
+    gg__slot *slot = index < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed) ? slot_at(index) : NULL;
+    if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == 0)
+        slot->generation = generation;
+    pthread_mutex_unlock(&table_lock);
 }

@@ -67,6 +67,8 @@ static inline void *gg__handle_lookup(uint64_t id, gg__type type)
     if (gg__id_type(id) != type)
         return NULL;
     uint32_t index = gg__id_slot(id);
+    if ((index >> GG__PAGE_BITS) >= GG__DIR_PAGES) /* a forged index beyond the directory */
+        return NULL;
     gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_acquire);
     if (page == NULL)
         return NULL;
@@ -88,5 +90,9 @@ void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size);
 uint64_t gg__handle_live_count(void);
 
 const char *gg__type_name(gg__type type); /* "gg_stream" */
+
+/* Tests only: moves a free slot's generation, to reach the wrap limit
+ * without 16 million allocations. */
+void gg__handle_test_set_generation(uint32_t index, uint32_t generation);
 
 #endif /* GPUGUARD_HANDLE_H */

@@ -1,0 +1,211 @@
+/* Dead contexts: the first sticky error kills the context, names the culprit
+ * launch, and from then on every call fails fast without reaching the driver. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/launches.h"
+
+static gg_test_rig rig;
+
+static void setup_device1(void)
+{
+    gg_test_init_sim(NULL);
+    gg_test_rig_open(&rig, 1);
+}
+
+TestSuite(dead_context, .init = setup_device1);
+
+Test(dead_context, fault_surfaces_at_a_later_call_naming_the_culprit)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    uint64_t dptr;
+    GG_OK_(gg_buffer_device_ptr(buf, &dptr));
+    GG_OK_(launch_touch(&rig, GG_NO_STREAM, dptr, 1u << 20)); /* asynchronous: accepted */
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
+    gg_error_info e;
+    GG_OK_(gg_last_error(&e));
+    cr_assert_eq(e.native_code, 700);
+    cr_assert_str_eq(e.native_name, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    cr_assert_eq(e.culprit.certainty, GG_ATTRIBUTION_EXACT);
+    cr_assert_str_eq(e.culprit.kernel_name, "touch");
+    cr_assert_eq(e.culprit.sequence, 1);
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+
+    gg_error_info death;
+    GG_OK_(gg_context_death(rig.ctx, &death));
+    cr_assert_eq(death.status, GG_ILLEGAL_ADDRESS);
+    cr_assert_str_eq(death.gg_call, "gg_context_synchronize");
+    cr_assert_str_eq(death.culprit.kernel_name, "touch");
+    cr_assert(strstr(death.message, "touch") != NULL, "%s", death.message);
+
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(dead_context, every_api_family_fails_fast_without_driver_calls)
+{
+    gg_buffer buf;
+    gg_stream stream;
+    gg_event event;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    GG_OK_(gg_event_create(rig.ctx, "e", &event));
+    kill_with_illegal_address(&rig, buf);
+
+    unsigned long long before = gg_test_sim_total_calls();
+    char host[64];
+    gg_stream s2;
+    gg_event e2;
+    gg_buffer b2;
+    gg_module m2;
+    gg_kernel k2;
+    float ms;
+    gg_status results[] = {
+        gg_stream_create(rig.ctx, "late", &s2),
+        gg_event_create(rig.ctx, "late", &e2),
+        gg_buffer_alloc(rig.ctx, 64, 0, &b2),
+        gg_memcpy_htod(buf, 0, host, sizeof host, GG_NO_STREAM),
+        gg_memcpy_dtoh(host, buf, 0, sizeof host, stream),
+        gg_memcpy_dtod(buf, 0, buf, 64, 64, GG_NO_STREAM),
+        gg_memset(buf, 0, 0, 64, stream),
+        gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), &m2),
+        gg_kernel_get(rig.module, "noop", &k2),
+        launch_plain(rig.noop, stream),
+        gg_stream_query(stream),
+        gg_stream_synchronize(stream, 0),
+        gg_stream_wait_event(stream, event),
+        gg_event_record(event, stream),
+        gg_event_query(event),
+        gg_event_synchronize(event, 0),
+        gg_event_elapsed_ms(event, event, &ms),
+        gg_context_synchronize(rig.ctx, 0),
+        gg_context_push(rig.ctx),
+    };
+    cr_assert_eq(gg_test_sim_total_calls(), before, "a dead context reached the driver");
+    for (size_t i = 0; i < sizeof results / sizeof results[0]; i++)
+        cr_assert_eq(results[i], GG_CONTEXT_DEAD, "call %zu returned %s", i, gg_status_name(results[i]));
+    /* The original cause travels with the fail-fast error. */
+    gg_error_info e;
+    GG_OK_(gg_last_error(&e));
+    cr_assert_eq(e.status, GG_CONTEXT_DEAD);
+    cr_assert_str_eq(e.native_name, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    cr_assert_str_eq(e.culprit.kernel_name, "touch");
+    cr_assert(strstr(e.message, "touch") != NULL, "%s", e.message);
+
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(dead_context, cleanup_in_a_dead_context_makes_no_driver_calls)
+{
+    gg_buffer buf, pinned;
+    gg_stream stream;
+    gg_event event;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, GG_BUFFER_HOST_PINNED, &pinned));
+    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    GG_OK_(gg_event_create(rig.ctx, "e", &event));
+    kill_with_illegal_address(&rig, buf);
+
+    unsigned long long before = gg_test_sim_total_calls();
+    GG_OK_(gg_buffer_free(buf));
+    GG_OK_(gg_buffer_free(pinned));
+    GG_OK_(gg_stream_destroy(stream));
+    GG_OK_(gg_event_destroy(event));
+    GG_OK_(gg_module_unload(rig.module));
+    cr_assert_eq(gg_test_sim_total_calls(), before, "cleanup in a dead context reached the driver");
+    uint64_t skipped = 0;
+    GG_OK_(gg_context_skipped_cleanups(rig.ctx, &skipped));
+    cr_assert_eq(skipped, 5);
+    /* The handles are gone all the same. */
+    GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query(stream));
+    /* The dead native context itself is destroyed: that frees its memory. */
+    GG_OK_(gg_context_destroy(rig.ctx));
+    cr_assert_eq(gg_test_sim_call_count("cuCtxDestroy_v2"), 1);
+    gg_test_finish();
+}
+
+Test(dead_context, destroying_a_dead_context_releases_its_children)
+{
+    gg_buffer buf;
+    gg_stream stream;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    kill_with_illegal_address(&rig, buf);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query(stream));
+    cr_assert(strstr(gg_test_last_message(), "its context was destroyed") != NULL, "%s", gg_test_last_message());
+    gg_test_finish();
+}
+
+Test(dead_context, attribution_is_a_window_when_several_launches_are_unobserved)
+{
+    gg_buffer buf;
+    gg_stream a, b;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_stream_create(rig.ctx, "a", &a));
+    GG_OK_(gg_stream_create(rig.ctx, "b", &b));
+    uint64_t dptr;
+    GG_OK_(gg_buffer_device_ptr(buf, &dptr));
+    GG_OK_(launch_plain(rig.noop, a));              /* #1 */
+    GG_OK_(launch_touch(&rig, b, dptr, 1u << 30)); /* #2: faults */
+    gg_status third = launch_plain(rig.noop, a);    /* #3, unless #2 already surfaced */
+    gg_status sync = gg_context_synchronize(rig.ctx, 0);
+    cr_assert(third == GG_ILLEGAL_ADDRESS || sync == GG_ILLEGAL_ADDRESS);
+    gg_error_info death;
+    GG_OK_(gg_context_death(rig.ctx, &death));
+    cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_WINDOW);
+    cr_assert_eq(death.culprit.window_first, 1);
+    cr_assert_geq(death.culprit.window_count, 2);
+    cr_assert_eq(death.culprit.window_last, third == GG_OK ? 3 : 2);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(dead_context, attribution_is_exact_after_earlier_launches_were_observed)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 7, 1024));
+    GG_OK_(gg_context_synchronize(rig.ctx, 0));     /* #1 observed complete */
+    uint64_t dptr;
+    GG_OK_(gg_buffer_device_ptr(buf, &dptr));
+    GG_OK_(launch_touch(&rig, GG_NO_STREAM, dptr, 1u << 30));
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
+    gg_error_info death;
+    GG_OK_(gg_context_death(rig.ctx, &death));
+    cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT);
+    cr_assert_str_eq(death.culprit.kernel_name, "touch");
+    cr_assert_eq(death.culprit.sequence, 2);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(dead_context, device_assert_is_sticky_too)
+{
+    GG_OK_(launch_plain(rig.trap, GG_NO_STREAM));
+    gg_status s = gg_context_synchronize(rig.ctx, 0);
+    cr_assert_neq(s, GG_OK);
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+    gg_error_info death;
+    GG_OK_(gg_context_death(rig.ctx, &death));
+    cr_assert_eq(death.native_code, 710);
+    cr_assert_str_eq(death.culprit.kernel_name, "trap");
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(dead_context, other_contexts_keep_working)
+{
+    gg_context other;
+    GG_OK_(gg_context_create(1, NULL, &other));
+    gg_buffer buf, ok;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    kill_with_illegal_address(&rig, buf);
+    GG_OK_(gg_buffer_alloc(other, 4096, 0, &ok));
+    GG_OK_(gg_memset(ok, 0, 1, 4096, GG_NO_STREAM));
+    GG_OK_(gg_context_destroy(other));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}

@@ -1,0 +1,202 @@
+/* Lifetimes and ownership: children belong to one context, mixing contexts is
+ * WRONG_CONTEXT, destroying a context makes every child id stale, bounds are
+ * checked before the driver is called, bad input is named. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/launches.h"
+
+static gg_test_rig rig;
+
+static void setup(void)
+{
+    gg_test_init_sim(NULL);
+    gg_test_rig_open(&rig, 1);
+}
+
+TestSuite(lifetimes, .init = setup);
+
+Test(lifetimes, copies_round_trip_sync_and_async)
+{
+    gg_buffer dev, pinned;
+    gg_stream stream;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &dev));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, GG_BUFFER_HOST_PINNED, &pinned));
+    GG_OK_(gg_stream_create(rig.ctx, "copies", &stream));
+    unsigned char *host = NULL;
+    GG_OK_(gg_buffer_host_ptr(pinned, (void **)&host));
+    for (int i = 0; i < 4096; i++)
+        host[i] = (unsigned char)i;
+    GG_OK_(gg_memcpy_htod(dev, 0, host, 4096, stream));
+    GG_OK_(gg_memset(dev, 100, 0xab, 10, stream));
+    unsigned char out[4096];
+    GG_OK_(gg_stream_synchronize(stream, 0));
+    GG_OK_(gg_memcpy_dtoh(out, dev, 0, sizeof out, GG_NO_STREAM));
+    for (int i = 0; i < 4096; i++)
+        cr_assert_eq(out[i], i >= 100 && i < 110 ? 0xab : (unsigned char)i, "byte %d", i);
+    gg_buffer dev2;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &dev2));
+    GG_OK_(gg_memcpy_dtod(dev2, 0, dev, 0, 4096, GG_NO_STREAM));
+    memset(out, 0, sizeof out);
+    GG_OK_(gg_memcpy_dtoh(out, dev2, 0, 4096, GG_NO_STREAM));
+    cr_assert_eq(out[5], 5);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, out_of_bounds_copies_are_refused_before_the_driver)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 100, 0, &buf));
+    char host[256];
+    unsigned long long before = gg_test_sim_total_calls();
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_htod(buf, 0, host, 101, GG_NO_STREAM));
+    cr_assert(strstr(gg_test_last_message(), "outside") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_htod(buf, 100, host, 1, GG_NO_STREAM));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_dtoh(host, buf, SIZE_MAX, 2, GG_NO_STREAM));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_dtoh(host, buf, 1, SIZE_MAX, GG_NO_STREAM));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memset(buf, 50, 0, 51, GG_NO_STREAM));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_htod(buf, 0, host, 0, GG_NO_STREAM));
+    cr_assert(strstr(gg_test_last_message(), "bytes is 0") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_htod(buf, 0, NULL, 10, GG_NO_STREAM));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_dtoh(NULL, buf, 0, 10, GG_NO_STREAM));
+    cr_assert_eq(gg_test_sim_total_calls(), before, "a refused copy reached the driver");
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, bad_allocation_requests_are_named)
+{
+    gg_buffer buf;
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_alloc(rig.ctx, 0, 0, &buf));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_alloc(rig.ctx, 64, 0x80, &buf));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_alloc(rig.ctx, 64, 0, NULL));
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, SIZE_MAX / 2, 0, &buf));
+    cr_assert_eq(buf.id, 0, "a failed creation leaves nothing to free");
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE, "out of memory is not sticky");
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, mixing_contexts_is_wrong_context_naming_both)
+{
+    gg_context other;
+    GG_OK_(gg_context_create(1, &(gg_context_desc){ .tag = "other" }, &other));
+    gg_stream foreign;
+    gg_buffer mine, theirs;
+    gg_event their_event;
+    GG_OK_(gg_stream_create(other, "foreign", &foreign));
+    GG_OK_(gg_event_create(other, "their-event", &their_event));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &mine));
+    GG_OK_(gg_buffer_alloc(other, 64, 0, &theirs));
+    char host[64] = { 0 };
+    GG_EXPECT(GG_WRONG_CONTEXT, gg_memcpy_htod(mine, 0, host, 64, foreign));
+    cr_assert(strstr(gg_test_last_message(), "foreign") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_WRONG_CONTEXT, gg_memcpy_dtod(mine, 0, theirs, 0, 64, GG_NO_STREAM));
+    GG_EXPECT(GG_WRONG_CONTEXT, launch_plain(rig.noop, foreign));
+    GG_OK_(gg_event_record(their_event, GG_NO_STREAM)); /* its own context's default stream */
+    gg_stream own;
+    GG_OK_(gg_stream_create(rig.ctx, "own", &own));
+    GG_EXPECT(GG_WRONG_CONTEXT, gg_event_record(their_event, own));
+    GG_EXPECT(GG_WRONG_CONTEXT, gg_stream_wait_event(own, their_event));
+    GG_OK_(gg_context_destroy(other));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, destroying_a_context_makes_every_child_stale)
+{
+    gg_stream stream;
+    gg_event event;
+    gg_buffer buf;
+    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    GG_OK_(gg_event_create(rig.ctx, "e", &event));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    gg_kernel noop = rig.noop;
+    GG_OK_(gg_context_destroy(rig.ctx));
+    GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query(stream));
+    cr_assert(strstr(gg_test_last_message(), "its context was destroyed") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_HANDLE, gg_event_query(event));
+    size_t size;
+    GG_EXPECT(GG_INVALID_HANDLE, gg_buffer_size(buf, &size));
+    GG_EXPECT(GG_INVALID_HANDLE, launch_plain(noop, GG_NO_STREAM));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_INVALID);
+    /* Destroying what is already gone is harmless. */
+    GG_OK_(gg_stream_destroy(stream));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    GG_OK_(gg_context_destroy((gg_context){ 0 }));
+    gg_test_finish();
+}
+
+Test(lifetimes, unloading_a_module_makes_its_kernels_stale)
+{
+    gg_kernel noop = rig.noop;
+    GG_OK_(gg_module_unload(rig.module));
+    GG_EXPECT(GG_INVALID_HANDLE, launch_plain(noop, GG_NO_STREAM));
+    cr_assert(strstr(gg_test_last_message(), "its module was unloaded") != NULL, "%s", gg_test_last_message());
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, wrong_type_and_forged_handles_are_refused)
+{
+    gg_stream stream;
+    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    gg_event as_event = { stream.id };
+    GG_EXPECT(GG_INVALID_HANDLE, gg_event_query(as_event));
+    cr_assert(strstr(gg_test_last_message(), "expected a gg_event id, got a gg_stream id") != NULL, "%s",
+              gg_test_last_message());
+    GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query((gg_stream){ stream.id ^ 0x1234 }));
+    GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query((gg_stream){ 0xdeadbeefdeadbeefull }));
+    GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query((gg_stream){ 0 }));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, module_errors_name_what_was_wrong)
+{
+    gg_module m;
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_module_load_file(rig.ctx, NULL, &m));
+    gg_status s = gg_module_load_file(rig.ctx, "/nonexistent/kernels.so", &m);
+    cr_assert_neq(s, GG_OK);
+    cr_assert(strstr(gg_test_last_message(), "/nonexistent/kernels.so") != NULL, "%s", gg_test_last_message());
+    gg_kernel k;
+    cr_assert_neq(gg_kernel_get(rig.module, "no_such_kernel", &k), GG_OK);
+    cr_assert(strstr(gg_test_last_message(), "no_such_kernel") != NULL, "%s", gg_test_last_message());
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, kernels_compute_through_the_simulator)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 1000 * 4, 0, &buf));
+    GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 5, 1000));
+    uint64_t dptr;
+    uint32_t n = 1000;
+    GG_OK_(gg_buffer_device_ptr(buf, &dptr));
+    void *params[] = { &dptr, &n };
+    gg_launch_desc d = { .kernel = rig.add_one_u32, .grid = { 4, 1, 1 }, .block = { 256, 1, 1 },
+                         .params = params, .param_count = 2 };
+    GG_OK_(gg_launch(&d));
+    uint32_t out[1000];
+    GG_OK_(gg_memcpy_dtoh(out, buf, 0, sizeof out, GG_NO_STREAM));
+    for (int i = 0; i < 1000; i++)
+        cr_assert_eq(out[i], 6);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(lifetimes, dump_json_lists_live_objects_with_tags)
+{
+    gg_stream stream;
+    GG_OK_(gg_stream_create(rig.ctx, "tagged-stream", &stream));
+    char *json = NULL;
+    GG_OK_(gg_dump_json(&json));
+    cr_assert(strstr(json, "tagged-stream") != NULL && strstr(json, "\"alive\"") != NULL, "%s", json);
+    gg_free(json);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}

@@ -1,0 +1,109 @@
+#include "support/gg_test.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void gg_test_init_sim_desc(const char *sim_config, gg_init_desc *desc)
+{
+    if (sim_config != NULL)
+        setenv("GPUGUARD_SIM_CONFIG", sim_config, 1);
+    else
+        unsetenv("GPUGUARD_SIM_CONFIG");
+    desc->backend = "sim";
+    desc->cuda_library = GG_TEST_SIM_CUDA;
+    GG_OK_(gg_init(desc));
+}
+
+void gg_test_init_sim(const char *sim_config)
+{
+    gg_init_desc desc = { 0 };
+    gg_test_init_sim_desc(sim_config, &desc);
+}
+
+void gg_test_finish(void)
+{
+    uint64_t live = 0;
+    GG_OK_(gg_live_objects(&live));
+    if (live != 0) {
+        char *json = NULL;
+        gg_dump_json(&json);
+        cr_log_error("leaked objects: %s", json ? json : "?");
+        gg_free(json);
+    }
+    cr_assert_eq(live, 0, "%llu gpuguard object(s) leaked by the test", (unsigned long long)live);
+    GG_OK_(gg_shutdown());
+}
+
+const char *gg_test_kernel_module(const char *name)
+{
+    static _Thread_local char path[512];
+    snprintf(path, sizeof path, "%s/%s.so", GG_TEST_KERNEL_DIR, name);
+    return path;
+}
+
+const char *gg_test_last_message(void)
+{
+    static _Thread_local gg_error_info e;
+    gg_last_error(&e);
+    return e.message;
+}
+
+#include <dlfcn.h>
+
+/* The simulator library gpuguard loaded (the same instance: dlopen of the
+ * same path returns it). */
+static void *sim_symbol(const char *name)
+{
+    void *lib = dlopen(GG_TEST_SIM_CUDA, RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(lib, "the simulator is not loaded: %s", dlerror());
+    void *sym = dlsym(lib, name);
+    cr_assert_not_null(sym, "the simulator does not export %s", name);
+    dlclose(lib);
+    return sym;
+}
+
+unsigned long long gg_test_sim_total_calls(void)
+{
+    unsigned long long (*total)(void) = (unsigned long long (*)(void))sim_symbol("gg_sim_total_calls");
+    return total();
+}
+
+unsigned long long gg_test_sim_call_count(const char *function)
+{
+    unsigned long long (*count)(const char *) = (unsigned long long (*)(const char *))sim_symbol("gg_sim_call_count");
+    return count(function);
+}
+
+void *gg_test_sim_current_context(void)
+{
+    int (*get)(void **) = (int (*)(void **))sim_symbol("cuCtxGetCurrent");
+    void *ctx = NULL;
+    cr_assert_eq(get(&ctx), 0);
+    return ctx;
+}
+
+int gg_test_sim_push_raw_context(void **out)
+{
+    /* A context made behind gpuguard's back, as interop code would. */
+    int (*create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))sim_symbol("cuCtxCreate_v2");
+    return create(out, 0, 1);
+}
+
+int gg_test_sim_destroy_raw_context(void *ctx)
+{
+    int (*destroy)(void *) = (int (*)(void *))sim_symbol("cuCtxDestroy_v2");
+    return destroy(ctx);
+}
+
+void gg_test_rig_open(gg_test_rig *rig, int device)
+{
+    GG_OK_(gg_context_create(device, &(gg_context_desc){ .tag = "rig" }, &rig->ctx));
+    GG_OK_(gg_module_load_file(rig->ctx, gg_test_kernel_module("core_kernels"), &rig->module));
+    GG_OK_(gg_kernel_get(rig->module, "fill_u32", &rig->fill_u32));
+    GG_OK_(gg_kernel_get(rig->module, "add_one_u32", &rig->add_one_u32));
+    GG_OK_(gg_kernel_get(rig->module, "touch", &rig->touch));
+    GG_OK_(gg_kernel_get(rig->module, "sleep_ms", &rig->sleep_ms));
+    GG_OK_(gg_kernel_get(rig->module, "noop", &rig->noop));
+    GG_OK_(gg_kernel_get(rig->module, "hang_me", &rig->hang_me));
+    GG_OK_(gg_kernel_get(rig->module, "trap", &rig->trap));
+}
