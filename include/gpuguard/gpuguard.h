@@ -189,7 +189,8 @@ typedef struct gg_init_desc {
  * GPUGUARD_CUDA_LIBRARY, GPUGUARD_HIP_LIBRARY, GPUGUARD_LOG (off|error|warn|
  * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_WATCHDOG (auto|refuse|allow,
  * optionally ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_FAULTS (JSON
- * or @file). An invalid value fails init with GG_INVALID_ARGUMENT naming the
+ * or @file), GPUGUARD_FAULT_REPORT (a path: gg_fault_counts_json is written
+ * there at gg_shutdown or exit). An invalid value fails init with GG_INVALID_ARGUMENT naming the
  * variable. Fails with GG_ALREADY_INITIALIZED if already initialised,
  * GG_FORKED in a child forked from an initialised process, GG_NO_DRIVER /
  * GG_NO_DEVICE naming what was tried. */
@@ -341,6 +342,75 @@ typedef struct gg_launch_desc {
 GG_API gg_status gg_launch(const gg_launch_desc *desc);
 
 /* ------------------------------------------------------------------------ */
+/* Watchdog-safe chunked launches                                           */
+/* ------------------------------------------------------------------------ */
+
+/* A device with a kernel run-time limit (a display-attached GPU: Windows
+ * TDR, X on Linux) kills any launch that runs too long, and the context with
+ * it. A chunked launch splits the grid along one dimension into slices of
+ * blocks, passes each slice's first block index to the kernel through a
+ * uint32_t parameter (the kernel adds it to its block index), times each
+ * slice with events, sizes the next one to a target time well under the
+ * budget (growth at most 2x a slice, shrink at once), and synchronizes
+ * between slices so that batching drivers cannot merge them and the display
+ * gets the GPU back. gg_launch_chunked returns when the whole grid is done. */
+
+typedef struct gg_chunk_progress {
+    uint64_t blocks_done;     /* blocks of the grid finished so far */
+    uint64_t blocks_total;
+    uint32_t slices;          /* slices finished so far */
+    float last_slice_ms;      /* device time of the slice just finished */
+} gg_chunk_progress;
+
+/* Called after each slice; return false to cancel (GG_CANCELLED, the context
+ * stays ALIVE and the blocks already done stay done). Must not call gpuguard
+ * functions on the same stream. */
+typedef bool (*gg_chunk_progress_fn)(void *user, const gg_chunk_progress *progress);
+
+typedef struct gg_chunk_desc {
+    uint32_t offset_param;    /* index in params of the uint32_t block offset */
+    uint32_t dimension;       /* 0 = x, 1 = y, 2 = z: the dimension sliced */
+    float target_ms;          /* slice time to aim for; 0 = a quarter of the
+                                 watchdog budget on a watchdog device, else one
+                                 slice for the whole grid */
+    float max_ms;             /* a slice slower than this shrinks the next one
+                                 hard; 0 = half the budget */
+    uint32_t first_slice;     /* rows of blocks in the first slice; 0 = 1 */
+    uint32_t slice_timeout_ms; /* host deadline per slice; 0 = the default wait */
+    gg_chunk_progress_fn progress;
+    void *progress_user;
+} gg_chunk_desc;
+
+typedef struct gg_chunk_stats {
+    uint32_t slices;
+    uint64_t blocks;
+    float largest_slice_ms;   /* the longest slice's device time */
+    float total_ms;           /* wall time of the whole chunked launch */
+    float device_ms;          /* sum of the slices' device times */
+    double ms_per_block;      /* device time per block, as measured */
+} gg_chunk_stats;
+
+/* Runs desc's launch in slices. desc->params[chunk->offset_param] is
+ * replaced by each slice's offset (the caller's value is ignored), so
+ * desc->param_count must cover it. Errors: GG_INVALID_ARGUMENT for a bad
+ * chunk descriptor (offset parameter out of range, negative or NaN target,
+ * zero-sized grid after defaults, dimension > 2), GG_CANCELLED, and any
+ * launch or wait error (the dead-context machinery applies). stats may be NULL. */
+GG_API gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chunk, gg_chunk_stats *stats);
+
+/* Declares a kernel chunkable: on a watchdog device, under the AUTO_CHUNK
+ * policy, a plain gg_launch of it then runs chunked (and so waits for the
+ * whole grid before returning). offset_param as in gg_chunk_desc. */
+GG_API gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32_t dimension);
+
+/* The kernel's timing history: measured device time per block (0 if
+ * nothing was measured yet) and how many launches or slices it rests on. */
+GG_API gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64_t *samples);
+
+/* Watchdog policy of a context (GG_WATCHDOG_DEFAULT: the library's). */
+GG_API gg_status gg_context_set_watchdog(gg_context ctx, gg_watchdog_policy policy, uint32_t budget_ms);
+
+/* ------------------------------------------------------------------------ */
 /* Diagnostics                                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -349,6 +419,47 @@ GG_API gg_status gg_dump_json(char **json);
 GG_API void gg_free(void *p);
 /* Number of live objects of all kinds (handles in the table). */
 GG_API gg_status gg_live_objects(uint64_t *count);
+
+/* ------------------------------------------------------------------------ */
+/* Fault injection                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Loads a fault plan (JSON), replacing any plan in force. Every driver call
+ * passes one gate; a rule that matches a call returns its error instead of
+ * calling the driver ("immediate"), or lets the call through and latches the
+ * error on the context so that it surfaces at the next synchronizing call
+ * ("async", as real launch failures do). Injected errors go through the same
+ * machinery as real ones. Plan format:
+ *
+ *   {"seed": 7, "rules": [
+ *     {"op": "alloc", "nth": 3, "error": "out_of_memory"},
+ *     {"op": "launch", "kernel": "scale", "from": 2, "to": 4,
+ *      "error": "illegal_address", "mode": "async"},
+ *     {"op": "stream_synchronize", "every": 5, "error": "launch_timeout"},
+ *     {"op": "copy_dtoh", "probability": 0.25, "device": 1, "error": "launch_failed"}]}
+ *
+ * "op": alloc, free, host_alloc, host_free, copy_htod, copy_dtoh, copy_dtod,
+ * memset, launch, stream_create, stream_destroy, stream_query,
+ * stream_synchronize, stream_wait_event, event_create, event_destroy,
+ * event_record, event_query, event_synchronize, event_elapsed, module_load,
+ * module_unload, kernel_get, context_create, context_destroy,
+ * context_synchronize, context_push, context_pop, or "*" (any). Which calls
+ * (counted per rule, among the calls its op and filters match, from 1): "nth"
+ * (exactly that one), "from" [and "to"] (a range, open-ended without "to"),
+ * "every" (each k-th), "probability" (0..1, drawn from the plan's "seed";
+ * reproducible for a given sequence of calls); none of them = every call.
+ * Filters: "device", "kernel" (launch and kernel_get only). "error":
+ * out_of_memory, launch_failed, illegal_address, launch_timeout, not_ready,
+ * no_device, invalid_argument, driver. A malformed plan is refused with
+ * GG_INVALID_ARGUMENT naming the rule and the field; the plan in force is
+ * then left as it was. Requires gg_init. */
+GG_API gg_status gg_fault_set_plan(const char *json);
+/* Removes the plan (errors already latched on contexts stay). */
+GG_API gg_status gg_fault_clear(void);
+/* Calls seen per operation since the plan was loaded, and each rule's hits:
+ * {"calls": {"alloc": 3, ...}, "rules": [{"rule": 0, "op": "alloc",
+ * "matched": 3, "fired": 1}], "live_objects": N}. Free *json with gg_free. */
+GG_API gg_status gg_fault_counts_json(char **json);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,25 @@
  * return at once when map() returns NULL.
  *
  * cuModuleGetFunction(module, "name") finds the symbol "gg_sim_kernel__name".
+ *
+ * Parameters. A GPU driver knows each kernel's parameter sizes from the
+ * compiled image; a host function does not carry them, so every kernel
+ * declares them next to its definition:
+ *
+ *     GG_SIM_KERNEL_PARAMS(saxpy, sizeof(float), sizeof(uint64_t), sizeof(uint64_t), sizeof(unsigned));
+ *     GG_SIM_KERNEL(saxpy) { float a = GG_SIM_PARAM(b, float, 0); ... }
+ *
+ *     GG_SIM_KERNEL_NO_PARAMS(tick);
+ *     GG_SIM_KERNEL(tick) { ... }
+ *
+ * The declaration exports "gg_sim_params__name", a const unsigned array:
+ * the parameter count, then each parameter's size in bytes (1..32764).
+ * cuLaunchKernel copies each kernelParams[i] (that many bytes) at launch
+ * time, as CUDA does, so the caller may reuse its variables at once; in the
+ * kernel, b->params[i] points at the copy (16-byte aligned). A kernel
+ * without a declaration is refused by cuModuleGetFunction with
+ * CUDA_ERROR_INVALID_IMAGE (gg_sim_last_error_detail() says why).
+ * Up to 32 parameters; the launch form with `extra` is not supported.
  */
 #ifndef GPUGUARD_SIM_KERNEL_H
 #define GPUGUARD_SIM_KERNEL_H
@@ -33,7 +52,7 @@ typedef struct gg_sim_block {
     gg_sim_dim3 block_dim;   /* threads in a block */
     void *shared;            /* dynamic shared memory of this block (zeroed), or NULL */
     unsigned shared_bytes;
-    void **params;           /* kernelParams exactly as given to cuLaunchKernel */
+    void **params;           /* copies of the kernelParams values, taken at launch */
     const struct gg_sim_runtime *rt;
     void *launch;            /* the simulator's own state for this launch */
 } gg_sim_block;
@@ -72,8 +91,35 @@ typedef void (*gg_sim_kernel_fn)(const gg_sim_block *b);
 #define GG_SIM_KERNEL(name) GG_SIM_EXPORT void gg_sim_kernel__##name(const gg_sim_block *b)
 #endif
 
-/* Parameter i of the launch, as type T (kernelParams[i] points at it). */
+/* Parameter i of the launch, as type T (b->params[i] points at it). */
 #define GG_SIM_PARAM(b, T, i) (*(T *)((b)->params[(i)]))
+
+#define GG_SIM_PARAMS_PREFIX "gg_sim_params__"
+
+/* Counts 1..32 macro arguments. */
+#define GG_SIM_NARGS_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, \
+                      a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30,    \
+                      a31, a32, n, ...) n
+#define GG_SIM_NARGS(...)                                                                     \
+    GG_SIM_NARGS_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, \
+                  16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+
+#ifdef __cplusplus
+#define GG_SIM_PARAMS_LINKAGE extern "C" GG_SIM_EXPORT
+#else
+#define GG_SIM_PARAMS_LINKAGE GG_SIM_EXPORT
+#endif
+
+/* Declares the sizes of kernel `name`'s parameters, in order (1 to 32). */
+#define GG_SIM_KERNEL_PARAMS(name, ...)                                             \
+    GG_SIM_PARAMS_LINKAGE extern const unsigned gg_sim_params__##name[];            \
+    GG_SIM_PARAMS_LINKAGE const unsigned gg_sim_params__##name[] = {                \
+        (unsigned)GG_SIM_NARGS(__VA_ARGS__), __VA_ARGS__ }
+
+/* Declares that kernel `name` takes no parameters. */
+#define GG_SIM_KERNEL_NO_PARAMS(name)                                               \
+    GG_SIM_PARAMS_LINKAGE extern const unsigned gg_sim_params__##name[];            \
+    GG_SIM_PARAMS_LINKAGE const unsigned gg_sim_params__##name[] = { 0u }
 
 #ifdef __cplusplus
 }

@@ -163,6 +163,9 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
         else
             BAD("GPUGUARD_SYNC_LAUNCHES='%s' is not 0 or 1", v);
     }
+    if ((v = getenv("GPUGUARD_FAULT_REPORT")) != NULL &&
+        (v[0] == '\0' || !copy_string(out->fault_report_path, sizeof out->fault_report_path, v)))
+        BAD("GPUGUARD_FAULT_REPORT must be a non-empty path shorter than %zu bytes", sizeof out->fault_report_path);
     if ((v = getenv("GPUGUARD_FAULTS")) != NULL) {
         free(out->fault_plan_json);
         out->fault_plan_json = read_plan(v, message, message_size);

@@ -146,6 +146,7 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, gg__free_reason
                                          c->b->code_name(n));
         }
     }
+    gg__fault_context_released(ctx);
     list_remove(ctx);
     gg__handle_free(atomic_load(&ctx->h.id), reason);
     pthread_mutex_unlock(&ctx->lock);
@@ -251,6 +252,7 @@ gg_status gg_context_recover(gg_context handle)
                                "the context stays DEAD", ctx->device, c.b->code_name(n));
     }
     ctx->native = fresh;
+    gg__fault_context_released(ctx);
     memset(&ctx->death, 0, sizeof ctx->death);
     memset(&ctx->default_log, 0, sizeof ctx->default_log);
     atomic_store(&ctx->skipped_cleanups, 0);

@@ -26,5 +26,11 @@ int gg__fault_gate(struct gg__call *c, gg__op op);
 /* Parses and arms a plan; on error, `message` names the rule and field. */
 gg_status gg__fault_load_plan(const char *json, char *message, size_t message_size);
 void gg__fault_clear_plan(void);
+/* Forgets an async error latched on a context that is destroyed or recovered. */
+struct gg__context;
+void gg__fault_context_released(struct gg__context *ctx);
+/* The counts as JSON text (malloc'd), and GPUGUARD_FAULT_REPORT's writer. */
+char *gg__fault_counts_text(void);
+void gg__fault_write_report(void);
 
 #endif

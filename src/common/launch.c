@@ -3,12 +3,40 @@
  * allocation. */
 #include "common/attribution.h"
 #include "common/child.h"
+#include "common/chunk.h"
 
 static void dims(gg_dim3 d, unsigned out[3])
 {
     out[0] = d.x ? d.x : 1;
     out[1] = d.y ? d.y : 1;
     out[2] = d.z ? d.z : 1;
+}
+
+/* Watchdog devices only: refuse a launch that would overrun the budget, run
+ * a chunkable kernel chunked, and time plain launches for the history. */
+static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
+                                       const unsigned grid[3], const unsigned block[3])
+{
+    bool chunk_instead = false;
+    gg_status status = gg__watchdog_check(c, k, grid, &chunk_instead);
+    if (status != GG_OK)
+        return status;
+    if (chunk_instead) {
+        gg_chunk_desc chunk = { .offset_param = k->offset_param, .dimension = k->chunk_dimension };
+        return gg__launch_chunked_entered(c, k, st, desc, &chunk, NULL);
+    }
+    gg__context *ctx = k->h.context;
+    gg__nstream s = st ? st->native : NULL;
+    gg__timing_before(c, k, s);
+    int n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, grid, block, desc->shared_bytes, s,
+                                                   desc->params));
+    status = gg__check(c, GG__OP_LAUNCH, n);
+    if (status == GG_OK) {
+        uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
+        gg__launch_log_record(st ? &st->log : &ctx->default_log, seq, k->name);
+        gg__timing_after(c, k, s, (uint64_t)grid[0] * grid[1] * grid[2]);
+    }
+    return status;
 }
 
 gg_status gg_launch(const gg_launch_desc *desc)
@@ -41,7 +69,11 @@ gg_status gg_launch(const gg_launch_desc *desc)
     dims(desc->grid, grid);
     dims(desc->block, block);
     status = gg__enter(&c, ctx);
-    if (GG__LIKELY(status == GG_OK)) {
+    if (GG__UNLIKELY(status == GG_OK && ctx->watchdog != GG_WATCHDOG_ALLOW && gg__lib.devices[ctx->device].watchdog)) {
+        status = launch_under_watchdog(&c, k, st, desc, grid, block);
+        if (status == GG_OK && gg__lib.config.sync_launches)
+            status = st ? gg__stream_wait(&c, st, 0) : gg__context_wait(&c, ctx, 0);
+    } else if (GG__LIKELY(status == GG_OK)) {
         int n = gg__drv(&c, GG__OP_LAUNCH, c.b->launch(c.b->self, k->native, grid, block, desc->shared_bytes,
                                                        st ? st->native : NULL, desc->params));
         status = gg__check(&c, GG__OP_LAUNCH, n);

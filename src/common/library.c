@@ -83,6 +83,7 @@ static void on_process_exit(void)
     if (b != NULL) {
         /* At exit the driver may already be unloading: report what is alive
          * and release it without a single driver call. */
+        gg__fault_write_report();
         gg__report_leaks("process exit");
         gg__contexts_release_all(false);
         atomic_store(&gg__lib.backend, NULL);
@@ -194,6 +195,7 @@ gg_status gg_shutdown(void)
     }
     /* In a forked child the inherited driver state must not be touched. */
     bool driver_alive = !gg__forked_from_initialized();
+    gg__fault_write_report();
     gg__report_leaks("gg_shutdown");
     gg__contexts_release_all(driver_alive);
     gg__fault_clear_plan();

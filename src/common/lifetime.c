@@ -1,6 +1,7 @@
 #include "common/lifetime.h"
 
 #include "common/attribution.h"
+#include "common/chunk.h"
 
 void gg__cleanup_skipped(gg__context *ctx, gg__type type)
 {
@@ -43,8 +44,9 @@ static int release_native(gg__call *c, gg__object *child, gg__op *op)
     case GG__T_MODULE:
         *op = GG__OP_MODULE_UNLOAD;
         return gg__drv(c, *op, b->module_unload(b->self, ((gg__module *)child)->native));
-    default: /* kernels have no native lifetime of their own */
+    default: /* kernels have no native lifetime of their own, only timing events */
         *op = GG__OP_COUNT;
+        gg__timing_release(c, (gg__kernel *)child, true);
         return 0;
     }
 }
@@ -65,6 +67,8 @@ gg_status gg__child_release(gg__call *c, gg__object *child, gg__free_reason reas
         }
     } else if (call_driver && child->type != GG__T_KERNEL) {
         gg__cleanup_skipped(ctx, child->type);
+    } else if (child->type == GG__T_KERNEL) {
+        gg__timing_release(c, (gg__kernel *)child, false);
     }
     gg__child_detach(ctx, child);
     gg__handle_free(atomic_load_explicit(&child->id, memory_order_relaxed), reason);

@@ -78,7 +78,13 @@ typedef struct gg__kernel {
     uint64_t module_id;
     gg__nfunc native;
     const char *name;                   /* interned */
-    /* Chunking settings and timing history come with chunked launches. */
+    /* Watchdog enforcement (chunk.c), under the context's lock. */
+    bool chunkable;
+    uint32_t offset_param, chunk_dimension;
+    double ms_per_block;                /* timing history: smoothed device ms per block */
+    uint64_t timing_samples;
+    gg__nevent timing_start, timing_end; /* a plain launch being timed (watchdog devices) */
+    uint64_t timing_blocks;             /* blocks of that launch; 0 = none pending */
 } gg__kernel;
 
 typedef enum gg__ctx_state {
@@ -101,6 +107,7 @@ struct gg__context {
     _Atomic uint64_t launch_sequence;
     gg__launch_log default_log;         /* launches on the default stream */
     _Atomic uint64_t skipped_cleanups;
+    _Atomic int latched_fault;          /* injected async error waiting for a sync (fault.c) */
     bool skipped_warned;
 };
 

@@ -1,0 +1,150 @@
+/*
+ * dead_context: what gpuguard does when a kernel faults.
+ *
+ * A kernel with an off-by-a-lot bug writes past the end of its buffer. On a
+ * GPU that fault is asynchronous: the launch "succeeds", the error surfaces
+ * at some later, unrelated call, every call after it fails the same way, and
+ * cleanup code cascades into more errors (or aborts). This program shows the
+ * same failure under gpuguard, step by step:
+ *
+ *   1. the launch returns OK; the fault surfaces at the next copy, and the
+ *      error names the kernel that caused it;
+ *   2. the context is DEAD: every call fails fast with the original cause,
+ *      without touching the driver;
+ *   3. freeing the buffers skips the driver quietly: no cascade;
+ *   4. gg_context_recover gives a fresh context under the same id, and the
+ *      corrected launch computes the right answer.
+ *
+ *   dead_context [--device D]     (default: the simulated device 1)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "example_support.h"
+
+#define N 4096u
+#define THREADS 256u
+
+static int fail(gg_status status, const char *call)
+{
+    example_report("dead_context", status, call);
+    return 1;
+}
+
+#define TRY(call)                                  \
+    do {                                           \
+        gg_status s_ = (call);                     \
+        if (s_ != GG_OK)                           \
+            return fail(s_, #call);                \
+    } while (0)
+
+/* Loads the module and launches scale(data, n, factor) over n elements. */
+static gg_status launch_scale(gg_context ctx, const char *image, gg_buffer data, uint32_t n, float factor,
+                              gg_module *module)
+{
+    gg_kernel scale;
+    gg_status s = gg_module_load_file(ctx, image, module);
+    if (s == GG_OK)
+        s = gg_kernel_get(*module, "scale", &scale);
+    if (s != GG_OK)
+        return s;
+    uint64_t dptr = 0;
+    gg_buffer_device_ptr(data, &dptr);
+    void *params[] = { &dptr, &n, &factor };
+    gg_launch_desc d = { .kernel = scale, .grid = { (n + THREADS - 1) / THREADS, 1, 1 },
+                         .block = { THREADS, 1, 1 }, .params = params, .param_count = 3 };
+    return gg_launch(&d);
+}
+
+int main(int argc, char **argv)
+{
+    int device = -1;
+    if (argc == 3 && strcmp(argv[1], "--device") == 0)
+        device = atoi(argv[2]);
+    else if (argc != 1) {
+        fprintf(stderr, "usage: dead_context [--device D]\n");
+        return 2;
+    }
+    TRY(example_init());
+    int count = 0;
+    TRY(gg_device_count(&count));
+    if (device < 0)
+        device = count > 1 ? 1 : 0; /* the simulator's device 1 has no watchdog */
+    gg_device_info info;
+    TRY(gg_device_info_get(device, &info));
+    printf("device %d: %s (%s)\n", device, info.name, info.simulated ? "simulated" : "real GPU");
+    char file[256], image[4200];
+    example_image_name(&info, "dead_context", file, sizeof file);
+    if (!example_image_path(file, image, sizeof image)) {
+        fprintf(stderr, "dead_context: cannot locate the kernel image %s\n", file);
+        return 1;
+    }
+
+    gg_context ctx;
+    gg_buffer data, scratch;
+    gg_module module;
+    TRY(gg_context_create(device, &(gg_context_desc){ .tag = "demo" }, &ctx));
+    TRY(gg_buffer_alloc_tagged(ctx, N * sizeof(float), 0, "data", &data));
+    TRY(gg_buffer_alloc_tagged(ctx, 1024, 0, "scratch", &scratch));
+    float host[N];
+    for (unsigned i = 0; i < N; i++)
+        host[i] = (float)i;
+    TRY(gg_memcpy_htod(data, 0, host, sizeof host, GG_NO_STREAM));
+
+    /* 1. The bug: n is 64x the buffer's length. The launch is accepted. */
+    printf("\n1. launching 'scale' with n = %u over a buffer of %u floats\n", N * 64, N);
+    TRY(launch_scale(ctx, image, data, N * 64, 2.0f, &module));
+    printf("   gg_launch returned GG_OK: launch errors are asynchronous\n");
+    gg_status s = gg_memcpy_dtoh(host, data, 0, sizeof host, GG_NO_STREAM);
+    gg_error_info err;
+    gg_last_error(&err);
+    printf("   the next call, gg_memcpy_dtoh, returned %s (%s from %s)\n", gg_status_name(s), err.native_name,
+           err.driver_call);
+    if (err.culprit.certainty == GG_ATTRIBUTION_NONE) {
+        fprintf(stderr, "dead_context: expected the fault to name a culprit\n");
+        return 1;
+    }
+    printf("   culprit: kernel '%s', launch #%llu (%s)\n", err.culprit.kernel_name,
+           (unsigned long long)err.culprit.sequence,
+           err.culprit.certainty == GG_ATTRIBUTION_EXACT ? "exact" : "one of several");
+
+    /* 2. Fail fast: no driver call, the original cause attached. */
+    gg_buffer more;
+    s = gg_buffer_alloc(ctx, 64, 0, &more);
+    gg_last_error(&err);
+    printf("\n2. the context is %s; gg_buffer_alloc now returns %s at once:\n   %s\n",
+           gg_context_state(ctx) == GG_STATE_DEAD ? "DEAD" : "not dead?", gg_status_name(s), err.message);
+    if (s != GG_CONTEXT_DEAD)
+        return 1;
+
+    /* 3. Cleanup in a dead context: released, no driver calls, no cascade. */
+    TRY(gg_buffer_free(data));
+    TRY(gg_buffer_free(scratch));
+    TRY(gg_module_unload(module));
+    uint64_t skipped = 0;
+    TRY(gg_context_skipped_cleanups(ctx, &skipped));
+    printf("\n3. freed 2 buffers and the module: GG_OK, %llu driver calls skipped (the context's teardown "
+           "frees them)\n", (unsigned long long)skipped);
+
+    /* 4. Recover and run the corrected launch. */
+    TRY(gg_context_recover(ctx));
+    printf("\n4. gg_context_recover: the context is %s again\n",
+           gg_context_state(ctx) == GG_STATE_ALIVE ? "ALIVE" : "not alive?");
+    for (unsigned i = 0; i < N; i++)
+        host[i] = (float)i;
+    TRY(gg_buffer_alloc_tagged(ctx, N * sizeof(float), 0, "data", &data));
+    TRY(gg_memcpy_htod(data, 0, host, sizeof host, GG_NO_STREAM));
+    TRY(launch_scale(ctx, image, data, N, 2.0f, &module));
+    TRY(gg_memcpy_dtoh(host, data, 0, sizeof host, GG_NO_STREAM));
+    for (unsigned i = 0; i < N; i++) {
+        if (host[i] != 2.0f * (float)i) {
+            fprintf(stderr, "dead_context: element %u is %g, expected %g\n", i, host[i], 2.0 * i);
+            return 1;
+        }
+    }
+    printf("   corrected launch: verified %u elements\n", N);
+    TRY(gg_context_destroy(ctx));
+    TRY(gg_shutdown());
+    return 0;
+}

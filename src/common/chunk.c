@@ -1,0 +1,358 @@
+/*
+ * Watchdog-safe chunked launches.
+ *
+ * A display-attached GPU kills any kernel that runs past its watchdog, and
+ * the context with it. Its limit cannot be queried (only whether there is
+ * one), so the budget is a setting: 2000 ms by default, Windows TDR's. A
+ * chunked launch runs the grid as slices along one dimension, each timed
+ * with events and waited for before the next: the wait hands the display
+ * the GPU back and keeps batching drivers (WDDM) from merging slices into
+ * one submission that would overrun the budget anyway.
+ */
+#include "common/chunk.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/attribution.h"
+#include "common/child.h"
+#include "common/wait.h"
+
+/* Smoothed history: recent slices count most, one odd slice does not. */
+static void history_add(gg__kernel *k, double ms_per_block)
+{
+    if (!(ms_per_block >= 0.0))
+        return;
+    k->ms_per_block = k->timing_samples == 0 ? ms_per_block : 0.7 * k->ms_per_block + 0.3 * ms_per_block;
+    k->timing_samples++;
+}
+
+static bool device_has_watchdog(const gg__context *ctx)
+{
+    return gg__lib.devices[ctx->device].watchdog;
+}
+
+/* ---- plain launches on watchdog devices ------------------------------- */
+
+static void harvest(gg__call *c, gg__kernel *k)
+{
+    if (k->timing_blocks == 0)
+        return;
+    if (c->b->event_query(c->b->self, k->timing_end) != 0)
+        return; /* still running (or failed: the failure surfaces elsewhere) */
+    float ms = 0;
+    if (c->b->event_elapsed(c->b->self, &ms, k->timing_start, k->timing_end) == 0)
+        history_add(k, (double)ms / (double)k->timing_blocks);
+    k->timing_blocks = 0;
+}
+
+void gg__timing_before(gg__call *c, gg__kernel *k, gg__nstream s)
+{
+    gg__context *ctx = k->h.context;
+    pthread_mutex_lock(&ctx->lock);
+    harvest(c, k);
+    if (k->timing_blocks == 0) {
+        if (k->timing_start == NULL && (c->b->event_create(c->b->self, &k->timing_start) != 0 ||
+                                        c->b->event_create(c->b->self, &k->timing_end) != 0)) {
+            pthread_mutex_unlock(&ctx->lock);
+            return; /* no timing this time; the launch itself is unaffected */
+        }
+        c->b->event_record(c->b->self, k->timing_start, s);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void gg__timing_after(gg__call *c, gg__kernel *k, gg__nstream s, uint64_t blocks)
+{
+    gg__context *ctx = k->h.context;
+    pthread_mutex_lock(&ctx->lock);
+    if (k->timing_blocks == 0 && k->timing_end != NULL && c->b->event_record(c->b->self, k->timing_end, s) == 0)
+        k->timing_blocks = blocks;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void gg__timing_release(gg__call *c, gg__kernel *k, bool call_driver)
+{
+    if (call_driver && k->timing_start != NULL) {
+        c->b->event_destroy(c->b->self, k->timing_start);
+        c->b->event_destroy(c->b->self, k->timing_end);
+    }
+    k->timing_start = k->timing_end = NULL;
+    k->timing_blocks = 0;
+}
+
+gg_status gg__watchdog_check(gg__call *c, gg__kernel *k, const unsigned grid[3], bool *chunk_instead)
+{
+    gg__context *ctx = k->h.context;
+    *chunk_instead = false;
+    if (ctx->watchdog == GG_WATCHDOG_ALLOW || !device_has_watchdog(ctx))
+        return GG_OK;
+    if (k->chunkable && ctx->watchdog == GG_WATCHDOG_AUTO_CHUNK) {
+        *chunk_instead = true;
+        return GG_OK;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    harvest(c, k);
+    double predicted = k->ms_per_block * (double)grid[0] * grid[1] * grid[2];
+    uint64_t samples = k->timing_samples;
+    pthread_mutex_unlock(&ctx->lock);
+    if (samples > 0 && predicted > ctx->watchdog_budget_ms)
+        return gg__fail(c, GG_WATCHDOG_RISK, "%s: kernel '%s' would run about %.0f ms (%.4f ms per block from %llu "
+                        "earlier run(s), %u x %u x %u blocks), over the watchdog budget of %u ms; launch it with "
+                        "gg_launch_chunked, declare it with gg_kernel_set_chunking, or set the watchdog policy to "
+                        "allow", c->api, k->name, predicted, k->ms_per_block, (unsigned long long)samples, grid[0],
+                        grid[1], grid[2], ctx->watchdog_budget_ms);
+    return GG_OK;
+}
+
+/* ---- chunked launches ------------------------------------------------- */
+
+static gg_status check_chunk_desc(gg__call *c, const gg_launch_desc *desc, const gg_chunk_desc *chunk)
+{
+    if (chunk == NULL)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk is NULL", c->api);
+    if (desc->param_count > 256)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: param_count %u is more than 256", c->api, desc->param_count);
+    if (desc->params == NULL || chunk->offset_param >= desc->param_count)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk->offset_param %u is not one of the launch's %u "
+                        "parameter(s)", c->api, chunk->offset_param, desc->params ? desc->param_count : 0);
+    if (chunk->dimension > 2)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk->dimension %u is not 0 (x), 1 (y) or 2 (z)", c->api,
+                        chunk->dimension);
+    if (!(chunk->target_ms >= 0.0f) || isinf(chunk->target_ms))
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk->target_ms must be a finite number >= 0 (0 = default)",
+                        c->api);
+    if (!(chunk->max_ms >= 0.0f) || isinf(chunk->max_ms))
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk->max_ms must be a finite number >= 0 (0 = default)",
+                        c->api);
+    if (chunk->max_ms > 0.0f && chunk->target_ms > chunk->max_ms)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk->target_ms %.1f is above chunk->max_ms %.1f", c->api,
+                        chunk->target_ms, chunk->max_ms);
+    return GG_OK;
+}
+
+static int poll_event(gg__call *c, void *arg)
+{
+    return c->b->event_query(c->b->self, (gg__nevent)arg);
+}
+
+/* Rows for the next slice: aim at the target from this slice's rate, grow at
+ * most 2x (a faster slice may be a fluke), shrink at once (a slower one may be
+ * the start of a costly region). */
+static uint64_t next_rows(uint64_t rows, float ms, double target, double max_ms)
+{
+    if (ms <= 0.0f)
+        return rows * 2;
+    double ideal = target * (double)rows / ms;
+    if (ms > max_ms)
+        ideal *= 0.5;
+    double grown = (double)rows * 2.0;
+    double next = ideal < grown ? ideal : grown;
+    return next < 1.0 ? 1 : (uint64_t)next;
+}
+
+typedef struct slice_run {
+    gg__nevent start, end;
+} slice_run;
+
+/* Launches rows [offset, offset+rows) of the grid between two events. */
+static gg_status run_slice(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
+                           const gg_chunk_desc *chunk, const unsigned grid[3], const unsigned block[3],
+                           uint32_t offset, uint32_t rows, slice_run *run)
+{
+    gg__nstream s = st ? st->native : NULL;
+    void *params[desc->param_count];
+    memcpy(params, desc->params, sizeof params);
+    params[chunk->offset_param] = &offset;
+    unsigned slice_grid[3] = { grid[0], grid[1], grid[2] };
+    slice_grid[chunk->dimension] = rows;
+    int n = gg__drv(c, GG__OP_EVENT_RECORD, c->b->event_record(c->b->self, run->start, s));
+    gg_status status = gg__check(c, GG__OP_EVENT_RECORD, n);
+    if (status != GG_OK)
+        return status;
+    n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, slice_grid, block, desc->shared_bytes, s, params));
+    status = gg__check(c, GG__OP_LAUNCH, n);
+    if (status != GG_OK)
+        return status;
+    gg__context *ctx = k->h.context;
+    uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
+    gg__launch_log *log = st ? &st->log : &ctx->default_log;
+    gg__launch_log_record(log, seq, k->name);
+    n = gg__drv(c, GG__OP_EVENT_RECORD, c->b->event_record(c->b->self, run->end, s));
+    status = gg__check(c, GG__OP_EVENT_RECORD, n);
+    if (status != GG_OK)
+        return status;
+    uint64_t mark = gg__launch_log_submitted(log);
+    n = gg__drv(c, GG__OP_EVENT_SYNCHRONIZE, 0);
+    status = gg__check(c, GG__OP_EVENT_SYNCHRONIZE, n);
+    if (status == GG_OK) {
+        char what[GG_NAME_MAX + 32];
+        snprintf(what, sizeof what, "a slice of kernel '%s'", k->name);
+        status = gg__wait(c, GG__OP_EVENT_QUERY, poll_event, run->end, chunk->slice_timeout_ms, what);
+    }
+    if (status == GG_OK)
+        gg__launch_log_observe(log, mark);
+    return status;
+}
+
+gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
+                                     const gg_chunk_desc *chunk, gg_chunk_stats *stats)
+{
+    gg__context *ctx = k->h.context;
+    unsigned grid[3] = { desc->grid.x ? desc->grid.x : 1, desc->grid.y ? desc->grid.y : 1,
+                         desc->grid.z ? desc->grid.z : 1 };
+    unsigned block[3] = { desc->block.x ? desc->block.x : 1, desc->block.y ? desc->block.y : 1,
+                          desc->block.z ? desc->block.z : 1 };
+    uint64_t total_rows = grid[chunk->dimension];
+    uint64_t blocks_per_row = (uint64_t)grid[0] * grid[1] * grid[2] / total_rows;
+    bool watchdog = device_has_watchdog(ctx);
+    double budget = ctx->watchdog_budget_ms;
+    double target = chunk->target_ms > 0 ? chunk->target_ms : watchdog ? budget / 4.0 : INFINITY;
+    double max_ms = chunk->max_ms > 0 ? chunk->max_ms : budget / 2.0;
+    uint64_t rows = isinf(target) ? total_rows : chunk->first_slice ? chunk->first_slice : 1;
+
+    slice_run run = { NULL, NULL };
+    int n = gg__drv(c, GG__OP_EVENT_CREATE, c->b->event_create(c->b->self, &run.start));
+    gg_status status = gg__check(c, GG__OP_EVENT_CREATE, n);
+    if (status == GG_OK) {
+        n = gg__drv(c, GG__OP_EVENT_CREATE, c->b->event_create(c->b->self, &run.end));
+        status = gg__check(c, GG__OP_EVENT_CREATE, n);
+    }
+    gg_chunk_stats st_out = { 0 };
+    uint64_t wall_start = gg__now_ns();
+    for (uint64_t done = 0; status == GG_OK && done < total_rows;) {
+        if (rows > total_rows - done)
+            rows = total_rows - done;
+        status = run_slice(c, k, st, desc, chunk, grid, block, (uint32_t)done, (uint32_t)rows, &run);
+        if (status != GG_OK)
+            break;
+        float ms = 0;
+        n = gg__drv(c, GG__OP_EVENT_ELAPSED, c->b->event_elapsed(c->b->self, &ms, run.start, run.end));
+        status = gg__check(c, GG__OP_EVENT_ELAPSED, n);
+        if (status != GG_OK)
+            break;
+        done += rows;
+        st_out.slices++;
+        st_out.blocks += rows * blocks_per_row;
+        st_out.device_ms += ms;
+        if (ms > st_out.largest_slice_ms)
+            st_out.largest_slice_ms = ms;
+        pthread_mutex_lock(&ctx->lock);
+        history_add(k, (double)ms / (double)(rows * blocks_per_row));
+        pthread_mutex_unlock(&ctx->lock);
+        if (chunk->progress != NULL) {
+            gg_chunk_progress p = { .blocks_done = done * blocks_per_row, .blocks_total = total_rows * blocks_per_row,
+                                    .slices = st_out.slices, .last_slice_ms = ms };
+            if (!chunk->progress(chunk->progress_user, &p)) {
+                status = gg__fail(c, GG_CANCELLED, "%s: cancelled by the progress callback after %llu of %llu "
+                                  "blocks", c->api, (unsigned long long)p.blocks_done,
+                                  (unsigned long long)p.blocks_total);
+                break;
+            }
+        }
+        rows = next_rows(rows, ms, target, max_ms);
+    }
+    st_out.total_ms = (float)((double)(gg__now_ns() - wall_start) / 1e6);
+    st_out.ms_per_block = st_out.blocks ? (double)st_out.device_ms / (double)st_out.blocks : 0.0;
+    if (stats != NULL)
+        *stats = st_out;
+    /* In a context that died on the way, the events go with its teardown. */
+    if (gg__context_state(ctx) == GG_STATE_ALIVE) {
+        if (run.start)
+            c->b->event_destroy(c->b->self, run.start);
+        if (run.end)
+            c->b->event_destroy(c->b->self, run.end);
+    }
+    return status;
+}
+
+gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chunk, gg_chunk_stats *stats)
+{
+    gg__call c = GG__CALL("gg_launch_chunked");
+    if (stats != NULL)
+        memset(stats, 0, sizeof *stats);
+    if (desc == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch_chunked: desc is NULL");
+    gg_status status = gg__require_library(&c);
+    if (status == GG_OK)
+        status = check_chunk_desc(&c, desc, chunk);
+    if (status != GG_OK)
+        return status;
+    gg__kernel *k = gg__lookup(&c, desc->kernel.id, GG__T_KERNEL, "kernel");
+    if (k == NULL)
+        return GG_INVALID_HANDLE;
+    c.kernel_name = k->name;
+    gg__stream *st = NULL;
+    if (desc->stream.id != 0) {
+        st = gg__lookup(&c, desc->stream.id, GG__T_STREAM, "stream");
+        if (st == NULL)
+            return GG_INVALID_HANDLE;
+        c.stream = st;
+        status = gg__check_same_context(&c, &k->h, "kernel", &st->h, "stream");
+        if (status != GG_OK)
+            return status;
+    }
+    status = gg__enter(&c, k->h.context);
+    if (status == GG_OK)
+        status = gg__launch_chunked_entered(&c, k, st, desc, chunk, stats);
+    gg__leave(&c);
+    return status;
+}
+
+static gg__kernel *kernel_for_setting(gg__call *c, gg_kernel kernel)
+{
+    if (gg__require_library(c) != GG_OK)
+        return NULL;
+    return gg__lookup(c, kernel.id, GG__T_KERNEL, "kernel");
+}
+
+gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32_t dimension)
+{
+    gg__call c = GG__CALL("gg_kernel_set_chunking");
+    gg__kernel *k = kernel_for_setting(&c, kernel);
+    if (k == NULL)
+        return gg__last_error_slot()->status;
+    if (dimension > 2)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_set_chunking: dimension %u is not 0, 1 or 2", dimension);
+    pthread_mutex_lock(&k->h.context->lock);
+    k->chunkable = true;
+    k->offset_param = offset_param;
+    k->chunk_dimension = dimension;
+    pthread_mutex_unlock(&k->h.context->lock);
+    return GG_OK;
+}
+
+gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64_t *samples)
+{
+    gg__call c = GG__CALL("gg_kernel_timing");
+    if (ms_per_block == NULL || samples == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_timing: %s is NULL", ms_per_block ? "samples" : "ms_per_block");
+    gg__kernel *k = kernel_for_setting(&c, kernel);
+    if (k == NULL)
+        return gg__last_error_slot()->status;
+    pthread_mutex_lock(&k->h.context->lock);
+    *ms_per_block = k->ms_per_block;
+    *samples = k->timing_samples;
+    pthread_mutex_unlock(&k->h.context->lock);
+    return GG_OK;
+}
+
+gg_status gg_context_set_watchdog(gg_context handle, gg_watchdog_policy policy, uint32_t budget_ms)
+{
+    gg__call c = GG__CALL("gg_context_set_watchdog");
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
+    if ((unsigned)policy > GG_WATCHDOG_ALLOW)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_set_watchdog: policy %d is not a gg_watchdog_policy",
+                        (int)policy);
+    gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
+    if (ctx == NULL)
+        return GG_INVALID_HANDLE;
+    pthread_mutex_lock(&ctx->lock);
+    ctx->watchdog = policy ? policy : gg__lib.config.watchdog;
+    ctx->watchdog_budget_ms = budget_ms ? budget_ms : gg__lib.config.watchdog_budget_ms;
+    pthread_mutex_unlock(&ctx->lock);
+    return GG_OK;
+}
