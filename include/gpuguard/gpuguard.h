@@ -330,8 +330,9 @@ typedef struct gg_dim3 { uint32_t x, y, z; } gg_dim3;
 typedef struct gg_launch_desc {
     gg_kernel kernel;
     gg_stream stream;       /* GG_NO_STREAM: the context's default stream */
-    gg_dim3 grid;           /* zero components mean 1 */
-    gg_dim3 block;          /* zero components mean 1 */
+    gg_dim3 grid;           /* blocks; every component >= 1 (a 0 is refused: it is
+                               usually a size computed from an empty input) */
+    gg_dim3 block;          /* threads per block; every component >= 1 */
     uint32_t shared_bytes;
     void **params;          /* array of pointers to each parameter, as cuLaunchKernel */
     uint32_t param_count;   /* number of entries in params (checked for chunking) */

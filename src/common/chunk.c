@@ -200,10 +200,10 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
                                      const gg_chunk_desc *chunk, gg_chunk_stats *stats)
 {
     gg__context *ctx = k->h.context;
-    unsigned grid[3] = { desc->grid.x ? desc->grid.x : 1, desc->grid.y ? desc->grid.y : 1,
-                         desc->grid.z ? desc->grid.z : 1 };
-    unsigned block[3] = { desc->block.x ? desc->block.x : 1, desc->block.y ? desc->block.y : 1,
-                          desc->block.z ? desc->block.z : 1 };
+    unsigned grid[3], block[3];
+    gg_status status = gg__launch_dims(c, desc, grid, block);
+    if (status != GG_OK)
+        return status;
     uint64_t total_rows = grid[chunk->dimension];
     uint64_t blocks_per_row = (uint64_t)grid[0] * grid[1] * grid[2] / total_rows;
     bool watchdog = device_has_watchdog(ctx);
@@ -214,7 +214,7 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
 
     slice_run run = { NULL, NULL };
     int n = gg__drv(c, GG__OP_EVENT_CREATE, c->b->event_create(c->b->self, &run.start));
-    gg_status status = gg__check(c, GG__OP_EVENT_CREATE, n);
+    status = gg__check(c, GG__OP_EVENT_CREATE, n);
     if (status == GG_OK) {
         n = gg__drv(c, GG__OP_EVENT_CREATE, c->b->event_create(c->b->self, &run.end));
         status = gg__check(c, GG__OP_EVENT_CREATE, n);

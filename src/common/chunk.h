@@ -20,4 +20,7 @@ void gg__timing_release(gg__call *c, gg__kernel *k, bool call_driver);
 gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
                                      const gg_chunk_desc *chunk, gg_chunk_stats *stats);
 
+/* Copies desc's grid and block, refusing zero components (launch.c). */
+gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid[3], unsigned block[3]);
+
 #endif

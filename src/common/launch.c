@@ -5,11 +5,21 @@
 #include "common/child.h"
 #include "common/chunk.h"
 
-static void dims(gg_dim3 d, unsigned out[3])
+/* Grid and block sizes: a zero is refused, not rounded up. */
+gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid[3], unsigned block[3])
 {
-    out[0] = d.x ? d.x : 1;
-    out[1] = d.y ? d.y : 1;
-    out[2] = d.z ? d.z : 1;
+    const gg_dim3 *d[2] = { &desc->grid, &desc->block };
+    unsigned *out[2] = { grid, block };
+    for (int i = 0; i < 2; i++) {
+        out[i][0] = d[i]->x;
+        out[i][1] = d[i]->y;
+        out[i][2] = d[i]->z;
+        for (int j = 0; j < 3; j++)
+            if (GG__UNLIKELY(out[i][j] == 0))
+                return gg__fail(c, GG_INVALID_ARGUMENT, "%s: %s.%c is 0 (every dimension must be at least 1)",
+                                c->api, i ? "block" : "grid", "xyz"[j]);
+    }
+    return GG_OK;
 }
 
 /* Watchdog devices only: refuse a launch that would overrun the budget, run
@@ -66,8 +76,9 @@ gg_status gg_launch(const gg_launch_desc *desc)
     }
     gg__context *ctx = k->h.context;
     unsigned grid[3], block[3];
-    dims(desc->grid, grid);
-    dims(desc->block, block);
+    status = gg__launch_dims(&c, desc, grid, block);
+    if (GG__UNLIKELY(status != GG_OK))
+        return status;
     status = gg__enter(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->watchdog != GG_WATCHDOG_ALLOW && gg__lib.devices[ctx->device].watchdog)) {
         status = launch_under_watchdog(&c, k, st, desc, grid, block);

@@ -165,8 +165,13 @@ gg_status gg_init(const gg_init_desc *desc)
     }
     c.b = &gg__lib.backend_storage;
     status = load_devices(message, sizeof message);
-    if (status == GG_OK && gg__lib.config.fault_plan_json != NULL)
-        status = gg__fault_load_plan(gg__lib.config.fault_plan_json, message, sizeof message);
+    if (status == GG_OK && gg__lib.config.fault_plan_json != NULL) {
+        char plan_message[GG_MESSAGE_MAX];
+        status = gg__fault_load_plan(gg__lib.config.fault_plan_json, plan_message, sizeof plan_message);
+        if (status != GG_OK)
+            snprintf(message, sizeof message, "%s: %s", getenv("GPUGUARD_FAULTS") ? "GPUGUARD_FAULTS" : "desc->fault_plan_json",
+                     plan_message);
+    }
     if (status != GG_OK) {
         gg__lib.backend_storage.close(gg__lib.backend_storage.self, true);
         free(gg__lib.devices);

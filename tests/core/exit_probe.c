@@ -23,7 +23,8 @@ int main(int argc, char **argv)
     uint64_t dptr = 0, bytes = 1u << 30;
     gg_buffer_device_ptr(buf, &dptr);
     void *params[] = { &dptr, &bytes };
-    gg_launch_desc d = { .kernel = touch, .stream = stream, .params = params, .param_count = 2 };
+    gg_launch_desc d = { .kernel = touch, .stream = stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+                         .params = params, .param_count = 2 };
     if (gg_launch(&d) != GG_OK)
         return 5;
     if (gg_stream_synchronize(stream, 5000) != GG_ILLEGAL_ADDRESS)

@@ -7,20 +7,20 @@
 static inline gg_status launch_touch(gg_test_rig *r, gg_stream s, uint64_t ptr, uint64_t bytes)
 {
     void *params[] = { &ptr, &bytes };
-    gg_launch_desc d = { .kernel = r->touch, .stream = s, .params = params, .param_count = 2 };
+    gg_launch_desc d = { .kernel = r->touch, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 2 };
     return gg_launch(&d);
 }
 
 static inline gg_status launch_sleep(gg_test_rig *r, gg_stream s, uint32_t ms)
 {
     void *params[] = { &ms };
-    gg_launch_desc d = { .kernel = r->sleep_ms, .stream = s, .params = params, .param_count = 1 };
+    gg_launch_desc d = { .kernel = r->sleep_ms, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 1 };
     return gg_launch(&d);
 }
 
 static inline gg_status launch_plain(gg_kernel k, gg_stream s)
 {
-    gg_launch_desc d = { .kernel = k, .stream = s };
+    gg_launch_desc d = { .kernel = k, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     return gg_launch(&d);
 }
 

@@ -76,7 +76,7 @@ Test(recovery, primary_context_recovers_by_reset)
     uint64_t dptr, bytes = 1u << 30;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     void *params[] = { &dptr, &bytes };
-    gg_launch_desc d = { .kernel = touch, .params = params, .param_count = 2 };
+    gg_launch_desc d = { .kernel = touch, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 2 };
     GG_OK_(gg_launch(&d));
     GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(primary, 0));
     GG_OK_(gg_context_recover(primary));

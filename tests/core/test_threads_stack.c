@@ -26,7 +26,7 @@ Test(threads_stack, calls_restore_the_callers_current_context)
     GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
     cr_assert_eq(gg_test_sim_current_context(), raw, "success path changed the current context");
     /* An error from the driver after the switch (a grid over the limits). */
-    gg_launch_desc d = { .kernel = rig.noop, .grid = { 1u << 31, 1u << 20, 1 } };
+    gg_launch_desc d = { .kernel = rig.noop, .grid = { 1u << 31, 1u << 20, 1 }, .block = { 1, 1, 1 } };
     cr_assert_neq(gg_launch(&d), GG_OK);
     cr_assert_eq(gg_test_sim_current_context(), raw, "error path changed the current context");
     GG_OK_(gg_buffer_free(buf));

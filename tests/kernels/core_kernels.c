@@ -85,3 +85,38 @@ GG_SIM_KERNEL(trap)
 {
     b->rt->trap(b, GG_SIM_TRAP_ASSERT);
 }
+
+/* record_blocks(uint64 counts, uint32 gx, uint32 gy, uint32 offset, uint32 dim):
+ * counts[(z * gy + y) * gx + x] += 1 for this block's place in the whole
+ * grid, where the sliced dimension's index is blockIdx + offset. Chunked
+ * launches must leave every count at exactly 1. */
+GG_SIM_KERNEL_PARAMS(record_blocks, sizeof(uint64_t), sizeof(uint32_t), sizeof(uint32_t), sizeof(uint32_t),
+                     sizeof(uint32_t));
+GG_SIM_KERNEL(record_blocks)
+{
+    uint64_t counts = GG_SIM_PARAM(b, uint64_t, 0);
+    uint32_t gx = GG_SIM_PARAM(b, uint32_t, 1);
+    uint32_t gy = GG_SIM_PARAM(b, uint32_t, 2);
+    uint32_t offset = GG_SIM_PARAM(b, uint32_t, 3);
+    uint32_t dim = GG_SIM_PARAM(b, uint32_t, 4);
+    uint64_t x = b->block_idx.x + (dim == 0 ? offset : 0);
+    uint64_t y = b->block_idx.y + (dim == 1 ? offset : 0);
+    uint64_t z = b->block_idx.z + (dim == 2 ? offset : 0);
+    uint32_t *count = b->rt->map(b, counts + ((z * gy + y) * gx + x) * 4, 4);
+    if (count != NULL)
+        (*count)++;
+}
+
+/* spin(uint32 us_per_block, uint32 offset): busy for us_per_block per block,
+ * a kernel of known cost for slice sizing and the watchdog. */
+GG_SIM_KERNEL_PARAMS(spin, sizeof(uint32_t), sizeof(uint32_t));
+GG_SIM_KERNEL(spin)
+{
+    uint32_t us = GG_SIM_PARAM(b, uint32_t, 0);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < (long)us &&
+             !b->rt->cancelled(b));
+}

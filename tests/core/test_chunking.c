@@ -1,0 +1,231 @@
+/* Watchdog-safe chunked launches: every block runs exactly once in any
+ * slicing; slices converge to the target; a kernel that would overrun the
+ * watchdog completes chunked; cancellation; enforcement on plain launches;
+ * bad descriptors are named. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/launches.h"
+
+/* Device 0: a display GPU whose watchdog kills at 400 ms; device 1: none. */
+#define WATCHDOG_CONFIG                                                                      \
+    "{\"devices\":[{\"name\":\"display\",\"watchdog\":true,\"watchdog_ms\":400},"            \
+    "{\"name\":\"compute\",\"watchdog\":false}]}"
+
+static gg_test_rig rig;
+static gg_kernel record_blocks, spin;
+
+static void open_rig(int device)
+{
+    gg_test_rig_open(&rig, device);
+    GG_OK_(gg_kernel_get(rig.module, "record_blocks", &record_blocks));
+    GG_OK_(gg_kernel_get(rig.module, "spin", &spin));
+}
+
+static void setup(void)
+{
+    gg_test_init_sim(WATCHDOG_CONFIG);
+}
+
+TestSuite(chunking, .init = setup);
+
+/* Runs record_blocks chunked over `grid` along `dim`; asserts every count is 1. */
+static void check_every_block_once(gg_dim3 grid, uint32_t dim, float target_ms, uint32_t first_slice)
+{
+    size_t blocks = (size_t)grid.x * grid.y * grid.z;
+    gg_buffer counts;
+    GG_OK_(gg_buffer_alloc(rig.ctx, blocks * 4, 0, &counts));
+    GG_OK_(gg_memset(counts, 0, 0, blocks * 4, GG_NO_STREAM));
+    uint64_t dptr;
+    GG_OK_(gg_buffer_device_ptr(counts, &dptr));
+    uint32_t gx = grid.x, gy = grid.y, offset = 12345, d = dim;
+    void *params[] = { &dptr, &gx, &gy, &offset, &d };
+    gg_launch_desc desc = { .kernel = record_blocks, .grid = grid, .block = { 1, 1, 1 }, .params = params,
+                            .param_count = 5 };
+    gg_chunk_desc chunk = { .offset_param = 3, .dimension = dim, .target_ms = target_ms, .first_slice = first_slice };
+    gg_chunk_stats stats;
+    GG_OK_(gg_launch_chunked(&desc, &chunk, &stats));
+    cr_assert_eq(stats.blocks, blocks);
+    uint32_t *host = malloc(blocks * 4);
+    GG_OK_(gg_memcpy_dtoh(host, counts, 0, blocks * 4, GG_NO_STREAM));
+    for (size_t i = 0; i < blocks; i++)
+        cr_assert_eq(host[i], 1, "block %zu ran %u times (grid %ux%ux%u, dim %u, %u slices)", i, host[i], grid.x,
+                     grid.y, grid.z, dim, stats.slices);
+    free(host);
+    GG_OK_(gg_buffer_free(counts));
+}
+
+Test(chunking, every_block_runs_exactly_once_in_1d_2d_3d_and_odd_sizes)
+{
+    open_rig(1);
+    /* A tiny target forces many slices of varying size. */
+    check_every_block_once((gg_dim3){ 1000, 1, 1 }, 0, 0.01f, 1);
+    check_every_block_once((gg_dim3){ 37, 23, 1 }, 1, 0.01f, 1);
+    check_every_block_once((gg_dim3){ 37, 23, 1 }, 0, 0.01f, 3);
+    check_every_block_once((gg_dim3){ 5, 7, 9 }, 2, 0.01f, 2);
+    check_every_block_once((gg_dim3){ 1, 1, 1 }, 0, 0.01f, 1);
+    /* No target on a device without a watchdog: one slice. */
+    gg_buffer counts;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64 * 4, 0, &counts));
+    uint64_t dptr;
+    GG_OK_(gg_buffer_device_ptr(counts, &dptr));
+    uint32_t gx = 64, gy = 1, offset = 0, d = 0;
+    void *params[] = { &dptr, &gx, &gy, &offset, &d };
+    gg_launch_desc desc = { .kernel = record_blocks, .grid = { 64, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+                            .param_count = 5 };
+    gg_chunk_stats stats;
+    GG_OK_(gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 3 }, &stats));
+    cr_assert_eq(stats.slices, 1);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(chunking, slices_converge_to_the_target_on_a_kernel_of_known_cost)
+{
+    open_rig(1);
+    uint32_t us = 500, offset = 0; /* 0.5 ms per block */
+    void *params[] = { &us, &offset };
+    gg_launch_desc desc = { .kernel = spin, .grid = { 600, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+                            .param_count = 2 };
+    gg_chunk_stats stats;
+    GG_OK_(gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1, .target_ms = 20.0f }, &stats));
+    cr_assert_eq(stats.blocks, 600);
+    /* 300 ms of work in ~20 ms slices, after a ramp from 1 block: well over
+     * the 7 doublings of the ramp, and far under one slice per block. */
+    cr_assert(stats.slices > 10 && stats.slices < 200, "%u slices", stats.slices);
+    cr_assert_geq(stats.ms_per_block, 0.45, "measured %.3f ms per block", stats.ms_per_block);
+    double ms_per_block = 0;
+    uint64_t samples = 0;
+    GG_OK_(gg_kernel_timing(spin, &ms_per_block, &samples));
+    cr_assert_eq(samples, stats.slices);
+    cr_assert_geq(ms_per_block, 0.45);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(chunking, a_kernel_that_would_overrun_the_watchdog_completes_chunked)
+{
+    open_rig(0); /* watchdog kills at 400 ms */
+    GG_OK_(gg_context_set_watchdog(rig.ctx, GG_WATCHDOG_ALLOW, 300));
+    uint32_t us = 2000, offset = 0; /* 2 ms per block, 400 blocks: 800 ms in one launch */
+    void *params[] = { &us, &offset };
+    gg_launch_desc desc = { .kernel = spin, .grid = { 400, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+                            .param_count = 2 };
+    GG_OK_(gg_launch(&desc)); /* unchunked, allowed by policy: the watchdog kills it */
+    GG_EXPECT(GG_LAUNCH_TIMEOUT, gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_recover(rig.ctx));
+    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), &rig.module));
+    GG_OK_(gg_kernel_get(rig.module, "spin", &spin));
+    desc.kernel = spin;
+    gg_chunk_stats stats;
+    GG_OK_(gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1 }, &stats));
+    cr_assert_eq(stats.blocks, 400);
+    cr_assert_lt(stats.largest_slice_ms, 300.0f, "largest slice %.1f ms over the 300 ms budget", stats.largest_slice_ms);
+    cr_assert_gt(stats.slices, 2);
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+static bool cancel_after_three(void *user, const gg_chunk_progress *p)
+{
+    int *calls = user;
+    ++*calls;
+    return p->slices < 3;
+}
+
+Test(chunking, progress_callback_can_cancel)
+{
+    open_rig(1);
+    uint32_t us = 100, offset = 0;
+    void *params[] = { &us, &offset };
+    gg_launch_desc desc = { .kernel = spin, .grid = { 1000, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+                            .param_count = 2 };
+    int calls = 0;
+    gg_chunk_stats stats;
+    GG_EXPECT(GG_CANCELLED, gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1, .target_ms = 1.0f,
+                                                                        .progress = cancel_after_three,
+                                                                        .progress_user = &calls }, &stats));
+    cr_assert_eq(calls, 3);
+    cr_assert_eq(stats.slices, 3);
+    cr_assert_lt(stats.blocks, 1000);
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE, "cancelling does not kill the context");
+    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(chunking, chunkable_kernels_are_chunked_automatically_on_a_watchdog_device)
+{
+    open_rig(0);
+    GG_OK_(gg_context_set_watchdog(rig.ctx, GG_WATCHDOG_AUTO_CHUNK, 300));
+    GG_OK_(gg_kernel_set_chunking(spin, 1, 0));
+    uint32_t us = 2000, offset = 0;
+    void *params[] = { &us, &offset };
+    gg_launch_desc desc = { .kernel = spin, .grid = { 400, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+                            .param_count = 2 };
+    GG_OK_(gg_launch(&desc)); /* 800 ms of work: would be killed at 400 ms unchunked */
+    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    double ms_per_block;
+    uint64_t samples;
+    GG_OK_(gg_kernel_timing(spin, &ms_per_block, &samples));
+    cr_assert_gt(samples, 2, "the launch was not sliced");
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(chunking, risky_plain_launch_is_refused_before_the_driver_unless_allowed)
+{
+    open_rig(0);
+    GG_OK_(gg_context_set_watchdog(rig.ctx, GG_WATCHDOG_REFUSE, 300));
+    uint32_t us = 2000, offset = 0;
+    void *params[] = { &us, &offset };
+    gg_launch_desc small = { .kernel = spin, .grid = { 20, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+                             .param_count = 2 };
+    /* Timing history from a chunked run... */
+    GG_OK_(gg_launch_chunked(&small, &(gg_chunk_desc){ .offset_param = 1 }, NULL));
+    /* ...predicts that 400 blocks take ~800 ms: refused, no launch made. */
+    gg_launch_desc big = small;
+    big.grid.x = 400;
+    unsigned long long launches = gg_test_sim_call_count("cuLaunchKernel");
+    GG_EXPECT(GG_WATCHDOG_RISK, gg_launch(&big));
+    cr_assert(strstr(gg_test_last_message(), "spin") != NULL && strstr(gg_test_last_message(), "300 ms") != NULL,
+              "%s", gg_test_last_message());
+    cr_assert_eq(gg_test_sim_call_count("cuLaunchKernel"), launches, "a refused launch reached the driver");
+    /* A plain launch that fits is allowed and timed. */
+    GG_OK_(gg_launch(&small));
+    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    /* The allow policy sends it anyway (and the watchdog then kills it). */
+    GG_OK_(gg_context_set_watchdog(rig.ctx, GG_WATCHDOG_ALLOW, 300));
+    GG_OK_(gg_launch(&big));
+    GG_EXPECT(GG_LAUNCH_TIMEOUT, gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(chunking, bad_chunk_descriptors_are_named)
+{
+    open_rig(1);
+    uint32_t us = 1, offset = 0;
+    void *params[] = { &us, &offset };
+    gg_launch_desc desc = { .kernel = spin, .grid = { 10, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+                            .param_count = 2 };
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&desc, NULL, NULL));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 2 }, NULL));
+    cr_assert(strstr(gg_test_last_message(), "offset_param") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1, .dimension = 3 }, NULL));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1, .target_ms = -1 }, NULL));
+    cr_assert(strstr(gg_test_last_message(), "target_ms") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1, .target_ms = NAN }, NULL));
+    GG_EXPECT(GG_INVALID_ARGUMENT,
+              gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1, .target_ms = 50, .max_ms = 10 }, NULL));
+    desc.grid.y = 0;
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1 }, NULL));
+    cr_assert(strstr(gg_test_last_message(), "grid.y is 0") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch(&desc));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_set_chunking(spin, 1, 5));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}

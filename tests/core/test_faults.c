@@ -1,0 +1,238 @@
+/* Fault injection: rules hit exactly the calls they name; immediate and
+ * async errors flow through the same machinery as real ones; malformed
+ * plans are refused naming the rule and field. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/launches.h"
+
+static gg_test_rig rig;
+
+static void setup(void)
+{
+    gg_test_init_sim(NULL);
+    gg_test_rig_open(&rig, 1);
+}
+
+TestSuite(faults, .init = setup);
+
+/* Allocates `n` buffers; returns a string of '.' (ok) and 'x' (OOM), freeing all. */
+static void alloc_pattern(int n, char *out)
+{
+    gg_buffer bufs[128];
+    for (int i = 0; i < n; i++) {
+        gg_status s = gg_buffer_alloc(rig.ctx, 64, 0, &bufs[i]);
+        cr_assert(s == GG_OK || s == GG_OUT_OF_MEMORY, "alloc %d: %s", i, gg_status_name(s));
+        out[i] = s == GG_OK ? '.' : 'x';
+        cr_assert(s == GG_OK || bufs[i].id == 0);
+    }
+    out[n] = '\0';
+    for (int i = 0; i < n; i++)
+        gg_buffer_free(bufs[i]);
+}
+
+Test(faults, rules_hit_exactly_the_calls_they_name)
+{
+    char pattern[129];
+    GG_OK_(gg_fault_set_plan("{\"rules\":[{\"op\":\"alloc\",\"nth\":2,\"error\":\"out_of_memory\"}]}"));
+    alloc_pattern(5, pattern);
+    cr_assert_str_eq(pattern, ".x...");
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"from\":3,\"to\":5,\"error\":\"out_of_memory\"}]"));
+    alloc_pattern(7, pattern);
+    cr_assert_str_eq(pattern, "..xxx..");
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"from\":6,\"error\":\"out_of_memory\"}]"));
+    alloc_pattern(8, pattern);
+    cr_assert_str_eq(pattern, ".....xxx");
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"every\":3,\"error\":\"out_of_memory\"}]"));
+    alloc_pattern(9, pattern);
+    cr_assert_str_eq(pattern, "..x..x..x");
+    GG_OK_(gg_fault_clear());
+    alloc_pattern(3, pattern);
+    cr_assert_str_eq(pattern, "...");
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, seeded_probability_is_reproducible)
+{
+    const char *plan = "{\"seed\":42,\"rules\":[{\"op\":\"alloc\",\"probability\":0.3,\"error\":\"out_of_memory\"}]}";
+    char first[101], second[101], other[101];
+    GG_OK_(gg_fault_set_plan(plan));
+    alloc_pattern(100, first);
+    GG_OK_(gg_fault_set_plan(plan));
+    alloc_pattern(100, second);
+    cr_assert_str_eq(first, second);
+    int failures = 0;
+    for (int i = 0; i < 100; i++)
+        failures += first[i] == 'x';
+    cr_assert(failures > 10 && failures < 60, "%d failures at p=0.3", failures);
+    GG_OK_(gg_fault_set_plan("{\"seed\":43,\"rules\":[{\"op\":\"alloc\",\"probability\":0.3,\"error\":\"out_of_memory\"}]}"));
+    alloc_pattern(100, other);
+    cr_assert_str_neq(first, other, "another seed gives another sequence");
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, counts_report_calls_per_operation_and_rule_hits)
+{
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"nth\":1,\"error\":\"out_of_memory\"}]"));
+    char pattern[8];
+    alloc_pattern(3, pattern);
+    char *json = NULL;
+    GG_OK_(gg_fault_counts_json(&json));
+    cr_assert(strstr(json, "\"alloc\":\t3") != NULL || strstr(json, "\"alloc\": 3") != NULL, "%s", json);
+    cr_assert(strstr(json, "\"fired\":\t1") != NULL || strstr(json, "\"fired\": 1") != NULL, "%s", json);
+    gg_free(json);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, immediate_sticky_injection_kills_the_context_with_the_cause)
+{
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"kernel\":\"noop\",\"nth\":2,\"error\":\"illegal_address\"}]"));
+    GG_OK_(launch_plain(rig.noop, GG_NO_STREAM));
+    GG_OK_(launch_plain(rig.hang_me, GG_NO_STREAM)); /* another kernel: not counted by the rule */
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, launch_plain(rig.noop, GG_NO_STREAM));
+    gg_error_info death;
+    GG_OK_(gg_context_death(rig.ctx, &death));
+    cr_assert_eq(death.status, GG_ILLEGAL_ADDRESS);
+    cr_assert_eq(death.native_code, 700);
+    cr_assert_str_eq(death.driver_call, "cuLaunchKernel");
+    cr_assert(strstr(death.message, "injected") != NULL, "%s", death.message);
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, async_injection_surfaces_at_the_next_sync_naming_the_launch)
+{
+    gg_stream stream;
+    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"nth\":1,\"error\":\"launch_failed\",\"mode\":\"async\"}]"));
+    GG_OK_(launch_plain(rig.noop, stream)); /* goes through */
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf)); /* not a sync point */
+    GG_EXPECT(GG_LAUNCH_FAILED, gg_stream_synchronize(stream, 0));
+    gg_error_info e;
+    GG_OK_(gg_last_error(&e));
+    cr_assert_eq(e.culprit.certainty, GG_ATTRIBUTION_EXACT);
+    cr_assert_str_eq(e.culprit.kernel_name, "noop");
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+    /* Recovery clears the latched error. */
+    GG_OK_(gg_context_recover(rig.ctx));
+    GG_OK_(gg_fault_clear());
+    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, device_filter_limits_a_rule)
+{
+    gg_context on0;
+    GG_OK_(gg_context_create(0, NULL, &on0));
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"device\":0,\"error\":\"out_of_memory\"}]"));
+    gg_buffer a, b;
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(on0, 64, 0, &a));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &b)); /* device 1 */
+    GG_OK_(gg_context_destroy(on0));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, failed_free_still_releases_the_handle)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"free\",\"error\":\"invalid_argument\"}]"));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_free(buf));
+    size_t size;
+    GG_EXPECT(GG_INVALID_HANDLE, gg_buffer_size(buf, &size));
+    GG_OK_(gg_fault_clear());
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+typedef struct bad_plan {
+    const char *json;
+    const char *expect; /* must appear in the message */
+} bad_plan;
+
+static const bad_plan bad_plans[] = {
+    { "{not json", "not valid JSON" },
+    { "{\"rules\": 3}", "rules" },
+    { "{\"rules\": [], \"extra\": 1}", "\"extra\"" },
+    { "[3]", "rule 0 is not a JSON object" },
+    { "[{\"error\":\"out_of_memory\"}]", "rule 0: \"op\"" },
+    { "[{\"op\":\"allocate\",\"error\":\"out_of_memory\"}]", "rule 0: \"op\": unknown operation \"allocate\"" },
+    { "[{\"op\":\"alloc\"}]", "rule 0: \"error\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"kaboom\"}]", "rule 0: \"error\": unknown error \"kaboom\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"nht\":2}]", "rule 0: unknown field \"nht\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\"},{\"op\":\"free\",\"error\":\"driver\",\"nth\":0}]",
+      "rule 1: \"nth\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"nth\":\"2\"}]", "rule 0: \"nth\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"nth\":1.5}]", "rule 0: \"nth\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"nth\":2,\"every\":3}]", "rule 0: choose one" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"from\":5,\"to\":2}]", "rule 0: \"to\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"probability\":1.5}]", "rule 0: \"probability\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"kernel\":\"x\"}]", "rule 0: \"kernel\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"mode\":\"async\"}]", "rule 0: \"mode\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"mode\":\"later\"}]", "rule 0: \"mode\"" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"device\":-1}]", "rule 0: \"device\"" },
+};
+
+Test(faults, malformed_plans_are_refused_naming_rule_and_field)
+{
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"nth\":1,\"error\":\"out_of_memory\"}]"));
+    for (size_t i = 0; i < sizeof bad_plans / sizeof bad_plans[0]; i++) {
+        GG_EXPECT(GG_INVALID_ARGUMENT, gg_fault_set_plan(bad_plans[i].json));
+        cr_assert(strstr(gg_test_last_message(), bad_plans[i].expect) != NULL, "plan %zu: message '%s' lacks '%s'", i,
+                  gg_test_last_message(), bad_plans[i].expect);
+    }
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_fault_set_plan(NULL));
+    /* The plan in force was left as it was. */
+    gg_buffer buf;
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, plans_from_the_environment_and_the_report_file)
+{
+    GG_OK_(gg_context_destroy(rig.ctx));
+    GG_OK_(gg_shutdown());
+    char plan_path[] = "/tmp/gg_plan_XXXXXX";
+    int fd = mkstemp(plan_path);
+    const char *plan = "[{\"op\":\"stream_create\",\"nth\":1,\"error\":\"out_of_memory\"}]";
+    cr_assert_eq(write(fd, plan, strlen(plan)), (ssize_t)strlen(plan));
+    close(fd);
+    char arg[64], report[] = "/tmp/gg_report_XXXXXX";
+    close(mkstemp(report));
+    snprintf(arg, sizeof arg, "@%s", plan_path);
+    setenv("GPUGUARD_FAULTS", arg, 1);
+    setenv("GPUGUARD_FAULT_REPORT", report, 1);
+    gg_test_init_sim(NULL);
+    gg_context ctx;
+    GG_OK_(gg_context_create(1, NULL, &ctx));
+    gg_stream s;
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_stream_create(ctx, "first", &s));
+    GG_OK_(gg_stream_create(ctx, "second", &s));
+    GG_OK_(gg_context_destroy(ctx));
+    gg_test_finish();
+    FILE *f = fopen(report, "r");
+    cr_assert_not_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    cr_assert(strstr(text, "\"stream_create\"") != NULL && strstr(text, "\"fired\"") != NULL, "%s", text);
+    unlink(report);
+    unlink(plan_path);
+    /* A malformed plan in the environment fails init, naming the variable. */
+    setenv("GPUGUARD_FAULTS", "[{\"op\":\"nope\"}]", 1);
+    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
+    cr_assert(strstr(gg_test_last_message(), "GPUGUARD_FAULTS") != NULL, "%s", gg_test_last_message());
+}
