@@ -100,7 +100,7 @@ typedef struct gg_kernel { uint64_t id; } gg_kernel;
 /* ------------------------------------------------------------------------ */
 
 #define GG_NAME_MAX 64
-#define GG_MESSAGE_MAX 256
+#define GG_MESSAGE_MAX 512
 
 typedef enum gg_attribution {
     GG_ATTRIBUTION_NONE = 0,   /* no launch could be blamed (error not from a launch) */

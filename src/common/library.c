@@ -72,7 +72,7 @@ static gg__backend_open_result open_backend(const char *backend, gg__backend *ou
     gg__backend_open_result both = cuda;
     if (cuda.status == GG_NO_DRIVER && hip.status == GG_NO_DEVICE)
         both.status = GG_NO_DEVICE;
-    snprintf(both.message, sizeof both.message, "CUDA: %.110s; HIP: %.110s", cuda.message, hip.message);
+    snprintf(both.message, sizeof both.message, "CUDA: %.240s; HIP: %.240s", cuda.message, hip.message);
     return both;
 }
 

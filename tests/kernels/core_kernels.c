@@ -66,21 +66,21 @@ GG_SIM_KERNEL(sleep_ms)
 }
 
 /* noop(): does nothing; the simulator's misbehaviour rules target it by name. */
-GG_SIM_KERNEL_PARAMS(noop);
+GG_SIM_KERNEL_NO_PARAMS(noop);
 GG_SIM_KERNEL(noop)
 {
     (void)b;
 }
 
 /* hang_me(): does nothing itself; tests configure the simulator to hang it. */
-GG_SIM_KERNEL_PARAMS(hang_me);
+GG_SIM_KERNEL_NO_PARAMS(hang_me);
 GG_SIM_KERNEL(hang_me)
 {
     (void)b;
 }
 
 /* trap(): raises a device-side assert (CUDA_ERROR_ASSERT). */
-GG_SIM_KERNEL_PARAMS(trap);
+GG_SIM_KERNEL_NO_PARAMS(trap);
 GG_SIM_KERNEL(trap)
 {
     b->rt->trap(b, GG_SIM_TRAP_ASSERT);

@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# Shared set-up for scripts/demo.sh and scripts/test.sh: install what the
+# build needs on a fresh Debian 12 machine, configure with CMake, build.
+# Sourced, not run: it only defines functions and variables.
+
+GG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# What a build and a full test run need. valgrind is optional: nothing in the
+# default run uses it, so it is not installed here.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
+             libpng-dev python3 python3-dev)
+
+gg_log() { printf '==> %s\n' "$*"; }
+gg_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# gg_ensure_packages PKG...: installs the Debian packages not yet installed.
+# apt-get update runs only when something is missing, so a machine that has
+# everything makes no network access at all.
+gg_ensure_packages() {
+    local missing=() pkg status
+    for pkg in "$@"; do
+        status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+        [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+    done
+    ((${#missing[@]} == 0)) && return 0
+
+    command -v apt-get >/dev/null 2>&1 ||
+        gg_die "missing packages (${missing[*]}) and no apt-get to install them"
+    local sudo=()
+    if [[ "$(id -u)" != 0 ]]; then
+        command -v sudo >/dev/null 2>&1 ||
+            gg_die "missing packages (${missing[*]}): run as root or install them"
+        sudo=(sudo)
+    fi
+    gg_log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -q
+    "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# gg_configure BUILD_DIR [CMAKE_ARGS...]: configures the project into
+# BUILD_DIR (relative to the repository root) with warnings as errors.
+# RelWithDebInfo rather than Release: optimised like a user's build, but a
+# crash in CI still gives a usable stack trace.
+gg_configure() {
+    local dir="$1"; shift
+    gg_log "configuring $dir"
+    cmake -S "$GG_ROOT" -B "$GG_ROOT/$dir" \
+        -DCMAKE_BUILD_TYPE="${GG_BUILD_TYPE:-RelWithDebInfo}" \
+        -DGG_WERROR=ON "$@"
+}
+
+# gg_build BUILD_DIR: builds everything on all cores.
+gg_build() {
+    local dir="$1"
+    gg_log "building $dir on $(nproc) cores"
+    cmake --build "$GG_ROOT/$dir" -j"$(nproc)"
+}

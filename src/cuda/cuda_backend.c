@@ -1,0 +1,499 @@
+/*
+ * The CUDA backend: gg__backend over the CUDA Driver API, through the
+ * pointers of a ggcu_driver (cuda_loader.c). Each function is one driver
+ * call, or a few when the portable operation needs them (ctx_create restores
+ * the caller's current context; device_props gathers attributes). Every
+ * function returns the driver's CUresult; src/common classifies it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/backend.h"
+#include "cuda/cuda_abi.h"
+#include "cuda/cuda_errors.h"
+#include "cuda/cuda_loader.h"
+
+/* Recovers the driver from the backend's opaque self. */
+static inline const ggcu_driver *drv_of(void *self)
+{
+    return (const ggcu_driver *)self;
+}
+
+/* The CUDA device for an ordinal: CUdevice is an opaque handle in the API,
+ * even though drivers use the ordinal itself. */
+static int device_of(const ggcu_driver *d, int ordinal, ggcu_device *dev)
+{
+    *dev = 0;
+    return (int)d->cuDeviceGet(dev, ordinal);
+}
+
+/* ---- devices ---------------------------------------------------------- */
+
+static int cuda_driver_version(void *self, int *version)
+{
+    return (int)drv_of(self)->cuDriverGetVersion(version);
+}
+
+static int cuda_device_count(void *self, int *count)
+{
+    return (int)drv_of(self)->cuDeviceGetCount(count);
+}
+
+static int cuda_device_props(void *self, int device, gg__device_props *out)
+{
+    const ggcu_driver *d = drv_of(self);
+    memset(out, 0, sizeof *out);
+    out->simulated = d->simulated;
+
+    ggcu_device dev;
+    int rc = device_of(d, device, &dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    rc = (int)d->cuDeviceGetName(out->name, (int)sizeof out->name, dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    out->name[sizeof out->name - 1] = '\0';
+
+    size_t total = 0;
+    rc = (int)d->cuDeviceTotalMem_v2(&total, dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    out->total_memory = (uint64_t)total;
+
+    int watchdog = 0;
+    const struct { ggcu_device_attribute attr; int *dst; } attrs[] = {
+        { GGCU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &out->max_threads_per_block },
+        { GGCU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &out->max_block[0] },
+        { GGCU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &out->max_block[1] },
+        { GGCU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &out->max_block[2] },
+        { GGCU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &out->max_grid[0] },
+        { GGCU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &out->max_grid[1] },
+        { GGCU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &out->max_grid[2] },
+        { GGCU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &out->multiprocessors },
+        { GGCU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT, &watchdog },
+    };
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        rc = (int)d->cuDeviceGetAttribute(attrs[i].dst, attrs[i].attr, dev);
+        if (rc != GGCU_SUCCESS)
+            return rc;
+    }
+    out->watchdog = watchdog != 0;
+    return GGCU_SUCCESS;
+}
+
+/* ---- contexts --------------------------------------------------------- */
+
+static int cuda_ctx_create(void *self, int device, bool use_primary, gg__nctx *out)
+{
+    const ggcu_driver *d = drv_of(self);
+    *out = NULL;
+    ggcu_device dev;
+    int rc = device_of(d, device, &dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+
+    ggcu_context ctx = NULL;
+    if (use_primary) {
+        /* Retain does not touch the current context: nothing to restore. */
+        if (d->cuDevicePrimaryCtxRetain == NULL)
+            return GGCU_ERROR_NOT_SUPPORTED;
+        rc = (int)d->cuDevicePrimaryCtxRetain(&ctx, dev);
+        if (rc == GGCU_SUCCESS)
+            *out = ctx;
+        return rc;
+    }
+
+    /* cuCtxCreate makes the new context current (pushes it); pop it so the
+     * caller's current context is what it was. */
+    if (d->cuCtxCreate_v4 != NULL)
+        rc = (int)d->cuCtxCreate_v4(&ctx, NULL, GGCU_CTX_SCHED_AUTO, dev);
+    else
+        rc = (int)d->cuCtxCreate_v2(&ctx, GGCU_CTX_SCHED_AUTO, dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+
+    ggcu_context popped = NULL;
+    rc = (int)d->cuCtxPopCurrent_v2(&popped);
+    if (rc != GGCU_SUCCESS || popped != ctx) {
+        /* Cannot restore the caller's stack around a context we keep: give
+         * it up. cuCtxDestroy also pops it if it is still current here. */
+        if (rc == GGCU_SUCCESS && popped != NULL)
+            (void)d->cuCtxPushCurrent_v2(popped);
+        (void)d->cuCtxDestroy_v2(ctx);
+        return rc != GGCU_SUCCESS ? rc : GGCU_ERROR_UNKNOWN;
+    }
+    *out = ctx;
+    return GGCU_SUCCESS;
+}
+
+static int cuda_ctx_destroy(void *self, int device, bool use_primary, gg__nctx ctx)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (!use_primary)
+        return (int)d->cuCtxDestroy_v2((ggcu_context)ctx);
+    if (d->cuDevicePrimaryCtxRelease_v2 == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    ggcu_device dev;
+    int rc = device_of(d, device, &dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    return (int)d->cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+static int cuda_ctx_reset_primary(void *self, int device)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (d->cuDevicePrimaryCtxReset_v2 == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    ggcu_device dev;
+    int rc = device_of(d, device, &dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    return (int)d->cuDevicePrimaryCtxReset_v2(dev);
+}
+
+static int cuda_ctx_get_current(void *self, gg__nctx *out)
+{
+    ggcu_context ctx = NULL;
+    int rc = (int)drv_of(self)->cuCtxGetCurrent(&ctx);
+    *out = rc == GGCU_SUCCESS ? ctx : NULL;
+    return rc;
+}
+
+static int cuda_ctx_set_current(void *self, gg__nctx ctx)
+{
+    return (int)drv_of(self)->cuCtxSetCurrent((ggcu_context)ctx);
+}
+
+static int cuda_ctx_push(void *self, gg__nctx ctx)
+{
+    return (int)drv_of(self)->cuCtxPushCurrent_v2((ggcu_context)ctx);
+}
+
+static int cuda_ctx_pop(void *self, gg__nctx *out)
+{
+    ggcu_context ctx = NULL;
+    int rc = (int)drv_of(self)->cuCtxPopCurrent_v2(&ctx);
+    if (out != NULL)
+        *out = rc == GGCU_SUCCESS ? ctx : NULL;
+    return rc;
+}
+
+static int cuda_ctx_synchronize(void *self)
+{
+    return (int)drv_of(self)->cuCtxSynchronize();
+}
+
+/* ---- streams and events ----------------------------------------------- */
+
+static int cuda_stream_create(void *self, gg__nstream *out)
+{
+    ggcu_stream s = NULL;
+    /* Non-blocking: gpuguard's streams must not serialise with the legacy
+     * default stream that other code in the process may be using. */
+    int rc = (int)drv_of(self)->cuStreamCreate(&s, GGCU_STREAM_NON_BLOCKING);
+    *out = rc == GGCU_SUCCESS ? s : NULL;
+    return rc;
+}
+
+static int cuda_stream_destroy(void *self, gg__nstream s)
+{
+    return (int)drv_of(self)->cuStreamDestroy_v2((ggcu_stream)s);
+}
+
+static int cuda_stream_query(void *self, gg__nstream s)
+{
+    return (int)drv_of(self)->cuStreamQuery((ggcu_stream)s);
+}
+
+static int cuda_stream_synchronize(void *self, gg__nstream s)
+{
+    return (int)drv_of(self)->cuStreamSynchronize((ggcu_stream)s);
+}
+
+static int cuda_stream_wait_event(void *self, gg__nstream s, gg__nevent e)
+{
+    return (int)drv_of(self)->cuStreamWaitEvent((ggcu_stream)s, (ggcu_event)e, 0);
+}
+
+static int cuda_event_create(void *self, gg__nevent *out)
+{
+    ggcu_event e = NULL;
+    /* Default flags keep timing on: chunked launches time slices with events. */
+    int rc = (int)drv_of(self)->cuEventCreate(&e, GGCU_EVENT_DEFAULT);
+    *out = rc == GGCU_SUCCESS ? e : NULL;
+    return rc;
+}
+
+static int cuda_event_destroy(void *self, gg__nevent e)
+{
+    return (int)drv_of(self)->cuEventDestroy_v2((ggcu_event)e);
+}
+
+static int cuda_event_record(void *self, gg__nevent e, gg__nstream s)
+{
+    return (int)drv_of(self)->cuEventRecord((ggcu_event)e, (ggcu_stream)s);
+}
+
+static int cuda_event_query(void *self, gg__nevent e)
+{
+    return (int)drv_of(self)->cuEventQuery((ggcu_event)e);
+}
+
+static int cuda_event_synchronize(void *self, gg__nevent e)
+{
+    return (int)drv_of(self)->cuEventSynchronize((ggcu_event)e);
+}
+
+static int cuda_event_elapsed(void *self, float *ms, gg__nevent start, gg__nevent end)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (d->cuEventElapsedTime_v2 != NULL)
+        return (int)d->cuEventElapsedTime_v2(ms, (ggcu_event)start, (ggcu_event)end);
+    return (int)d->cuEventElapsedTime(ms, (ggcu_event)start, (ggcu_event)end);
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+static int cuda_mem_alloc(void *self, gg__dptr *out, size_t bytes)
+{
+    ggcu_deviceptr p = 0;
+    int rc = (int)drv_of(self)->cuMemAlloc_v2(&p, bytes);
+    *out = rc == GGCU_SUCCESS ? (gg__dptr)p : 0;
+    return rc;
+}
+
+static int cuda_mem_free(void *self, gg__dptr p)
+{
+    return (int)drv_of(self)->cuMemFree_v2((ggcu_deviceptr)p);
+}
+
+static int cuda_host_alloc(void *self, void **out, size_t bytes)
+{
+    const ggcu_driver *d = drv_of(self);
+    *out = NULL;
+    if (d->cuMemAllocHost_v2 == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    void *p = NULL;
+    int rc = (int)d->cuMemAllocHost_v2(&p, bytes);
+    if (rc == GGCU_SUCCESS)
+        *out = p;
+    return rc;
+}
+
+static int cuda_host_free(void *self, void *p)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (d->cuMemFreeHost == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    return (int)d->cuMemFreeHost(p);
+}
+
+static int cuda_memcpy_htod(void *self, gg__dptr dst, const void *src, size_t bytes,
+                            gg__nstream s, bool async)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (async)
+        return (int)d->cuMemcpyHtoDAsync_v2((ggcu_deviceptr)dst, src, bytes, (ggcu_stream)s);
+    return (int)d->cuMemcpyHtoD_v2((ggcu_deviceptr)dst, src, bytes);
+}
+
+static int cuda_memcpy_dtoh(void *self, void *dst, gg__dptr src, size_t bytes, gg__nstream s,
+                            bool async)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (async)
+        return (int)d->cuMemcpyDtoHAsync_v2(dst, (ggcu_deviceptr)src, bytes, (ggcu_stream)s);
+    return (int)d->cuMemcpyDtoH_v2(dst, (ggcu_deviceptr)src, bytes);
+}
+
+static int cuda_memcpy_dtod(void *self, gg__dptr dst, gg__dptr src, size_t bytes,
+                            gg__nstream s, bool async)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (async)
+        return (int)d->cuMemcpyDtoDAsync_v2((ggcu_deviceptr)dst, (ggcu_deviceptr)src, bytes,
+                                            (ggcu_stream)s);
+    return (int)d->cuMemcpyDtoD_v2((ggcu_deviceptr)dst, (ggcu_deviceptr)src, bytes);
+}
+
+static int cuda_memset_d8(void *self, gg__dptr dst, uint8_t value, size_t bytes, gg__nstream s,
+                          bool async)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (async)
+        return (int)d->cuMemsetD8Async((ggcu_deviceptr)dst, value, bytes, (ggcu_stream)s);
+    return (int)d->cuMemsetD8_v2((ggcu_deviceptr)dst, value, bytes);
+}
+
+/* ---- modules and launches --------------------------------------------- */
+
+static int cuda_module_load_file(void *self, gg__nmodule *out, const char *path)
+{
+    ggcu_module m = NULL;
+    int rc = (int)drv_of(self)->cuModuleLoad(&m, path);
+    *out = rc == GGCU_SUCCESS ? m : NULL;
+    return rc;
+}
+
+/* cuModuleLoadData takes no size: the image (cubin, fatbin, NUL-terminated
+ * PTX) describes its own length. `bytes` is for backends that need it. */
+static int cuda_module_load_data(void *self, gg__nmodule *out, const void *image, size_t bytes)
+{
+    (void)bytes;
+    ggcu_module m = NULL;
+    int rc = (int)drv_of(self)->cuModuleLoadData(&m, image);
+    *out = rc == GGCU_SUCCESS ? m : NULL;
+    return rc;
+}
+
+static int cuda_module_unload(void *self, gg__nmodule m)
+{
+    return (int)drv_of(self)->cuModuleUnload((ggcu_module)m);
+}
+
+static int cuda_module_get_function(void *self, gg__nfunc *out, gg__nmodule m, const char *name)
+{
+    ggcu_function f = NULL;
+    int rc = (int)drv_of(self)->cuModuleGetFunction(&f, (ggcu_module)m, name);
+    *out = rc == GGCU_SUCCESS ? f : NULL;
+    return rc;
+}
+
+static int cuda_launch(void *self, gg__nfunc f, const unsigned grid[3], const unsigned block[3],
+                       unsigned shared_bytes, gg__nstream s, void **params)
+{
+    /* kernelParams only: cuLaunchKernel refuses params and `extra` together. */
+    return (int)drv_of(self)->cuLaunchKernel((ggcu_function)f, grid[0], grid[1], grid[2],
+                                             block[0], block[1], block[2], shared_bytes,
+                                             (ggcu_stream)s, params, NULL);
+}
+
+/* ---- lifetime --------------------------------------------------------- */
+
+static void cuda_close(void *self, bool driver_alive)
+{
+    ggcu_driver *d = self;
+    /* driver_alive false: at process exit libcuda may be running its own
+     * destructors (unloading it then can crash), and another thread may still
+     * be returning through these pointers; in a forked child the driver state
+     * is not ours. Do nothing: the OS reclaims it all. The struct stays
+     * reachable from the caller's gg__backend, so leak checkers stay quiet. */
+    if (d == NULL || !driver_alive)
+        return;
+    gg__cuda_driver_close(d);
+    free(d);
+}
+
+/* The driver function named in error reports for each operation (the main
+ * one where an operation uses several). */
+static void fill_op_names(gg__backend *b, const ggcu_driver *d)
+{
+    const char **n = b->op_names;
+    n[GG__OP_INIT] = "cuInit";
+    n[GG__OP_DRIVER_VERSION] = "cuDriverGetVersion";
+    n[GG__OP_DEVICE_COUNT] = "cuDeviceGetCount";
+    n[GG__OP_DEVICE_PROPS] = "cuDeviceGetAttribute";
+    n[GG__OP_CTX_CREATE] = d->cuCtxCreate_v4 != NULL ? "cuCtxCreate_v4" : "cuCtxCreate_v2";
+    n[GG__OP_CTX_DESTROY] = "cuCtxDestroy_v2";
+    n[GG__OP_CTX_GET_CURRENT] = "cuCtxGetCurrent";
+    n[GG__OP_CTX_SET_CURRENT] = "cuCtxSetCurrent";
+    n[GG__OP_CTX_PUSH] = "cuCtxPushCurrent_v2";
+    n[GG__OP_CTX_POP] = "cuCtxPopCurrent_v2";
+    n[GG__OP_CTX_SYNCHRONIZE] = "cuCtxSynchronize";
+    n[GG__OP_STREAM_CREATE] = "cuStreamCreate";
+    n[GG__OP_STREAM_DESTROY] = "cuStreamDestroy_v2";
+    n[GG__OP_STREAM_QUERY] = "cuStreamQuery";
+    n[GG__OP_STREAM_SYNCHRONIZE] = "cuStreamSynchronize";
+    n[GG__OP_STREAM_WAIT_EVENT] = "cuStreamWaitEvent";
+    n[GG__OP_EVENT_CREATE] = "cuEventCreate";
+    n[GG__OP_EVENT_DESTROY] = "cuEventDestroy_v2";
+    n[GG__OP_EVENT_RECORD] = "cuEventRecord";
+    n[GG__OP_EVENT_QUERY] = "cuEventQuery";
+    n[GG__OP_EVENT_SYNCHRONIZE] = "cuEventSynchronize";
+    n[GG__OP_EVENT_ELAPSED] =
+        d->cuEventElapsedTime_v2 != NULL ? "cuEventElapsedTime_v2" : "cuEventElapsedTime";
+    n[GG__OP_MEM_ALLOC] = "cuMemAlloc_v2";
+    n[GG__OP_MEM_FREE] = "cuMemFree_v2";
+    n[GG__OP_HOST_ALLOC] = "cuMemAllocHost_v2";
+    n[GG__OP_HOST_FREE] = "cuMemFreeHost";
+    n[GG__OP_MEMCPY_HTOD] = "cuMemcpyHtoD_v2";
+    n[GG__OP_MEMCPY_DTOH] = "cuMemcpyDtoH_v2";
+    n[GG__OP_MEMCPY_DTOD] = "cuMemcpyDtoD_v2";
+    n[GG__OP_MEMSET] = "cuMemsetD8_v2";
+    n[GG__OP_MODULE_LOAD] = "cuModuleLoad";
+    n[GG__OP_MODULE_UNLOAD] = "cuModuleUnload";
+    n[GG__OP_MODULE_GET_FUNCTION] = "cuModuleGetFunction";
+    n[GG__OP_LAUNCH] = "cuLaunchKernel";
+}
+
+gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *out)
+{
+    memset(out, 0, sizeof *out);
+    ggcu_driver *d = calloc(1, sizeof *d);
+    if (d == NULL) {
+        gg__backend_open_result r;
+        memset(&r, 0, sizeof r);
+        r.status = GG_OUT_OF_MEMORY;
+        strcpy(r.message, "out of host memory opening the CUDA backend");
+        return r;
+    }
+    gg__backend_open_result r = gg__cuda_driver_open(d, library);
+    if (r.status != GG_OK) {
+        free(d);
+        return r;
+    }
+
+    out->name = "cuda";
+    out->self = d;
+    out->library = d->library;
+    fill_op_names(out, d);
+
+    out->classify = gg__cuda_classify;
+    out->code_name = gg__cuda_code_name;
+    out->native_for_status = gg__cuda_native_for_status;
+
+    out->driver_version = cuda_driver_version;
+    out->device_count = cuda_device_count;
+    out->device_props = cuda_device_props;
+
+    out->ctx_create = cuda_ctx_create;
+    out->ctx_destroy = cuda_ctx_destroy;
+    out->ctx_reset_primary = cuda_ctx_reset_primary;
+    out->ctx_get_current = cuda_ctx_get_current;
+    out->ctx_set_current = cuda_ctx_set_current;
+    out->ctx_push = cuda_ctx_push;
+    out->ctx_pop = cuda_ctx_pop;
+    out->ctx_synchronize = cuda_ctx_synchronize;
+
+    out->stream_create = cuda_stream_create;
+    out->stream_destroy = cuda_stream_destroy;
+    out->stream_query = cuda_stream_query;
+    out->stream_synchronize = cuda_stream_synchronize;
+    out->stream_wait_event = cuda_stream_wait_event;
+
+    out->event_create = cuda_event_create;
+    out->event_destroy = cuda_event_destroy;
+    out->event_record = cuda_event_record;
+    out->event_query = cuda_event_query;
+    out->event_synchronize = cuda_event_synchronize;
+    out->event_elapsed = cuda_event_elapsed;
+
+    out->mem_alloc = cuda_mem_alloc;
+    out->mem_free = cuda_mem_free;
+    out->host_alloc = cuda_host_alloc;
+    out->host_free = cuda_host_free;
+    out->memcpy_htod = cuda_memcpy_htod;
+    out->memcpy_dtoh = cuda_memcpy_dtoh;
+    out->memcpy_dtod = cuda_memcpy_dtod;
+    out->memset_d8 = cuda_memset_d8;
+
+    out->module_load_file = cuda_module_load_file;
+    out->module_load_data = cuda_module_load_data;
+    out->module_unload = cuda_module_unload;
+    out->module_get_function = cuda_module_get_function;
+    out->launch = cuda_launch;
+
+    out->close = cuda_close;
+    return r;
+}

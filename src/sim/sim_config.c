@@ -1,0 +1,358 @@
+/*
+ * Configuration of the simulated driver, read at cuInit from the
+ * environment variable GPUGUARD_SIM_CONFIG: JSON text, or "@/path/file.json".
+ *
+ * {
+ *   "devices": [ {                       default: the two devices below
+ *       "name": "text",                  default "gpuguard sim GPU <n>"
+ *       "memory_mb": 1024,               > 0
+ *       "watchdog": false,               kernel run-time limit on/off
+ *       "watchdog_ms": 2000,             the limit, > 0
+ *       "multiprocessors": 8,
+ *       "max_threads_per_block": 1024,
+ *       "max_grid": [2147483647, 65535, 65535],
+ *       "max_block": [1024, 1024, 64] } ],
+ *   "misbehave": [ {
+ *       "kernel": "name",                required
+ *       "device": 0,                     optional, default any device
+ *       "action": "fault" | "hang" | "overrun" | "slow",   required
+ *       "launch": 3,                     optional 1-based launch of that kernel
+ *                                        (on that device); default every launch
+ *       "block_us": 1000,                slow: extra run time per block;
+ *                                        overrun: run time on a device without
+ *                                        watchdog (default 2000 ms)
+ *       "error": "illegal_address" | "launch_failed" | "assert" } ]   fault only
+ * }
+ *
+ * With no variable set: device 0 "gpuguard sim display GPU" (watchdog on,
+ * 2000 ms) and device 1 "gpuguard sim compute GPU" (no watchdog), 1024 MB,
+ * 8 multiprocessors and the limits above each. Unknown keys and wrong types
+ * are errors that name the key.
+ */
+#include "sim_core.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CONFIG_BYTES (1u << 20)
+
+typedef struct perr {
+    char *buf;
+    size_t len;
+} perr;
+
+__attribute__((format(printf, 2, 3)))
+static sim_status fail(perr *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->buf, e->len, fmt, ap);
+    va_end(ap);
+    return SIM_ERR_INVALID_VALUE;
+}
+
+static void device_defaults(sim_device_config *d, int ordinal)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "gpuguard sim GPU %d", ordinal);
+    d->memory_bytes = 1024ull << 20;
+    d->watchdog = false;
+    d->watchdog_ms = 2000;
+    d->multiprocessors = 8;
+    d->max_threads_per_block = 1024;
+    d->max_grid[0] = 2147483647u;
+    d->max_grid[1] = 65535;
+    d->max_grid[2] = 65535;
+    d->max_block[0] = 1024;
+    d->max_block[1] = 1024;
+    d->max_block[2] = 64;
+}
+
+static sim_status defaults(sim_config *c)
+{
+    c->devices = calloc(2, sizeof *c->devices);
+    if (!c->devices)
+        return SIM_ERR_OUT_OF_MEMORY;
+    c->ndevices = 2;
+    device_defaults(&c->devices[0], 0);
+    device_defaults(&c->devices[1], 1);
+    snprintf(c->devices[0].name, sizeof c->devices[0].name, "gpuguard sim display GPU");
+    c->devices[0].watchdog = true;
+    snprintf(c->devices[1].name, sizeof c->devices[1].name, "gpuguard sim compute GPU");
+    return SIM_OK;
+}
+
+/* A positive integer in [min, max]; names the key on error. */
+static sim_status get_uint(const cJSON *v, const char *where, const char *key,
+                           unsigned long long min, unsigned long long max,
+                           unsigned long long *out, perr *e)
+{
+    if (!cJSON_IsNumber(v))
+        return fail(e, "%s.%s: expected an integer", where, key);
+    /* Range first: only then is the cast that checks integrality defined. */
+    if (!(v->valuedouble >= (double)min && v->valuedouble <= (double)max))
+        return fail(e, "%s.%s: %g is out of range [%llu, %llu]", where, key,
+                    v->valuedouble, min, max);
+    if (v->valuedouble != (double)(unsigned long long)v->valuedouble)
+        return fail(e, "%s.%s: expected an integer", where, key);
+    *out = (unsigned long long)v->valuedouble;
+    return SIM_OK;
+}
+
+static sim_status get_dim3(const cJSON *v, const char *where, const char *key,
+                           unsigned out[3], perr *e)
+{
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+        return fail(e, "%s.%s: expected an array of 3 integers", where, key);
+    for (int i = 0; i < 3; i++) {
+        unsigned long long x;
+        sim_status st = get_uint(cJSON_GetArrayItem(v, i), where, key, 1, INT_MAX, &x, e);
+        if (st)
+            return st;
+        out[i] = (unsigned)x;
+    }
+    return SIM_OK;
+}
+
+static sim_status parse_device(const cJSON *o, int i, sim_device_config *d, perr *e)
+{
+    char where[32];
+    snprintf(where, sizeof where, "devices[%d]", i);
+    device_defaults(d, i);
+    if (!cJSON_IsObject(o))
+        return fail(e, "%s: expected an object", where);
+    for (const cJSON *k = o->child; k; k = k->next) {
+        unsigned long long x = 0;
+        sim_status st = SIM_OK;
+        if (!strcmp(k->string, "name")) {
+            if (!cJSON_IsString(k) || !k->valuestring[0] || strlen(k->valuestring) >= sizeof d->name)
+                return fail(e, "%s.name: expected a non-empty string under %zu bytes", where, sizeof d->name);
+            snprintf(d->name, sizeof d->name, "%s", k->valuestring);
+        } else if (!strcmp(k->string, "memory_mb")) {
+            if (!(st = get_uint(k, where, k->string, 1, 1ull << 24, &x, e)))
+                d->memory_bytes = x << 20;
+        } else if (!strcmp(k->string, "watchdog")) {
+            if (!cJSON_IsBool(k))
+                return fail(e, "%s.watchdog: expected true or false", where);
+            d->watchdog = cJSON_IsTrue(k);
+        } else if (!strcmp(k->string, "watchdog_ms")) {
+            if (!(st = get_uint(k, where, k->string, 1, 3600000, &x, e)))
+                d->watchdog_ms = (unsigned)x;
+        } else if (!strcmp(k->string, "multiprocessors")) {
+            if (!(st = get_uint(k, where, k->string, 1, 4096, &x, e)))
+                d->multiprocessors = (unsigned)x;
+        } else if (!strcmp(k->string, "max_threads_per_block")) {
+            if (!(st = get_uint(k, where, k->string, 1, 1u << 20, &x, e)))
+                d->max_threads_per_block = (unsigned)x;
+        } else if (!strcmp(k->string, "max_grid")) {
+            st = get_dim3(k, where, k->string, d->max_grid, e);
+        } else if (!strcmp(k->string, "max_block")) {
+            st = get_dim3(k, where, k->string, d->max_block, e);
+        } else {
+            return fail(e, "%s: unknown key \"%s\"", where, k->string);
+        }
+        if (st)
+            return st;
+    }
+    return SIM_OK;
+}
+
+static sim_status parse_action(const cJSON *k, const char *where, sim_misbehave *r, perr *e)
+{
+    static const struct { const char *name; sim_mb_action a; } actions[] = {
+        { "fault", SIM_MB_FAULT }, { "hang", SIM_MB_HANG },
+        { "overrun", SIM_MB_OVERRUN }, { "slow", SIM_MB_SLOW },
+    };
+    if (cJSON_IsString(k))
+        for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++)
+            if (!strcmp(k->valuestring, actions[i].name)) {
+                r->action = actions[i].a;
+                return SIM_OK;
+            }
+    return fail(e, "%s.action: expected \"fault\", \"hang\", \"overrun\" or \"slow\"", where);
+}
+
+static sim_status parse_error(const cJSON *k, const char *where, sim_misbehave *r, perr *e)
+{
+    static const struct { const char *name; sim_status st; } errors[] = {
+        { "illegal_address", SIM_ERR_ILLEGAL_ADDRESS },
+        { "launch_failed", SIM_ERR_LAUNCH_FAILED },
+        { "assert", SIM_ERR_ASSERT },
+    };
+    if (cJSON_IsString(k))
+        for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+            if (!strcmp(k->valuestring, errors[i].name)) {
+                r->error = errors[i].st;
+                return SIM_OK;
+            }
+    return fail(e, "%s.error: expected \"illegal_address\", \"launch_failed\" or \"assert\"", where);
+}
+
+static sim_status parse_rule(const cJSON *o, int i, int ndevices, sim_misbehave *r, perr *e)
+{
+    char where[32];
+    snprintf(where, sizeof where, "misbehave[%d]", i);
+    memset(r, 0, sizeof *r);
+    r->device = -1;
+    r->error = SIM_ERR_ILLEGAL_ADDRESS;
+    atomic_init(&r->seen, 0);
+    if (!cJSON_IsObject(o))
+        return fail(e, "%s: expected an object", where);
+    bool has_error = false;
+    for (const cJSON *k = o->child; k; k = k->next) {
+        unsigned long long x = 0;
+        sim_status st = SIM_OK;
+        if (!strcmp(k->string, "kernel")) {
+            if (!cJSON_IsString(k) || !k->valuestring[0] || strlen(k->valuestring) >= sizeof r->kernel)
+                return fail(e, "%s.kernel: expected a non-empty string under %zu bytes", where, sizeof r->kernel);
+            snprintf(r->kernel, sizeof r->kernel, "%s", k->valuestring);
+        } else if (!strcmp(k->string, "device")) {
+            if (!(st = get_uint(k, where, k->string, 0, (unsigned)(ndevices > 0 ? ndevices - 1 : 0), &x, e)))
+                r->device = (int)x;
+        } else if (!strcmp(k->string, "action")) {
+            st = parse_action(k, where, r, e);
+        } else if (!strcmp(k->string, "launch")) {
+            st = get_uint(k, where, k->string, 1, 1ull << 52, &r->launch, e);
+        } else if (!strcmp(k->string, "block_us")) {
+            st = get_uint(k, where, k->string, 0, 3600ull * 1000000u, &r->block_us, e);
+            r->has_block_us = true;
+        } else if (!strcmp(k->string, "error")) {
+            st = parse_error(k, where, r, e);
+            has_error = true;
+        } else {
+            return fail(e, "%s: unknown key \"%s\"", where, k->string);
+        }
+        if (st)
+            return st;
+    }
+    if (!r->kernel[0])
+        return fail(e, "%s.kernel: missing", where);
+    if (r->action == SIM_MB_NONE)
+        return fail(e, "%s.action: missing", where);
+    if (has_error && r->action != SIM_MB_FAULT)
+        return fail(e, "%s.error: only allowed with \"action\": \"fault\"", where);
+    if (r->action == SIM_MB_SLOW && !r->has_block_us)
+        return fail(e, "%s.block_us: required for \"action\": \"slow\"", where);
+    return SIM_OK;
+}
+
+static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
+{
+    if (!cJSON_IsObject(root))
+        return fail(e, "top level: expected an object");
+    const cJSON *devs = NULL, *rules = NULL;
+    for (const cJSON *k = root->child; k; k = k->next) {
+        if (!strcmp(k->string, "devices"))
+            devs = k;
+        else if (!strcmp(k->string, "misbehave"))
+            rules = k;
+        else
+            return fail(e, "top level: unknown key \"%s\"", k->string);
+    }
+    if (devs) {
+        if (!cJSON_IsArray(devs))
+            return fail(e, "devices: expected an array");
+        int n = cJSON_GetArraySize(devs);
+        if (n > 64)
+            return fail(e, "devices: at most 64 devices");
+        c->devices = calloc(n ? (size_t)n : 1, sizeof *c->devices);
+        if (!c->devices)
+            return SIM_ERR_OUT_OF_MEMORY;
+        c->ndevices = n;
+        for (int i = 0; i < n; i++) {
+            sim_status st = parse_device(cJSON_GetArrayItem(devs, i), i, &c->devices[i], e);
+            if (st)
+                return st;
+        }
+    } else {
+        sim_status st = defaults(c);
+        if (st)
+            return st;
+    }
+    if (rules) {
+        if (!cJSON_IsArray(rules))
+            return fail(e, "misbehave: expected an array");
+        int n = cJSON_GetArraySize(rules);
+        c->rules = calloc(n ? (size_t)n : 1, sizeof *c->rules);
+        if (!c->rules)
+            return SIM_ERR_OUT_OF_MEMORY;
+        c->nrules = n;
+        for (int i = 0; i < n; i++) {
+            sim_status st = parse_rule(cJSON_GetArrayItem(rules, i), i, c->ndevices, &c->rules[i], e);
+            if (st)
+                return st;
+        }
+    }
+    return SIM_OK;
+}
+
+sim_status sim_config_parse(const char *text, sim_config *out, char *err, size_t errlen)
+{
+    perr e = { err, errlen };
+    memset(out, 0, sizeof *out);
+    if (errlen)
+        err[0] = '\0';
+    if (!text)
+        return defaults(out);
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        return fail(&e, "GPUGUARD_SIM_CONFIG: not valid JSON near \"%.24s\"", at ? at : "");
+    }
+    sim_status st = parse_root(root, out, &e);
+    cJSON_Delete(root);
+    if (st)
+        sim_config_free(out);
+    return st;
+}
+
+static char *read_file(const char *path, perr *e, sim_status *st)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *st = fail(e, "GPUGUARD_SIM_CONFIG: cannot open \"%s\": %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(MAX_CONFIG_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_CONFIG_BYTES + 1, f) : 0;
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (!buf || bad || n > MAX_CONFIG_BYTES) {
+        free(buf);
+        *st = fail(e, "GPUGUARD_SIM_CONFIG: cannot read \"%s\" (error or larger than %u bytes)",
+                   path, MAX_CONFIG_BYTES);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+sim_status sim_config_load(sim_config *out, char *err, size_t errlen)
+{
+    const char *env = getenv("GPUGUARD_SIM_CONFIG");
+    if (!env || !env[0])
+        return sim_config_parse(NULL, out, err, errlen);
+    if (env[0] != '@')
+        return sim_config_parse(env, out, err, errlen);
+    perr e = { err, errlen };
+    sim_status st = SIM_OK;
+    memset(out, 0, sizeof *out);
+    char *text = read_file(env + 1, &e, &st);
+    if (!text)
+        return st;
+    st = sim_config_parse(text, out, err, errlen);
+    free(text);
+    return st;
+}
+
+void sim_config_free(sim_config *c)
+{
+    free(c->devices);
+    free(c->rules);
+    memset(c, 0, sizeof *c);
+}

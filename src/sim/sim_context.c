@@ -1,0 +1,228 @@
+/*
+ * Contexts, their stickiness, and each thread's stack of current contexts.
+ *
+ * A device fault poisons the context: sticky holds the first error, every
+ * call that uses the context returns it, and the stream workers drop all
+ * pending work. Destroying a context never waits for its work: hung launches
+ * are cancelled through their stream's discard flag and finish on their own
+ * worker thread, which holds the references it needs.
+ */
+#include "sim_core.h"
+
+#include <stdlib.h>
+
+/* Deep enough for any real program; pushing past it fails cleanly. */
+#define STACK_MAX 64
+
+static _Thread_local uint64_t t_stack[STACK_MAX];
+static _Thread_local unsigned t_depth;
+
+static void ctx_free(sim_obj *o)
+{
+    sim_ctx *c = (sim_ctx *)o;
+    pthread_mutex_destroy(&c->lock);
+    free(c->streams);
+    free(c->allocs);
+    free(c);
+}
+
+/* Stops the null stream and releases the context's reference to it. */
+static void drop_null_stream(sim_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    sim_stream *ns = c->null_stream;
+    c->null_stream = NULL;
+    pthread_mutex_unlock(&c->lock);
+    if (ns) {
+        sim_stream_abandon(ns);
+        sim_obj_release(&ns->obj);
+    }
+}
+
+sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out)
+{
+    sim_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return SIM_ERR_OUT_OF_MEMORY;
+    sim_obj_init(&c->obj, SIM_KIND_CONTEXT, NULL, ctx_free);
+    c->dev = d;
+    c->primary = primary;
+    pthread_mutex_init(&c->lock, NULL);
+    atomic_init(&c->sticky, SIM_OK);
+    atomic_init(&c->dying, false);
+    atomic_init(&c->epoch, 0);
+    atomic_init(&c->clock, 1);
+    sim_stream *ns;
+    sim_status st = sim_stream_create(c, 0, true, &ns);
+    if (st) {
+        sim_obj_release(&c->obj);
+        return st;
+    }
+    c->null_stream = ns;
+    sim_obj_retain(&c->obj); /* the registry's reference */
+    if (!sim_registry_add(&c->obj)) {
+        sim_obj_release(&c->obj);
+        atomic_store(&c->dying, true);
+        drop_null_stream(c);
+        sim_obj_release(&c->obj);
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    *out = c;
+    return SIM_OK;
+}
+
+static bool owned_by(sim_obj *o, void *c)
+{
+    return o->owner == c;
+}
+
+static void on_child_removed(sim_obj *o)
+{
+    if (o->kind == SIM_KIND_STREAM)
+        sim_stream_abandon((sim_stream *)o);
+}
+
+/* Frees every resource of the context and drops its pending work. */
+static void teardown(sim_ctx *c)
+{
+    sim_registry_remove_if(owned_by, c, on_child_removed);
+    drop_null_stream(c);
+    /* Streams the user destroyed may still be draining work: drop it too. */
+    pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < c->nstreams; i++)
+        sim_stream_abandon(c->streams[i]);
+    pthread_mutex_unlock(&c->lock);
+    sim_mem_free_all(c);
+    sim_host_free_all(c);
+    sim_progress_notify();
+}
+
+sim_status sim_ctx_destroy(sim_ctx *c, bool pop_current)
+{
+    if (!sim_registry_remove(&c->obj))
+        return SIM_ERR_INVALID_CONTEXT;
+    atomic_store(&c->dying, true);
+    sim_progress_notify();
+    teardown(c);
+    if (pop_current && t_depth && t_stack[t_depth - 1] == c->obj.handle)
+        t_depth--;
+    return SIM_OK;
+}
+
+void sim_ctx_reset(sim_ctx *c)
+{
+    /* Work of the old epoch may still report faults: they are ignored. */
+    pthread_mutex_lock(&c->lock);
+    atomic_fetch_add(&c->epoch, 1);
+    pthread_mutex_unlock(&c->lock);
+    teardown(c);
+    sim_stream *ns;
+    sim_status st = sim_stream_create(c, 0, true, &ns);
+    pthread_mutex_lock(&c->lock);
+    atomic_store(&c->sticky, SIM_OK);
+    if (st == SIM_OK)
+        c->null_stream = ns;
+    else /* no null stream: calls on it fail with OUT_OF_MEMORY */
+        atomic_store(&c->sticky, SIM_ERR_OUT_OF_MEMORY);
+    pthread_mutex_unlock(&c->lock);
+    sim_progress_notify();
+}
+
+void sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch)
+{
+    pthread_mutex_lock(&c->lock);
+    if (atomic_load(&c->epoch) == epoch && !atomic_load(&c->dying)) {
+        int none = SIM_OK;
+        atomic_compare_exchange_strong(&c->sticky, &none, (int)st);
+    }
+    pthread_mutex_unlock(&c->lock);
+    sim_progress_notify();
+}
+
+sim_status sim_ctx_health(const sim_ctx *c)
+{
+    if (atomic_load(&c->dying))
+        return SIM_ERR_CONTEXT_DESTROYED;
+    return (sim_status)atomic_load(&c->sticky);
+}
+
+sim_ctx *sim_ctx_from_handle(uint64_t h)
+{
+    return (sim_ctx *)sim_registry_get(h, SIM_KIND_CONTEXT);
+}
+
+sim_stream *sim_ctx_null_stream(sim_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    sim_stream *s = c->null_stream;
+    if (s)
+        sim_obj_retain(&s->obj);
+    pthread_mutex_unlock(&c->lock);
+    return s;
+}
+
+sim_status sim_stack_push(uint64_t h)
+{
+    if (t_depth == STACK_MAX) {
+        sim_detail("context stack deeper than %d", STACK_MAX);
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    t_stack[t_depth++] = h;
+    return SIM_OK;
+}
+
+sim_status sim_stack_pop(uint64_t *h)
+{
+    if (!t_depth)
+        return SIM_ERR_INVALID_CONTEXT;
+    *h = t_stack[--t_depth];
+    return SIM_OK;
+}
+
+uint64_t sim_stack_top(void)
+{
+    return t_depth ? t_stack[t_depth - 1] : 0;
+}
+
+void sim_stack_set_top(uint64_t h)
+{
+    if (!h) {
+        if (t_depth)
+            t_depth--;
+    } else if (t_depth) {
+        t_stack[t_depth - 1] = h;
+    } else {
+        t_stack[t_depth++] = h;
+    }
+}
+
+sim_status sim_ctx_current(sim_ctx **out)
+{
+    uint64_t h = sim_stack_top();
+    if (!h) {
+        sim_detail("no context is current on this thread");
+        return SIM_ERR_INVALID_CONTEXT;
+    }
+    sim_ctx *c = sim_ctx_from_handle(h);
+    if (!c) {
+        sim_detail("the current context was destroyed");
+        return SIM_ERR_CONTEXT_DESTROYED;
+    }
+    *out = c;
+    return SIM_OK;
+}
+
+sim_status sim_ctx_enter(sim_ctx **out)
+{
+    sim_ctx *c;
+    sim_status st = sim_ctx_current(&c);
+    if (st)
+        return st;
+    st = sim_ctx_health(c);
+    if (st) {
+        sim_obj_release(&c->obj);
+        return st;
+    }
+    *out = c;
+    return SIM_OK;
+}

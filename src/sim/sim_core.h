@@ -1,0 +1,419 @@
+/*
+ * Internal interface of gpuguard's simulated driver core.
+ *
+ * The core knows nothing of CUDA or HIP numbering: it speaks sim_status and
+ * sim_attr, and the faces (sim_cuda_face.c, later a HIP face) translate. All
+ * objects users hold handles to (contexts, streams, events, modules,
+ * functions) live in one registry of generation-checked handles, so a stale
+ * or forged handle is refused instead of followed.
+ *
+ * Locking rules (to keep the core deadlock-free):
+ *   - registry lock, then nothing else is taken while it is held;
+ *   - device primary lock -> event lock -> context lock -> stream queue lock
+ *     (a worker takes an event lock or a context lock only when it holds no
+ *     queue lock);
+ *   - the progress lock (sim_wait.c) is innermost: predicates passed to
+ *     sim_progress_wait() read atomics only and take no lock.
+ * No lock is held while a kernel runs.
+ */
+#ifndef GG_SIM_CORE_H
+#define GG_SIM_CORE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "gpuguard/sim_kernel.h"
+
+#define SIM_HIDDEN __attribute__((visibility("hidden")))
+#define SIM_EXPORT __attribute__((visibility("default")))
+
+/* ---- status ------------------------------------------------------------ */
+
+typedef enum sim_status {
+    SIM_OK = 0,
+    SIM_ERR_INVALID_VALUE,
+    SIM_ERR_OUT_OF_MEMORY,
+    SIM_ERR_NOT_INITIALIZED,
+    SIM_ERR_NO_DEVICE,
+    SIM_ERR_INVALID_DEVICE,
+    SIM_ERR_INVALID_IMAGE,
+    SIM_ERR_INVALID_CONTEXT,
+    SIM_ERR_CONTEXT_DESTROYED,
+    SIM_ERR_FILE_NOT_FOUND,
+    SIM_ERR_INVALID_HANDLE,
+    SIM_ERR_NOT_FOUND,
+    SIM_ERR_NOT_READY,
+    SIM_ERR_ILLEGAL_ADDRESS,     /* sticky */
+    SIM_ERR_LAUNCH_OUT_OF_RESOURCES,
+    SIM_ERR_LAUNCH_TIMEOUT,      /* sticky */
+    SIM_ERR_ASSERT,              /* sticky */
+    SIM_ERR_LAUNCH_FAILED,       /* sticky */
+    SIM_ERR_NOT_SUPPORTED,
+    SIM_ERR_UNKNOWN
+} sim_status;
+
+/* Records why the calling thread's latest failing call failed (printf-like).
+ * Read back with gg_sim_last_error_detail(). */
+void sim_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *sim_detail_get(void);
+
+/* ---- time -------------------------------------------------------------- */
+
+struct timespec sim_now(void);                      /* CLOCK_MONOTONIC */
+struct timespec sim_ts_add_us(struct timespec t, uint64_t us);
+bool sim_ts_passed(struct timespec deadline);       /* now >= deadline */
+double sim_ts_diff_ms(struct timespec a, struct timespec b); /* b - a */
+
+/* ---- progress: one condition variable for every "wait until" ------------ */
+
+/* Wakes every sim_progress_wait(); call after changing any state a waiter's
+ * predicate reads (op completed, context poisoned, stream discarded...). */
+void sim_progress_notify(void);
+/* Waits until pred(arg) is true or the deadline (NULL: none) passes; returns
+ * the last value of pred. */
+bool sim_progress_wait(bool (*pred)(void *), void *arg, const struct timespec *deadline);
+
+/* ---- objects and the handle registry ------------------------------------ */
+
+typedef enum sim_kind {
+    SIM_KIND_CONTEXT = 1,
+    SIM_KIND_STREAM = 2,
+    SIM_KIND_EVENT = 3,
+    SIM_KIND_MODULE = 4,
+    SIM_KIND_FUNCTION = 5
+} sim_kind;
+
+struct sim_ctx;
+
+typedef struct sim_obj {
+    atomic_uint refs;
+    sim_kind kind;
+    uint64_t handle;            /* its registry handle, 0 before registration */
+    struct sim_ctx *owner;      /* context whose destruction removes it (NULL for contexts) */
+    void (*destroy)(struct sim_obj *);
+} sim_obj;
+
+void sim_obj_init(sim_obj *o, sim_kind kind, struct sim_ctx *owner, void (*destroy)(sim_obj *));
+void sim_obj_retain(sim_obj *o);
+void sim_obj_release(sim_obj *o);
+
+/* Registers o; the registry keeps the creator's reference. 0 when full. */
+uint64_t sim_registry_add(sim_obj *o);
+/* The live object behind handle if it is of that kind, retained; else NULL. */
+sim_obj *sim_registry_get(uint64_t handle, sim_kind kind);
+/* Unregisters o; true if this call did it (the registry's reference is
+ * released). */
+bool sim_registry_remove(sim_obj *o);
+/* Unregisters every object for which match(o, arg) holds, calls
+ * on_removed(o) for each (outside the registry lock), then releases it. */
+void sim_registry_remove_if(bool (*match)(sim_obj *, void *), void *arg,
+                            void (*on_removed)(sim_obj *));
+/* Live counters, for leak checks in tests. */
+long sim_live_objects(void);
+void sim_live_count_add(long delta);   /* allocations that are not sim_obj */
+
+/* ---- configuration ------------------------------------------------------ */
+
+typedef struct sim_device_config {
+    char name[256];
+    uint64_t memory_bytes;
+    bool watchdog;
+    unsigned watchdog_ms;
+    unsigned multiprocessors;
+    unsigned max_threads_per_block;
+    unsigned max_grid[3];
+    unsigned max_block[3];
+} sim_device_config;
+
+typedef enum sim_mb_action {
+    SIM_MB_NONE = 0,
+    SIM_MB_FAULT,
+    SIM_MB_HANG,
+    SIM_MB_OVERRUN,
+    SIM_MB_SLOW
+} sim_mb_action;
+
+typedef struct sim_misbehave {
+    char kernel[128];
+    int device;                 /* -1: any device */
+    sim_mb_action action;
+    unsigned long long launch;  /* 1-based launch of that kernel; 0: every launch */
+    unsigned long long block_us;
+    bool has_block_us;
+    sim_status error;           /* for SIM_MB_FAULT */
+    atomic_ullong seen;         /* launches of that kernel seen so far */
+} sim_misbehave;
+
+typedef struct sim_config {
+    int ndevices;
+    sim_device_config *devices;
+    int nrules;
+    sim_misbehave *rules;
+} sim_config;
+
+/* Parses the configuration text (NULL: defaults). On error returns
+ * SIM_ERR_INVALID_VALUE and writes a message naming the key to err. */
+sim_status sim_config_parse(const char *text, sim_config *out, char *err, size_t errlen);
+/* Reads GPUGUARD_SIM_CONFIG (text or @path) and parses it. */
+sim_status sim_config_load(sim_config *out, char *err, size_t errlen);
+void sim_config_free(sim_config *c);
+
+/* ---- devices ------------------------------------------------------------ */
+
+typedef enum sim_attr {
+    SIM_ATTR_MAX_THREADS_PER_BLOCK,
+    SIM_ATTR_MAX_BLOCK_X, SIM_ATTR_MAX_BLOCK_Y, SIM_ATTR_MAX_BLOCK_Z,
+    SIM_ATTR_MAX_GRID_X, SIM_ATTR_MAX_GRID_Y, SIM_ATTR_MAX_GRID_Z,
+    SIM_ATTR_MAX_SHARED_PER_BLOCK,
+    SIM_ATTR_TOTAL_CONSTANT_MEMORY,
+    SIM_ATTR_WARP_SIZE,
+    SIM_ATTR_MAX_REGISTERS_PER_BLOCK,
+    SIM_ATTR_CLOCK_RATE_KHZ,
+    SIM_ATTR_MULTIPROCESSORS,
+    SIM_ATTR_KERNEL_EXEC_TIMEOUT,
+    SIM_ATTR_INTEGRATED,
+    SIM_ATTR_CAN_MAP_HOST_MEMORY,
+    SIM_ATTR_COMPUTE_MODE,
+    SIM_ATTR_CONCURRENT_KERNELS,
+    SIM_ATTR_PCI_BUS_ID, SIM_ATTR_PCI_DEVICE_ID, SIM_ATTR_PCI_DOMAIN_ID,
+    SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR,
+    SIM_ATTR_ASYNC_ENGINE_COUNT,
+    SIM_ATTR_UNIFIED_ADDRESSING,
+    SIM_ATTR_COMPUTE_CAPABILITY_MAJOR, SIM_ATTR_COMPUTE_CAPABILITY_MINOR
+} sim_attr;
+
+/* The shared memory one block may use (bytes); also the launch limit. */
+#define SIM_MAX_SHARED_PER_BLOCK 49152u
+
+typedef struct sim_device {
+    int ordinal;
+    const sim_device_config *cfg;
+    atomic_ullong mem_used;
+    pthread_mutex_t primary_lock;
+    struct sim_ctx *primary;    /* retained while it exists */
+    unsigned primary_refs;
+} sim_device;
+
+sim_status sim_init(void);
+bool sim_is_initialized(void);
+const char *sim_config_error(void);
+const sim_config *sim_get_config(void);  /* NULL before a successful init */
+int sim_device_count(void);
+sim_device *sim_device_get(int ordinal); /* NULL if out of range or no init */
+sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out);
+sim_status sim_primary_retain(sim_device *d, struct sim_ctx **out);
+sim_status sim_primary_release(sim_device *d);
+sim_status sim_primary_reset(sim_device *d);
+
+/* ---- contexts ----------------------------------------------------------- */
+
+struct sim_stream;
+struct sim_alloc;
+
+typedef struct sim_ctx {
+    sim_obj obj;
+    sim_device *dev;
+    bool primary;
+    pthread_mutex_t lock;           /* everything below except the atomics */
+    atomic_int sticky;              /* sim_status of the first device fault, or 0 */
+    atomic_bool dying;              /* destroyed: no new work, pending work dropped */
+    atomic_uint epoch;              /* bumped by a primary reset */
+    atomic_ullong clock;            /* submission clock of all its streams */
+    struct sim_stream *null_stream; /* retained */
+    struct sim_stream **streams;    /* live workers (weak: removed at worker exit) */
+    size_t nstreams, capstreams;
+    struct sim_alloc **allocs;      /* sorted by device address */
+    size_t nallocs, capallocs;
+} sim_ctx;
+
+sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out);
+/* Frees everything, never waits for the work it discards. pop_current:
+ * also pop it if it is the calling thread's current context (cuCtxDestroy
+ * does; a primary context's last release does not). */
+sim_status sim_ctx_destroy(sim_ctx *c, bool pop_current);
+/* Primary reset: frees everything, the context stays usable. */
+void sim_ctx_reset(sim_ctx *c);
+/* Makes the context's error sticky (first one wins) unless it was reset
+ * since epoch; wakes all waiters. */
+void sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch);
+/* The sticky error, SIM_ERR_CONTEXT_DESTROYED if destroyed, else SIM_OK. */
+sim_status sim_ctx_health(const sim_ctx *c);
+sim_ctx *sim_ctx_from_handle(uint64_t h);   /* retained or NULL */
+/* The null stream, retained. */
+struct sim_stream *sim_ctx_null_stream(sim_ctx *c);
+
+/* The calling thread's stack of current contexts (handles, may be stale). */
+sim_status sim_stack_push(uint64_t h);
+sim_status sim_stack_pop(uint64_t *h);
+uint64_t sim_stack_top(void);               /* 0 if empty */
+void sim_stack_set_top(uint64_t h);         /* replace top, push if empty; 0 pops */
+/* Current context, retained: INVALID_CONTEXT if none, CONTEXT_DESTROYED if stale. */
+sim_status sim_ctx_current(sim_ctx **out);
+/* Current context, retained, and not poisoned (else its sticky error). */
+sim_status sim_ctx_enter(sim_ctx **out);
+
+/* ---- memory ------------------------------------------------------------- */
+
+typedef struct sim_alloc {
+    uint64_t dptr;
+    size_t size;
+    size_t span;            /* bytes of host backing (page rounded) */
+    void *host;
+    atomic_uint refs;
+    sim_device *dev;
+    uint64_t freed_clock;   /* 0 while live; else ops submitted before it still see it */
+    unsigned pending_frees; /* streams that must pass the free before it is retired */
+} sim_alloc;
+
+/* When looking up from the host, now: freed allocations are invisible. */
+#define SIM_CLOCK_NOW UINT64_MAX
+
+sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr);
+sim_status sim_mem_free(sim_ctx *c, uint64_t dptr);
+/* Allocation containing dptr as seen by work submitted at clock, retained;
+ * *offset = dptr - base. NULL if none. */
+sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset);
+void sim_alloc_release(sim_alloc *a);
+/* Called by a stream worker when it passes a free op. */
+void sim_mem_free_passed(sim_ctx *c, sim_alloc *a);
+void sim_mem_free_all(sim_ctx *c);
+/* Host pointer for [dptr, dptr+bytes) at clock, or NULL; *pin is the
+ * retained allocation to release after use. */
+void *sim_mem_map(sim_ctx *c, uint64_t dptr, size_t bytes, uint64_t clock, sim_alloc **pin);
+
+sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p);
+sim_status sim_host_free(void *p);
+bool sim_host_contains(const void *p, size_t bytes);
+void sim_host_free_all(sim_ctx *c);
+
+/* ---- streams, ops, events ----------------------------------------------- */
+
+typedef enum sim_op_kind {
+    SIM_OP_COPY_HTOD,
+    SIM_OP_COPY_DTOH,
+    SIM_OP_COPY_DTOD,
+    SIM_OP_MEMSET,
+    SIM_OP_LAUNCH,
+    SIM_OP_RECORD,
+    SIM_OP_WAIT,
+    SIM_OP_FREE
+} sim_op_kind;
+
+struct sim_event;
+struct sim_launch;
+
+typedef struct sim_op {
+    struct sim_op *next;
+    sim_op_kind kind;
+    uint64_t seq;           /* position in its stream */
+    uint64_t clock;         /* position in its context */
+    union {
+        struct { uint64_t dst, src; void *host; void *staged; size_t bytes; } copy;
+        struct { uint64_t dst; unsigned char value; size_t bytes; } set;
+        struct sim_launch *launch;
+        struct { struct sim_event *ev; uint64_t rec; } record;
+        struct { struct sim_stream *target; uint64_t seq; } wait;
+        sim_alloc *free;
+    } u;
+} sim_op;
+
+typedef struct sim_stream {
+    sim_obj obj;
+    sim_ctx *ctx;               /* retained */
+    bool is_null;
+    bool blocking;              /* synchronizes with the null stream */
+    pthread_mutex_t qlock;
+    pthread_cond_t qcv;
+    sim_op *head, *tail;
+    bool closing;               /* exit once the queue is empty */
+    atomic_ullong submitted;
+    atomic_ullong completed;
+    atomic_bool discard;        /* drop pending work, cancel the running launch */
+} sim_stream;
+
+#define SIM_STREAM_NON_BLOCKING 1u
+
+sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_stream **out);
+/* Returns at once; the worker exits after the pending work. */
+void sim_stream_close(sim_stream *s);
+/* Close and drop all pending work (context destroyed or reset). */
+void sim_stream_abandon(sim_stream *s);
+/* Queues op (takes ownership); applies legacy null-stream ordering. On
+ * failure the op is freed. Returns op's sequence number or 0. */
+uint64_t sim_stream_submit(sim_stream *s, sim_op *op);
+sim_op *sim_op_new(sim_op_kind kind);
+void sim_op_free(sim_op *op);
+sim_status sim_stream_query(sim_stream *s);
+sim_status sim_stream_sync(sim_stream *s);
+/* Waits until op seq has run or been discarded, even in a poisoned context
+ * (a synchronous copy must not return while the worker still touches the
+ * caller's buffer); returns the context's health. */
+sim_status sim_stream_finish(sim_stream *s, uint64_t seq);
+/* Waits for every stream of the context. */
+sim_status sim_ctx_sync(sim_ctx *c);
+
+typedef struct sim_event {
+    sim_obj obj;
+    sim_ctx *ctx;               /* retained */
+    bool timing;
+    pthread_mutex_t lock;       /* last_stream/last_seq/when */
+    atomic_ullong records;      /* records issued */
+    atomic_ullong done;         /* highest record number completed */
+    struct timespec when;
+    sim_stream *last_stream;    /* retained */
+    uint64_t last_seq;
+} sim_event;
+
+#define SIM_EVENT_DISABLE_TIMING 2u
+
+sim_status sim_event_create(sim_ctx *c, unsigned flags, sim_event **out);
+sim_status sim_event_record(sim_event *e, sim_stream *s);
+sim_status sim_event_query(sim_event *e);
+sim_status sim_event_sync(sim_event *e);
+sim_status sim_event_elapsed(sim_event *a, sim_event *b, float *ms);
+sim_status sim_stream_wait_event(sim_stream *s, sim_event *e);
+void sim_event_complete(sim_event *e, uint64_t rec);
+
+/* ---- modules and launches ----------------------------------------------- */
+
+typedef struct sim_module {
+    sim_obj obj;
+    void *dl;
+    pthread_mutex_t lock;
+    struct sim_function **fns;  /* handed out, so the same name gives the same handle */
+    size_t nfns, capfns;
+} sim_module;
+
+typedef struct sim_function {
+    sim_obj obj;
+    sim_module *mod;            /* retained: keeps the code mapped */
+    gg_sim_kernel_fn fn;
+    unsigned nparams;
+    const unsigned *sizes;
+    size_t param_bytes;         /* bytes of the copied-parameter buffer */
+    char name[128];
+} sim_function;
+
+sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out);
+sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out);
+sim_status sim_module_unload(sim_module *m);
+sim_status sim_module_function(sim_module *m, const char *name, sim_function **out);
+
+typedef struct sim_launch_desc {
+    sim_function *fn;
+    gg_sim_dim3 grid, block;
+    unsigned shared_bytes;
+    void **params;
+} sim_launch_desc;
+
+/* Validates and queues a launch on s. */
+sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d);
+/* Runs a launch on the stream worker; poisons the context on a fault. */
+void sim_launch_run(sim_stream *s, struct sim_launch *l, uint64_t clock);
+void sim_launch_free(struct sim_launch *l);
+
+#endif /* GG_SIM_CORE_H */

@@ -1,0 +1,86 @@
+/*
+ * The CUDA face of the simulated driver: CUDA Driver API types with the
+ * ABI of cuda.h (CUDA 13.0), declared here so the simulator builds without
+ * the toolkit, and the list of exported functions.
+ */
+#ifndef GG_SIM_CUDA_H
+#define GG_SIM_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_core.h"
+#include "sim_cuda_errors.h"
+
+typedef enum cudaError_enum {
+#define SIM_CUDA_ENUM(name, num, msg) name = num,
+    SIM_CUDA_ERRORS(SIM_CUDA_ENUM)
+#undef SIM_CUDA_ENUM
+} CUresult;
+
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef uint64_t cuuint64_t;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUexecAffinityParam_st CUexecAffinityParam;
+typedef struct CUctxCreateParams_st CUctxCreateParams;
+
+typedef enum CUdriverProcAddressQueryResult_enum {
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} CUdriverProcAddressQueryResult;
+
+#define SIM_CUDA_DRIVER_VERSION 13000
+
+/* Every exported cu* function; each counts its calls. */
+#define SIM_CUDA_EXPORTS(X)                                              \
+    X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet)   \
+    X(cuDeviceGetName) X(cuDeviceTotalMem_v2) X(cuDeviceGetAttribute)    \
+    X(cuCtxCreate_v2) X(cuCtxCreate_v3) X(cuCtxCreate_v4)                \
+    X(cuCtxDestroy_v2) X(cuCtxPushCurrent_v2) X(cuCtxPopCurrent_v2)      \
+    X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice)              \
+    X(cuCtxSynchronize) X(cuDevicePrimaryCtxRetain)                      \
+    X(cuDevicePrimaryCtxRelease_v2) X(cuDevicePrimaryCtxReset_v2)        \
+    X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamQuery)             \
+    X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate)         \
+    X(cuEventDestroy_v2) X(cuEventRecord) X(cuEventQuery)                \
+    X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventElapsedTime_v2) \
+    X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemAllocHost_v2) X(cuMemFreeHost) \
+    X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuMemcpyDtoD_v2)             \
+    X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemcpyDtoDAsync_v2) \
+    X(cuMemsetD8_v2) X(cuMemsetD8Async) X(cuModuleLoad) X(cuModuleLoadData) \
+    X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)           \
+    X(cuGetErrorName) X(cuGetErrorString) X(cuGetProcAddress_v2)
+
+enum sim_cuda_fn {
+#define SIM_CUDA_FN_ENUM(name) SIM_FN_##name,
+    SIM_CUDA_EXPORTS(SIM_CUDA_FN_ENUM)
+#undef SIM_CUDA_FN_ENUM
+    SIM_FN_COUNT
+};
+
+extern atomic_ullong sim_cuda_calls[SIM_FN_COUNT];
+extern const char *const sim_cuda_fn_names[SIM_FN_COUNT];
+
+/* Counts one call of an export: relaxed, so it costs one atomic add. */
+#define SIM_COUNT(name) \
+    atomic_fetch_add_explicit(&sim_cuda_calls[SIM_FN_##name], 1, memory_order_relaxed)
+
+CUresult sim_cuda_result(sim_status st);
+
+/* Handles cross the ABI as opaque pointers holding registry handles. */
+#define SIM_HANDLE(p) ((uint64_t)(uintptr_t)(p))
+#define SIM_AS(type, obj) ((type)(uintptr_t)(obj)->handle)
+
+#include "sim_cuda_abi.h"
+
+/* Shared helpers of the face. */
+CUresult sim_cuda_enter(sim_ctx **c);               /* init + current live context */
+sim_status sim_cuda_stream(CUstream h, sim_ctx *cur, sim_stream **out); /* NULL/legacy/per-thread = null stream of cur */
+
+#endif /* GG_SIM_CUDA_H */

@@ -1,0 +1,84 @@
+/*
+ * Prototypes of the CUDA face's exports, with the ABI of cuda.h (CUDA 13.0).
+ * Kept apart from the type declarations (sim_cuda.h) so that
+ * tests/sim/test_sim_abi.c can include it after the real cuda.h: the
+ * compiler then proves every signature compatible with NVIDIA's.
+ */
+#ifndef GG_SIM_CUDA_ABI_H
+#define GG_SIM_CUDA_ABI_H
+
+#include <stddef.h>
+
+/* cuda.h declares the attribute as CUdevice_attribute, an enum of the same
+ * size and passing convention as int. */
+#ifndef SIM_CU_DEVICE_ATTRIBUTE
+#define SIM_CU_DEVICE_ATTRIBUTE int
+#endif
+
+/* ---- the exports -------------------------------------------------------- */
+#ifndef SIM_CUDA_API
+#define SIM_CUDA_API SIM_EXPORT
+#endif
+#define API SIM_CUDA_API
+API CUresult cuInit(unsigned int flags);
+API CUresult cuDriverGetVersion(int *version);
+API CUresult cuDeviceGetCount(int *count);
+API CUresult cuDeviceGet(CUdevice *device, int ordinal);
+API CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
+API CUresult cuDeviceGetAttribute(int *pi, SIM_CU_DEVICE_ATTRIBUTE attrib, CUdevice dev);
+API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+API CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params, int numParams,
+                            unsigned int flags, CUdevice dev);
+API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+                            CUdevice dev);
+API CUresult cuCtxDestroy_v2(CUcontext ctx);
+API CUresult cuCtxPushCurrent_v2(CUcontext ctx);
+API CUresult cuCtxPopCurrent_v2(CUcontext *pctx);
+API CUresult cuCtxGetCurrent(CUcontext *pctx);
+API CUresult cuCtxSetCurrent(CUcontext ctx);
+API CUresult cuCtxGetDevice(CUdevice *device);
+API CUresult cuCtxSynchronize(void);
+API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
+API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
+API CUresult cuStreamCreate(CUstream *phStream, unsigned int flags);
+API CUresult cuStreamDestroy_v2(CUstream hStream);
+API CUresult cuStreamQuery(CUstream hStream);
+API CUresult cuStreamSynchronize(CUstream hStream);
+API CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int flags);
+API CUresult cuEventCreate(CUevent *phEvent, unsigned int flags);
+API CUresult cuEventDestroy_v2(CUevent hEvent);
+API CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
+API CUresult cuEventQuery(CUevent hEvent);
+API CUresult cuEventSynchronize(CUevent hEvent);
+API CUresult cuEventElapsedTime(float *ms, CUevent hStart, CUevent hEnd);
+API CUresult cuEventElapsedTime_v2(float *ms, CUevent hStart, CUevent hEnd);
+API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+API CUresult cuMemFree_v2(CUdeviceptr dptr);
+API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize);
+API CUresult cuMemFreeHost(void *p);
+API CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
+API CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes);
+API CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes, CUstream s);
+API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream s);
+API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s);
+API CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n);
+API CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s);
+API CUresult cuModuleLoad(CUmodule *module, const char *fname);
+API CUresult cuModuleLoadData(CUmodule *module, const void *image);
+API CUresult cuModuleUnload(CUmodule hmod);
+API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
+API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                            unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                            unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                            void **kernelParams, void **extra);
+API CUresult cuGetErrorName(CUresult error, const char **pStr);
+API CUresult cuGetErrorString(CUresult error, const char **pStr);
+API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+                                 cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus);
+#undef API
+
+
+#endif /* GG_SIM_CUDA_ABI_H */

@@ -1,0 +1,35 @@
+/*
+ * Every CUresult the simulator returns or names: enumerator, number, our
+ * message. An X-macro list, so the enum, cuGetErrorName/String and the ABI
+ * test all come from it.
+ */
+#ifndef GG_SIM_CUDA_ERRORS_H
+#define GG_SIM_CUDA_ERRORS_H
+
+#define SIM_CUDA_ERRORS(X)                                   \
+    X(CUDA_SUCCESS, 0, "no error")                           \
+    X(CUDA_ERROR_INVALID_VALUE, 1, "invalid argument")       \
+    X(CUDA_ERROR_OUT_OF_MEMORY, 2, "out of memory")          \
+    X(CUDA_ERROR_NOT_INITIALIZED, 3, "initialization error: cuInit has not been called or failed") \
+    X(CUDA_ERROR_DEINITIALIZED, 4, "driver shutting down")   \
+    X(CUDA_ERROR_STUB_LIBRARY, 34, "CUDA driver is a stub library") \
+    X(CUDA_ERROR_NO_DEVICE, 100, "no CUDA-capable device is detected") \
+    X(CUDA_ERROR_INVALID_DEVICE, 101, "invalid device ordinal") \
+    X(CUDA_ERROR_INVALID_IMAGE, 200, "device kernel image is invalid") \
+    X(CUDA_ERROR_INVALID_CONTEXT, 201, "invalid device context") \
+    X(CUDA_ERROR_ECC_UNCORRECTABLE, 214, "uncorrectable ECC error encountered") \
+    X(CUDA_ERROR_FILE_NOT_FOUND, 301, "file not found")      \
+    X(CUDA_ERROR_INVALID_HANDLE, 400, "invalid resource handle") \
+    X(CUDA_ERROR_NOT_FOUND, 500, "named symbol not found")   \
+    X(CUDA_ERROR_NOT_READY, 600, "device not ready")         \
+    X(CUDA_ERROR_ILLEGAL_ADDRESS, 700, "an illegal memory access was encountered") \
+    X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 701, "too many resources requested for launch") \
+    X(CUDA_ERROR_LAUNCH_TIMEOUT, 702, "the launch timed out and was terminated") \
+    X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709, "context is destroyed") \
+    X(CUDA_ERROR_ASSERT, 710, "device-side assert triggered") \
+    X(CUDA_ERROR_LAUNCH_FAILED, 719, "unspecified launch failure") \
+    X(CUDA_ERROR_NOT_SUPPORTED, 801, "operation not supported") \
+    X(CUDA_ERROR_TIMEOUT, 909, "wait operation timed out")   \
+    X(CUDA_ERROR_UNKNOWN, 999, "unknown error")
+
+#endif /* GG_SIM_CUDA_ERRORS_H */

@@ -1,0 +1,331 @@
+/*
+ * CUDA face: initialisation, devices and contexts. Each export validates
+ * its arguments, translates handles and numbers, and calls the core; CUDA
+ * numbering lives only in the face.
+ */
+#include "sim_cuda.h"
+
+#include <stdio.h>
+
+/* Calls made before a successful cuInit fail like the real driver's. */
+#define REQUIRE_INIT()                         \
+    do {                                       \
+        if (!sim_is_initialized())             \
+            return CUDA_ERROR_NOT_INITIALIZED; \
+    } while (0)
+
+CUresult sim_cuda_enter(sim_ctx **c)
+{
+    if (!sim_is_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return sim_cuda_result(sim_ctx_enter(c));
+}
+
+static CUresult get_device(CUdevice dev, sim_device **out)
+{
+    *out = sim_device_get(dev);
+    if (!*out) {
+        sim_detail("device ordinal %d does not exist", dev);
+        return CUDA_ERROR_INVALID_DEVICE;
+    }
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuInit(unsigned int flags)
+{
+    SIM_COUNT(cuInit);
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return sim_cuda_result(sim_init());
+}
+
+SIM_EXPORT CUresult cuDriverGetVersion(int *version)
+{
+    SIM_COUNT(cuDriverGetVersion);
+    if (!version)
+        return CUDA_ERROR_INVALID_VALUE;
+    *version = SIM_CUDA_DRIVER_VERSION;
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetCount(int *count)
+{
+    SIM_COUNT(cuDeviceGetCount);
+    REQUIRE_INIT();
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    *count = sim_device_count();
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
+{
+    SIM_COUNT(cuDeviceGet);
+    REQUIRE_INIT();
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_device *d;
+    CUresult r = get_device(ordinal, &d);
+    if (r == CUDA_SUCCESS)
+        *device = ordinal;
+    return r;
+}
+
+SIM_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    SIM_COUNT(cuDeviceGetName);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    if (r)
+        return r;
+    if (!name || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    snprintf(name, (size_t)len, "%s", d->cfg->name);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    SIM_COUNT(cuDeviceTotalMem_v2);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    if (r)
+        return r;
+    if (!bytes)
+        return CUDA_ERROR_INVALID_VALUE;
+    *bytes = (size_t)d->cfg->memory_bytes;
+    return CUDA_SUCCESS;
+}
+
+/* CU_DEVICE_ATTRIBUTE_* numbers from cuda.h. */
+static bool cuda_attr(int attrib, sim_attr *a)
+{
+    static const struct { int cu; sim_attr a; } map[] = {
+        { 1, SIM_ATTR_MAX_THREADS_PER_BLOCK },
+        { 2, SIM_ATTR_MAX_BLOCK_X }, { 3, SIM_ATTR_MAX_BLOCK_Y }, { 4, SIM_ATTR_MAX_BLOCK_Z },
+        { 5, SIM_ATTR_MAX_GRID_X }, { 6, SIM_ATTR_MAX_GRID_Y }, { 7, SIM_ATTR_MAX_GRID_Z },
+        { 8, SIM_ATTR_MAX_SHARED_PER_BLOCK },
+        { 9, SIM_ATTR_TOTAL_CONSTANT_MEMORY },
+        { 10, SIM_ATTR_WARP_SIZE },
+        { 12, SIM_ATTR_MAX_REGISTERS_PER_BLOCK },
+        { 13, SIM_ATTR_CLOCK_RATE_KHZ },
+        { 16, SIM_ATTR_MULTIPROCESSORS },
+        { 17, SIM_ATTR_KERNEL_EXEC_TIMEOUT },
+        { 18, SIM_ATTR_INTEGRATED },
+        { 19, SIM_ATTR_CAN_MAP_HOST_MEMORY },
+        { 20, SIM_ATTR_COMPUTE_MODE },
+        { 31, SIM_ATTR_CONCURRENT_KERNELS },
+        { 33, SIM_ATTR_PCI_BUS_ID }, { 34, SIM_ATTR_PCI_DEVICE_ID },
+        { 39, SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR },
+        { 40, SIM_ATTR_ASYNC_ENGINE_COUNT },
+        { 41, SIM_ATTR_UNIFIED_ADDRESSING },
+        { 50, SIM_ATTR_PCI_DOMAIN_ID },
+        { 75, SIM_ATTR_COMPUTE_CAPABILITY_MAJOR }, { 76, SIM_ATTR_COMPUTE_CAPABILITY_MINOR },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].cu == attrib) {
+            *a = map[i].a;
+            return true;
+        }
+    return false;
+}
+
+SIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, SIM_CU_DEVICE_ATTRIBUTE attrib, CUdevice dev)
+{
+    SIM_COUNT(cuDeviceGetAttribute);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    if (r)
+        return r;
+    sim_attr a;
+    if (!pi || !cuda_attr(attrib, &a)) {
+        sim_detail("device attribute %d is not simulated", attrib);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    return sim_cuda_result(sim_device_attr(d, a, pi));
+}
+
+/* ---- contexts ----------------------------------------------------------- */
+
+/* cuCtxCreate in every version: create, then push on this thread's stack. */
+static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
+{
+    REQUIRE_INIT();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    if (r)
+        return r;
+    sim_ctx *c;
+    sim_status st = sim_ctx_create(d, false, &c);
+    if (st)
+        return sim_cuda_result(st);
+    st = sim_stack_push(c->obj.handle);
+    if (st) {
+        sim_ctx_destroy(c, false);
+        sim_obj_release(&c->obj);
+        return sim_cuda_result(st);
+    }
+    *pctx = SIM_AS(CUcontext, &c->obj);
+    sim_obj_release(&c->obj);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    SIM_COUNT(cuCtxCreate_v2);
+    (void)flags; /* scheduling flags do not change the simulation */
+    return ctx_create(pctx, dev);
+}
+
+SIM_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params, int numParams,
+                                   unsigned int flags, CUdevice dev)
+{
+    SIM_COUNT(cuCtxCreate_v3);
+    (void)params; /* execution affinity is not simulated */
+    (void)flags;
+    if (numParams < 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return ctx_create(pctx, dev);
+}
+
+SIM_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+                                   CUdevice dev)
+{
+    SIM_COUNT(cuCtxCreate_v4);
+    (void)params; /* affinity and CIG parameters are not simulated */
+    (void)flags;
+    return ctx_create(pctx, dev);
+}
+
+SIM_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    SIM_COUNT(cuCtxDestroy_v2);
+    REQUIRE_INIT();
+    if (!ctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_ctx *c = sim_ctx_from_handle(SIM_HANDLE(ctx));
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    sim_status st = SIM_ERR_INVALID_CONTEXT;
+    if (c->primary)
+        sim_detail("a primary context is released with cuDevicePrimaryCtxRelease, not destroyed");
+    else
+        st = sim_ctx_destroy(c, true);
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+SIM_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    SIM_COUNT(cuCtxPushCurrent_v2);
+    REQUIRE_INIT();
+    sim_ctx *c = sim_ctx_from_handle(SIM_HANDLE(ctx));
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(sim_stack_push(SIM_HANDLE(ctx)));
+}
+
+SIM_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+    SIM_COUNT(cuCtxPopCurrent_v2);
+    REQUIRE_INIT();
+    uint64_t h;
+    sim_status st = sim_stack_pop(&h);
+    if (st)
+        return sim_cuda_result(st);
+    if (pctx)
+        *pctx = (CUcontext)(uintptr_t)h;
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+    SIM_COUNT(cuCtxGetCurrent);
+    REQUIRE_INIT();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = (CUcontext)(uintptr_t)sim_stack_top();
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+    SIM_COUNT(cuCtxSetCurrent);
+    REQUIRE_INIT();
+    if (ctx) {
+        sim_ctx *c = sim_ctx_from_handle(SIM_HANDLE(ctx));
+        if (!c)
+            return CUDA_ERROR_INVALID_CONTEXT;
+        sim_obj_release(&c->obj);
+    }
+    sim_stack_set_top(SIM_HANDLE(ctx));
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
+{
+    SIM_COUNT(cuCtxGetDevice);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    if (device)
+        *device = c->dev->ordinal;
+    sim_obj_release(&c->obj);
+    return device ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_EXPORT CUresult cuCtxSynchronize(void)
+{
+    SIM_COUNT(cuCtxSynchronize);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    sim_status st = sim_ctx_sync(c);
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    SIM_COUNT(cuDevicePrimaryCtxRetain);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    if (r)
+        return r;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    sim_ctx *c;
+    sim_status st = sim_primary_retain(d, &c);
+    if (st)
+        return sim_cuda_result(st);
+    *pctx = SIM_AS(CUcontext, &c->obj);
+    sim_obj_release(&c->obj);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    SIM_COUNT(cuDevicePrimaryCtxRelease_v2);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    return r ? r : sim_cuda_result(sim_primary_release(d));
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    SIM_COUNT(cuDevicePrimaryCtxReset_v2);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    return r ? r : sim_cuda_result(sim_primary_reset(d));
+}

@@ -1,0 +1,180 @@
+/*
+ * Driver initialisation and the simulated devices.
+ *
+ * The configuration is read by the first successful sim_init() and kept for
+ * the life of the process (devices and misbehave rules are referenced by
+ * pointer from then on). A failed init leaves nothing behind and may be
+ * retried, e.g. after fixing GPUGUARD_SIM_CONFIG.
+ */
+#include "sim_core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool g_initialized;
+static sim_config g_config;
+static sim_device *g_devices;
+static char g_config_error[512];
+
+sim_status sim_init(void)
+{
+    if (atomic_load_explicit(&g_initialized, memory_order_acquire))
+        return SIM_OK;
+    pthread_mutex_lock(&g_init_lock);
+    sim_status st = SIM_OK;
+    if (atomic_load_explicit(&g_initialized, memory_order_relaxed))
+        goto out;
+    sim_config cfg;
+    char err[sizeof g_config_error];
+    st = sim_config_load(&cfg, err, sizeof err);
+    if (st) {
+        memcpy(g_config_error, err, sizeof err);
+        sim_detail("%s", err);
+        goto out;
+    }
+    if (cfg.ndevices == 0) {
+        snprintf(g_config_error, sizeof g_config_error, "devices: the configuration has no device");
+        sim_detail("%s", g_config_error);
+        sim_config_free(&cfg);
+        st = SIM_ERR_NO_DEVICE;
+        goto out;
+    }
+    sim_device *devs = calloc((size_t)cfg.ndevices, sizeof *devs);
+    if (!devs) {
+        sim_config_free(&cfg);
+        st = SIM_ERR_OUT_OF_MEMORY;
+        goto out;
+    }
+    g_config = cfg;
+    for (int i = 0; i < cfg.ndevices; i++) {
+        devs[i].ordinal = i;
+        devs[i].cfg = &g_config.devices[i];
+        atomic_init(&devs[i].mem_used, 0);
+        pthread_mutex_init(&devs[i].primary_lock, NULL);
+    }
+    g_devices = devs;
+    g_config_error[0] = '\0';
+    atomic_store_explicit(&g_initialized, true, memory_order_release);
+out:
+    pthread_mutex_unlock(&g_init_lock);
+    return st;
+}
+
+bool sim_is_initialized(void)
+{
+    return atomic_load_explicit(&g_initialized, memory_order_acquire);
+}
+
+const char *sim_config_error(void)
+{
+    /* Written only under the init lock before initialisation succeeds. */
+    pthread_mutex_lock(&g_init_lock);
+    const char *e = g_config_error;
+    pthread_mutex_unlock(&g_init_lock);
+    return e;
+}
+
+const sim_config *sim_get_config(void)
+{
+    return sim_is_initialized() ? &g_config : NULL;
+}
+
+int sim_device_count(void)
+{
+    return sim_is_initialized() ? g_config.ndevices : 0;
+}
+
+sim_device *sim_device_get(int ordinal)
+{
+    if (!sim_is_initialized() || ordinal < 0 || ordinal >= g_config.ndevices)
+        return NULL;
+    return &g_devices[ordinal];
+}
+
+sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out)
+{
+    const sim_device_config *c = d->cfg;
+    switch (a) {
+    case SIM_ATTR_MAX_THREADS_PER_BLOCK: *out = (int)c->max_threads_per_block; break;
+    case SIM_ATTR_MAX_BLOCK_X: *out = (int)c->max_block[0]; break;
+    case SIM_ATTR_MAX_BLOCK_Y: *out = (int)c->max_block[1]; break;
+    case SIM_ATTR_MAX_BLOCK_Z: *out = (int)c->max_block[2]; break;
+    case SIM_ATTR_MAX_GRID_X: *out = (int)c->max_grid[0]; break;
+    case SIM_ATTR_MAX_GRID_Y: *out = (int)c->max_grid[1]; break;
+    case SIM_ATTR_MAX_GRID_Z: *out = (int)c->max_grid[2]; break;
+    case SIM_ATTR_MAX_SHARED_PER_BLOCK: *out = (int)SIM_MAX_SHARED_PER_BLOCK; break;
+    case SIM_ATTR_TOTAL_CONSTANT_MEMORY: *out = 65536; break;
+    case SIM_ATTR_WARP_SIZE: *out = 32; break;
+    case SIM_ATTR_MAX_REGISTERS_PER_BLOCK: *out = 65536; break;
+    case SIM_ATTR_CLOCK_RATE_KHZ: *out = 1000000; break;
+    case SIM_ATTR_MULTIPROCESSORS: *out = (int)c->multiprocessors; break;
+    case SIM_ATTR_KERNEL_EXEC_TIMEOUT: *out = c->watchdog ? 1 : 0; break;
+    case SIM_ATTR_INTEGRATED: *out = 0; break;
+    case SIM_ATTR_CAN_MAP_HOST_MEMORY: *out = 0; break;
+    case SIM_ATTR_COMPUTE_MODE: *out = 0; break;
+    case SIM_ATTR_CONCURRENT_KERNELS: *out = 1; break;
+    case SIM_ATTR_PCI_BUS_ID: *out = d->ordinal + 1; break;
+    case SIM_ATTR_PCI_DEVICE_ID: *out = 0; break;
+    case SIM_ATTR_PCI_DOMAIN_ID: *out = 0; break;
+    case SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR: *out = 2048; break;
+    case SIM_ATTR_ASYNC_ENGINE_COUNT: *out = 1; break;
+    case SIM_ATTR_UNIFIED_ADDRESSING: *out = 1; break;
+    case SIM_ATTR_COMPUTE_CAPABILITY_MAJOR: *out = 8; break;
+    case SIM_ATTR_COMPUTE_CAPABILITY_MINOR: *out = 0; break;
+    default: return SIM_ERR_INVALID_VALUE;
+    }
+    return SIM_OK;
+}
+
+/* Primary contexts: one per device, created by the first retain, destroyed
+ * by the last release, reset in place by a reset. The context object keeps
+ * its handle across resets, as CUDA's primary context does. */
+sim_status sim_primary_retain(sim_device *d, sim_ctx **out)
+{
+    pthread_mutex_lock(&d->primary_lock);
+    sim_status st = SIM_OK;
+    if (!d->primary) {
+        sim_ctx *c;
+        st = sim_ctx_create(d, true, &c);
+        if (st)
+            goto out;
+        d->primary = c;         /* keeps the creation reference */
+    }
+    d->primary_refs++;
+    sim_obj_retain(&d->primary->obj);
+    *out = d->primary;
+out:
+    pthread_mutex_unlock(&d->primary_lock);
+    return st;
+}
+
+sim_status sim_primary_release(sim_device *d)
+{
+    pthread_mutex_lock(&d->primary_lock);
+    sim_ctx *doomed = NULL;
+    sim_status st = SIM_OK;
+    if (!d->primary || d->primary_refs == 0) {
+        sim_detail("device %d: primary context released more often than retained", d->ordinal);
+        st = SIM_ERR_INVALID_CONTEXT;
+    } else if (--d->primary_refs == 0) {
+        doomed = d->primary;
+        d->primary = NULL;
+    }
+    pthread_mutex_unlock(&d->primary_lock);
+    if (doomed) {
+        sim_ctx_destroy(doomed, false);
+        sim_obj_release(&doomed->obj);
+    }
+    return st;
+}
+
+sim_status sim_primary_reset(sim_device *d)
+{
+    pthread_mutex_lock(&d->primary_lock);
+    if (d->primary)
+        sim_ctx_reset(d->primary);
+    pthread_mutex_unlock(&d->primary_lock);
+    return SIM_OK;
+}

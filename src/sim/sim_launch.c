@@ -1,0 +1,317 @@
+/*
+ * Kernel launches: validation and parameter capture at submission, then the
+ * block loop on the stream worker, with the watchdog and the configured
+ * misbehaviour.
+ *
+ * Parameters are copied when the launch is submitted, as CUDA does, using
+ * the sizes the module declares with GG_SIM_KERNEL_PARAMS; each copy sits
+ * 16-byte aligned in one buffer that lives as long as the launch.
+ *
+ * The watchdog measures run time from when the launch starts executing. It
+ * is checked between blocks and by rt->cancelled(); a block that never polls
+ * cannot be interrupted (host code cannot be preempted safely).
+ */
+#include "sim_core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PARAM_ALIGN 16u
+
+typedef struct sim_launch {
+    sim_function *fn;           /* retained */
+    sim_ctx *ctx;
+    sim_stream *stream;
+    gg_sim_dim3 grid, block;
+    unsigned shared_bytes;
+    void **params;
+    unsigned char *buf;
+    const sim_misbehave *rule;  /* NULL: behave */
+    unsigned epoch;
+    uint64_t clock;
+    atomic_int fault;           /* sim_status of the first device fault */
+    bool has_deadline;
+    struct timespec deadline;
+    sim_alloc **pins;           /* allocations map() handed out */
+    size_t npins, cappins;
+} sim_launch;
+
+void sim_launch_free(sim_launch *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->npins; i++)
+        sim_alloc_release(l->pins[i]);
+    free(l->pins);
+    free(l->params);
+    free(l->buf);
+    sim_obj_release(&l->fn->obj);
+    free(l);
+}
+
+/* ---- submission ---------------------------------------------------------- */
+
+static sim_status check_dims(const sim_device_config *c, const sim_launch_desc *d)
+{
+    const unsigned g[3] = { d->grid.x, d->grid.y, d->grid.z };
+    const unsigned b[3] = { d->block.x, d->block.y, d->block.z };
+    for (int i = 0; i < 3; i++) {
+        if (g[i] == 0 || b[i] == 0 || g[i] > c->max_grid[i] || b[i] > c->max_block[i]) {
+            sim_detail("launch of %s: grid (%u,%u,%u) block (%u,%u,%u) outside the device limits",
+                       d->fn->name, g[0], g[1], g[2], b[0], b[1], b[2]);
+            return SIM_ERR_INVALID_VALUE;
+        }
+    }
+    if ((uint64_t)b[0] * b[1] * b[2] > c->max_threads_per_block) {
+        sim_detail("launch of %s: %llu threads per block, the device allows %u", d->fn->name,
+                   (unsigned long long)b[0] * b[1] * b[2], c->max_threads_per_block);
+        return SIM_ERR_INVALID_VALUE;
+    }
+    if (d->shared_bytes > SIM_MAX_SHARED_PER_BLOCK) {
+        sim_detail("launch of %s: %u bytes of shared memory, the device allows %u", d->fn->name,
+                   d->shared_bytes, SIM_MAX_SHARED_PER_BLOCK);
+        return SIM_ERR_INVALID_VALUE;
+    }
+    return SIM_OK;
+}
+
+static sim_status copy_params(sim_launch *l, void **params)
+{
+    const sim_function *f = l->fn;
+    if (f->nparams == 0)
+        return SIM_OK;
+    if (!params) {
+        sim_detail("launch of %s: kernelParams is NULL but the kernel takes %u parameters",
+                   f->name, f->nparams);
+        return SIM_ERR_INVALID_VALUE;
+    }
+    l->params = calloc(f->nparams, sizeof *l->params);
+    l->buf = aligned_alloc(PARAM_ALIGN, f->param_bytes);
+    if (!l->params || !l->buf)
+        return SIM_ERR_OUT_OF_MEMORY;
+    size_t off = 0;
+    for (unsigned i = 0; i < f->nparams; i++) {
+        if (!params[i]) {
+            sim_detail("launch of %s: kernelParams[%u] is NULL", f->name, i);
+            return SIM_ERR_INVALID_VALUE;
+        }
+        memcpy(l->buf + off, params[i], f->sizes[i]);
+        l->params[i] = l->buf + off;
+        off += (f->sizes[i] + PARAM_ALIGN - 1) / PARAM_ALIGN * PARAM_ALIGN;
+    }
+    return SIM_OK;
+}
+
+/* Counts this launch against every rule naming the kernel; the first rule
+ * whose launch number is reached applies. */
+static const sim_misbehave *match_rule(const sim_function *f, int device)
+{
+    const sim_config *cfg = sim_get_config();
+    const sim_misbehave *hit = NULL;
+    for (int i = 0; cfg && i < cfg->nrules; i++) {
+        sim_misbehave *r = &cfg->rules[i];
+        if (strcmp(r->kernel, f->name) != 0 || (r->device >= 0 && r->device != device))
+            continue;
+        unsigned long long n = atomic_fetch_add(&r->seen, 1) + 1;
+        if (!hit && (r->launch == 0 || r->launch == n))
+            hit = r;
+    }
+    return hit;
+}
+
+sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d)
+{
+    sim_ctx *c = s->ctx;
+    sim_status st = check_dims(c->dev->cfg, d);
+    if (st)
+        return st;
+    sim_launch *l = calloc(1, sizeof *l);
+    if (!l)
+        return SIM_ERR_OUT_OF_MEMORY;
+    sim_obj_retain(&d->fn->obj);
+    l->fn = d->fn;
+    l->ctx = c;
+    l->stream = s;
+    l->grid = d->grid;
+    l->block = d->block;
+    l->shared_bytes = d->shared_bytes;
+    l->epoch = atomic_load(&c->epoch);
+    atomic_init(&l->fault, SIM_OK);
+    st = copy_params(l, d->params);
+    sim_op *op = st ? NULL : sim_op_new(SIM_OP_LAUNCH);
+    if (!op) {
+        sim_launch_free(l);
+        return st ? st : SIM_ERR_OUT_OF_MEMORY;
+    }
+    l->rule = match_rule(d->fn, c->dev->ordinal);
+    op->u.launch = l;
+    return sim_stream_submit(s, op) ? SIM_OK : SIM_ERR_INVALID_HANDLE;
+}
+
+/* ---- the runtime a kernel sees ----------------------------------------- */
+
+static void raise_fault(sim_launch *l, sim_status st)
+{
+    int none = SIM_OK;
+    atomic_compare_exchange_strong(&l->fault, &none, (int)st);
+}
+
+/* Someone else ended the launch: its work was discarded or the context is
+ * already dead. No fault of its own to report. */
+static bool abandoned(const sim_launch *l)
+{
+    return atomic_load(&l->stream->discard) || sim_ctx_health(l->ctx) != SIM_OK;
+}
+
+static bool should_stop(void *p)
+{
+    sim_launch *l = p;
+    return atomic_load(&l->fault) != SIM_OK || abandoned(l);
+}
+
+static bool watchdog_fired(sim_launch *l)
+{
+    if (l->has_deadline && sim_ts_passed(l->deadline)) {
+        raise_fault(l, SIM_ERR_LAUNCH_TIMEOUT);
+        return true;
+    }
+    return false;
+}
+
+static bool keep_pin(sim_launch *l, sim_alloc *a)
+{
+    for (size_t i = 0; i < l->npins; i++)
+        if (l->pins[i] == a) {
+            sim_alloc_release(a); /* already pinned once */
+            return true;
+        }
+    if (l->npins == l->cappins) {
+        size_t cap = l->cappins ? l->cappins * 2 : 4;
+        sim_alloc **n = realloc(l->pins, cap * sizeof *n);
+        if (!n)
+            return false;
+        l->pins = n;
+        l->cappins = cap;
+    }
+    l->pins[l->npins++] = a;
+    return true;
+}
+
+static void *rt_map(const gg_sim_block *b, uint64_t dptr, size_t bytes)
+{
+    sim_launch *l = b->launch;
+    sim_alloc *a = NULL;
+    void *p = sim_mem_map(l->ctx, dptr, bytes, l->clock, &a);
+    if (p && !keep_pin(l, a)) {
+        sim_alloc_release(a);
+        raise_fault(l, SIM_ERR_LAUNCH_FAILED);
+        return NULL;
+    }
+    if (!p)
+        raise_fault(l, SIM_ERR_ILLEGAL_ADDRESS);
+    return p;
+}
+
+static void rt_trap(const gg_sim_block *b, gg_sim_trap kind)
+{
+    sim_launch *l = b->launch;
+    switch (kind) {
+    case GG_SIM_TRAP_ASSERT: raise_fault(l, SIM_ERR_ASSERT); break;
+    case GG_SIM_TRAP_LAUNCH_FAILED: raise_fault(l, SIM_ERR_LAUNCH_FAILED); break;
+    case GG_SIM_TRAP_ILLEGAL_ADDRESS:
+    default: raise_fault(l, SIM_ERR_ILLEGAL_ADDRESS); break;
+    }
+}
+
+static bool rt_cancelled(const gg_sim_block *b)
+{
+    sim_launch *l = b->launch;
+    return should_stop(l) || watchdog_fired(l);
+}
+
+static const gg_sim_runtime g_runtime = { rt_map, rt_trap, rt_cancelled };
+
+/* ---- running ------------------------------------------------------------ */
+
+/* Sleeps until us have passed, the watchdog fires or the launch stops. */
+static void busy_for(sim_launch *l, uint64_t us)
+{
+    struct timespec until = sim_ts_add_us(sim_now(), us);
+    if (l->has_deadline && sim_ts_diff_ms(l->deadline, until) > 0)
+        until = l->deadline;
+    sim_progress_wait(should_stop, l, &until);
+    watchdog_fired(l);
+}
+
+static void run_blocks(sim_launch *l)
+{
+    gg_sim_block b;
+    memset(&b, 0, sizeof b);
+    void *shared = l->shared_bytes ? malloc(l->shared_bytes) : NULL;
+    if (l->shared_bytes && !shared) {
+        raise_fault(l, SIM_ERR_LAUNCH_FAILED);
+        return;
+    }
+    b.grid_dim = l->grid;
+    b.block_dim = l->block;
+    b.shared = shared;
+    b.shared_bytes = l->shared_bytes;
+    b.params = l->params;
+    b.rt = &g_runtime;
+    b.launch = l;
+    bool slow = l->rule && l->rule->action == SIM_MB_SLOW;
+    for (unsigned z = 0; z < l->grid.z; z++)
+        for (unsigned y = 0; y < l->grid.y; y++)
+            for (unsigned x = 0; x < l->grid.x; x++) {
+                if (should_stop(l) || watchdog_fired(l))
+                    goto out;
+                b.block_idx = (gg_sim_dim3){ x, y, z };
+                if (shared)
+                    memset(shared, 0, l->shared_bytes);
+                l->fn->fn(&b);
+                if (slow)
+                    busy_for(l, l->rule->block_us);
+            }
+out:
+    free(shared);
+}
+
+/* The launch's outcome: a device fault, or SIM_OK (also when abandoned). */
+static sim_status run_body(sim_launch *l)
+{
+    sim_mb_action act = l->rule ? l->rule->action : SIM_MB_NONE;
+    if (act == SIM_MB_FAULT)
+        return l->rule->error;
+    if (act == SIM_MB_HANG) {
+        /* Never completes on its own: only the watchdog or a context
+         * destroy/reset (which abandons the stream) ends it. */
+        sim_progress_wait(should_stop, l, l->has_deadline ? &l->deadline : NULL);
+        watchdog_fired(l);
+        return (sim_status)atomic_load(&l->fault);
+    }
+    run_blocks(l);
+    if (act == SIM_MB_OVERRUN && atomic_load(&l->fault) == SIM_OK && !abandoned(l)) {
+        if (l->has_deadline)
+            busy_for(l, UINT64_MAX / 4); /* until the watchdog kills it */
+        else
+            busy_for(l, l->rule->has_block_us ? l->rule->block_us : 2000000u);
+    }
+    return (sim_status)atomic_load(&l->fault);
+}
+
+void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
+{
+    (void)s;
+    const sim_device_config *cfg = l->ctx->dev->cfg;
+    l->clock = clock;
+    l->has_deadline = cfg->watchdog;
+    if (cfg->watchdog)
+        l->deadline = sim_ts_add_us(sim_now(), (uint64_t)cfg->watchdog_ms * 1000u);
+    sim_status st = run_body(l);
+    /* Unpin now: the allocations may be freed while the op is released. */
+    for (size_t i = 0; i < l->npins; i++)
+        sim_alloc_release(l->pins[i]);
+    l->npins = 0;
+    if (st != SIM_OK && !abandoned(l))
+        sim_ctx_poison(l->ctx, st, l->epoch);
+}

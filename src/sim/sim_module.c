@@ -1,0 +1,281 @@
+/*
+ * Modules: a module image is a shared object of host C kernels (see
+ * include/gpuguard/sim_kernel.h), loaded with dlopen(RTLD_NOW|RTLD_LOCAL).
+ * Images in memory are either an ELF shared object (written to a memfd and
+ * loaded from /proc/self/fd/N) or the text "gg-sim-module:<path>".
+ *
+ * Functions keep their module's code mapped: an unloaded module is
+ * dlclose'd only when no launch still uses one of its kernels.
+ */
+#include "sim_core.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_IMAGE_BYTES (1ull << 30)
+#define MAX_PARAM_BYTES 32764u /* CUDA's limit for kernel parameters */
+#define TEXT_PREFIX "gg-sim-module:"
+
+static void module_free(sim_obj *o)
+{
+    sim_module *m = (sim_module *)o;
+    dlclose(m->dl);
+    free(m->fns);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+static sim_status module_new(sim_ctx *c, void *dl, sim_module **out)
+{
+    sim_module *m = calloc(1, sizeof *m);
+    if (!m) {
+        dlclose(dl);
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    sim_obj_init(&m->obj, SIM_KIND_MODULE, c, module_free);
+    m->dl = dl;
+    pthread_mutex_init(&m->lock, NULL);
+    sim_obj_retain(&m->obj); /* the registry's reference */
+    if (!sim_registry_add(&m->obj)) {
+        sim_obj_release(&m->obj);
+        sim_obj_release(&m->obj);
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    *out = m;
+    return SIM_OK;
+}
+
+static sim_status open_image(const char *path, void **dl)
+{
+    *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!*dl) {
+        const char *e = dlerror();
+        sim_detail("cannot load module \"%s\": %s", path, e ? e : "dlopen failed");
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    return SIM_OK;
+}
+
+sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out)
+{
+    if (!path || !path[0])
+        return SIM_ERR_INVALID_VALUE;
+    struct stat sb;
+    errno = 0;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        sim_detail("module file \"%s\": %s", path, errno ? strerror(errno) : "not a file");
+        return SIM_ERR_FILE_NOT_FOUND;
+    }
+    /* A bare name would make dlopen search the library path: CUDA reads
+     * module files relative to the working directory. */
+    char buf[4096];
+    if (!strchr(path, '/')) {
+        if ((size_t)snprintf(buf, sizeof buf, "./%s", path) >= sizeof buf)
+            return SIM_ERR_INVALID_VALUE;
+        path = buf;
+    }
+    void *dl;
+    sim_status st = open_image(path, &dl);
+    return st ? st : module_new(c, dl, out);
+}
+
+/* Size of an ELF image from its header: the end of the section or program
+ * header table, whichever is last (section headers end a linked .so). */
+static sim_status elf_size(const void *image, size_t *size)
+{
+    Elf64_Ehdr h;
+    memcpy(&h, image, sizeof h);
+    if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_type != ET_DYN) {
+        sim_detail("module image: not a 64-bit ELF shared object");
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    uint64_t end = sizeof h;
+    uint64_t sh = h.e_shoff + (uint64_t)h.e_shnum * h.e_shentsize;
+    uint64_t ph = h.e_phoff + (uint64_t)h.e_phnum * h.e_phentsize;
+    end = sh > end ? sh : end;
+    end = ph > end ? ph : end;
+    if (end > MAX_IMAGE_BYTES) {
+        sim_detail("module image: ELF header claims %llu bytes", (unsigned long long)end);
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    *size = (size_t)end;
+    return SIM_OK;
+}
+
+static sim_status load_elf(sim_ctx *c, const void *image, sim_module **out)
+{
+    size_t size;
+    sim_status st = elf_size(image, &size);
+    if (st)
+        return st;
+    int fd = memfd_create("gg-sim-module", MFD_CLOEXEC);
+    if (fd < 0) {
+        sim_detail("module image: memfd_create: %s", strerror(errno));
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    const char *p = image;
+    for (size_t done = 0; done < size;) {
+        ssize_t n = write(fd, p + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            close(fd);
+            sim_detail("module image: cannot write it to a memfd");
+            return SIM_ERR_OUT_OF_MEMORY;
+        }
+        done += (size_t)n;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    void *dl;
+    st = open_image(path, &dl);
+    close(fd); /* the mapping outlives the descriptor */
+    return st ? st : module_new(c, dl, out);
+}
+
+sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out)
+{
+    if (!image)
+        return SIM_ERR_INVALID_VALUE;
+    if (!memcmp(image, ELFMAG, SELFMAG))
+        return load_elf(c, image, out);
+    if (!strncmp(image, TEXT_PREFIX, strlen(TEXT_PREFIX)))
+        return sim_module_load_path(c, (const char *)image + strlen(TEXT_PREFIX), out);
+    sim_detail("module image: neither an ELF shared object nor \"" TEXT_PREFIX "<path>\"");
+    return SIM_ERR_INVALID_IMAGE;
+}
+
+static bool is_function_of(sim_obj *o, void *m)
+{
+    return o->kind == SIM_KIND_FUNCTION && ((sim_function *)o)->mod == m;
+}
+
+sim_status sim_module_unload(sim_module *m)
+{
+    sim_registry_remove_if(is_function_of, m, NULL);
+    return sim_registry_remove(&m->obj) ? SIM_OK : SIM_ERR_INVALID_HANDLE;
+}
+
+static void function_free(sim_obj *o)
+{
+    sim_function *f = (sim_function *)o;
+    sim_module *m = f->mod;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->nfns; i++)
+        if (m->fns[i] == f) {
+            m->fns[i] = m->fns[--m->nfns];
+            break;
+        }
+    pthread_mutex_unlock(&m->lock);
+    sim_obj_release(&m->obj);
+    free(f);
+}
+
+/* Reads and checks the kernel's GG_SIM_KERNEL_PARAMS declaration. */
+static sim_status find_params(sim_module *m, sim_function *f)
+{
+    char sym[sizeof f->name + 32];
+    snprintf(sym, sizeof sym, GG_SIM_PARAMS_PREFIX "%s", f->name);
+    const unsigned *decl = dlsym(m->dl, sym);
+    if (!decl) {
+        sim_detail("kernel \"%s\" has no GG_SIM_KERNEL_PARAMS declaration (symbol %s)",
+                   f->name, sym);
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    size_t total = 0;
+    for (unsigned i = 0; i < decl[0]; i++) {
+        unsigned sz = decl[1 + i];
+        if (sz == 0 || sz > MAX_PARAM_BYTES || (total += (sz + 15u) / 16u * 16u) > 2 * MAX_PARAM_BYTES) {
+            sim_detail("kernel \"%s\": parameter %u has size %u, or the total is too large",
+                       f->name, i, sz);
+            return SIM_ERR_INVALID_IMAGE;
+        }
+    }
+    f->nparams = decl[0];
+    f->sizes = decl + 1;
+    f->param_bytes = total;
+    return SIM_OK;
+}
+
+static sim_function *cached_function(sim_module *m, const char *name)
+{
+    sim_function *hit = NULL;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < m->nfns && !hit; i++)
+        if (!strcmp(m->fns[i]->name, name))
+            /* Only a still-registered one: an unregistered one may be
+             * about to be freed. */
+            hit = (sim_function *)sim_registry_get(m->fns[i]->obj.handle, SIM_KIND_FUNCTION);
+    pthread_mutex_unlock(&m->lock);
+    return hit;
+}
+
+static bool remember(sim_module *m, sim_function *f)
+{
+    pthread_mutex_lock(&m->lock);
+    bool ok = true;
+    if (m->nfns == m->capfns) {
+        size_t cap = m->capfns ? m->capfns * 2 : 8;
+        sim_function **n = realloc(m->fns, cap * sizeof *n);
+        if ((ok = n != NULL)) {
+            m->fns = n;
+            m->capfns = cap;
+        }
+    }
+    if (ok)
+        m->fns[m->nfns++] = f;
+    pthread_mutex_unlock(&m->lock);
+    return ok;
+}
+
+sim_status sim_module_function(sim_module *m, const char *name, sim_function **out)
+{
+    if (!name || !name[0] || strlen(name) >= sizeof ((sim_function *)0)->name)
+        return SIM_ERR_INVALID_VALUE;
+    sim_function *f = cached_function(m, name);
+    if (f) {
+        *out = f;
+        return SIM_OK;
+    }
+    char sym[sizeof f->name + 32];
+    snprintf(sym, sizeof sym, GG_SIM_KERNEL_PREFIX "%s", name);
+    gg_sim_kernel_fn fn = (gg_sim_kernel_fn)(uintptr_t)dlsym(m->dl, sym);
+    if (!fn) {
+        sim_detail("kernel \"%s\" not found in the module (symbol %s)", name, sym);
+        return SIM_ERR_NOT_FOUND;
+    }
+    f = calloc(1, sizeof *f);
+    if (!f)
+        return SIM_ERR_OUT_OF_MEMORY;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->fn = fn;
+    sim_status st = find_params(m, f);
+    if (st) {
+        free(f);
+        return st;
+    }
+    sim_obj_init(&f->obj, SIM_KIND_FUNCTION, m->obj.owner, function_free);
+    sim_obj_retain(&m->obj);
+    f->mod = m;
+    sim_obj_retain(&f->obj); /* the registry's reference */
+    if (!sim_registry_add(&f->obj)) {
+        sim_obj_release(&f->obj);
+        sim_obj_release(&f->obj);
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    /* Remembered once registered, so its handle is final when read. */
+    if (!remember(m, f)) {
+        sim_registry_remove(&f->obj);
+        sim_obj_release(&f->obj);
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    *out = f;
+    return SIM_OK;
+}

@@ -1,0 +1,420 @@
+/*
+ * Streams: an in-order queue of operations run by one worker thread per
+ * stream, asynchronously to the host.
+ *
+ * Ordering with the legacy null stream (CUDA's default for blocking
+ * streams): work on the null stream waits for work already queued in the
+ * context's blocking streams, and work on a blocking stream waits for work
+ * already queued on the null stream. Non-blocking streams order only with
+ * themselves and explicit event waits.
+ *
+ * A poisoned, destroyed or reset context's pending work is discarded by the
+ * worker, op by op, so bookkeeping ops (frees) still run and every waiter
+ * sees the queue drain instead of hanging.
+ */
+#include "sim_core.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+sim_op *sim_op_new(sim_op_kind kind)
+{
+    sim_op *op = calloc(1, sizeof *op);
+    if (op)
+        op->kind = kind;
+    return op;
+}
+
+void sim_op_free(sim_op *op)
+{
+    if (!op)
+        return;
+    switch (op->kind) {
+    case SIM_OP_COPY_HTOD: free(op->u.copy.staged); break;
+    case SIM_OP_LAUNCH: sim_launch_free(op->u.launch); break;
+    case SIM_OP_RECORD: sim_obj_release(&op->u.record.ev->obj); break;
+    case SIM_OP_WAIT: sim_obj_release(&op->u.wait.target->obj); break;
+    case SIM_OP_FREE: sim_alloc_release(op->u.free); break;
+    default: break;
+    }
+    free(op);
+}
+
+static void stream_free(sim_obj *o)
+{
+    sim_stream *s = (sim_stream *)o;
+    for (sim_op *op = s->head, *next; op; op = next) {
+        next = op->next;
+        sim_op_free(op);
+    }
+    pthread_mutex_destroy(&s->qlock);
+    pthread_cond_destroy(&s->qcv);
+    sim_obj_release(&s->ctx->obj);
+    free(s);
+}
+
+/* ---- running one op ---------------------------------------------------- */
+
+static bool copy_op(sim_stream *s, sim_op *op)
+{
+    sim_ctx *c = s->ctx;
+    sim_alloc *pa = NULL, *pb = NULL;
+    size_t n = op->u.copy.bytes;
+    bool ok = true;
+    switch (op->kind) {
+    case SIM_OP_COPY_HTOD: {
+        void *dst = sim_mem_map(c, op->u.copy.dst, n, op->clock, &pa);
+        const void *src = op->u.copy.staged ? op->u.copy.staged : op->u.copy.host;
+        if ((ok = dst != NULL))
+            memcpy(dst, src, n);
+        break;
+    }
+    case SIM_OP_COPY_DTOH: {
+        const void *src = sim_mem_map(c, op->u.copy.src, n, op->clock, &pa);
+        if ((ok = src != NULL))
+            memcpy(op->u.copy.host, src, n);
+        break;
+    }
+    case SIM_OP_COPY_DTOD: {
+        void *dst = sim_mem_map(c, op->u.copy.dst, n, op->clock, &pa);
+        const void *src = dst ? sim_mem_map(c, op->u.copy.src, n, op->clock, &pb) : NULL;
+        if ((ok = dst && src))
+            memmove(dst, src, n);
+        break;
+    }
+    case SIM_OP_MEMSET: {
+        void *dst = sim_mem_map(c, op->u.set.dst, op->u.set.bytes, op->clock, &pa);
+        if ((ok = dst != NULL))
+            memset(dst, op->u.set.value, op->u.set.bytes);
+        break;
+    }
+    default:
+        break;
+    }
+    sim_alloc_release(pa);
+    sim_alloc_release(pb);
+    return ok;
+}
+
+typedef struct wait_arg {
+    sim_stream *self;
+    sim_stream *target;
+    uint64_t seq;
+} wait_arg;
+
+static bool wait_done(void *p)
+{
+    wait_arg *w = p;
+    return atomic_load(&w->target->completed) >= w->seq || atomic_load(&w->self->discard) ||
+           sim_ctx_health(w->self->ctx) != SIM_OK;
+}
+
+static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
+{
+    bool discard = atomic_load(&s->discard) || sim_ctx_health(s->ctx) != SIM_OK;
+    if (op->kind == SIM_OP_FREE) {
+        sim_mem_free_passed(s->ctx, op->u.free); /* bookkeeping: runs even when discarding */
+        return;
+    }
+    if (discard)
+        return;
+    switch (op->kind) {
+    case SIM_OP_LAUNCH:
+        sim_launch_run(s, op->u.launch, op->clock);
+        break;
+    case SIM_OP_RECORD:
+        sim_event_complete(op->u.record.ev, op->u.record.rec);
+        break;
+    case SIM_OP_WAIT: {
+        wait_arg w = { s, op->u.wait.target, op->u.wait.seq };
+        sim_progress_wait(wait_done, &w, NULL);
+        break;
+    }
+    default:
+        if (!copy_op(s, op)) /* an async copy that overran its allocation */
+            sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch);
+        break;
+    }
+}
+
+static void remove_from_ctx(sim_stream *s)
+{
+    sim_ctx *c = s->ctx;
+    pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < c->nstreams; i++)
+        if (c->streams[i] == s) {
+            c->streams[i] = c->streams[--c->nstreams];
+            break;
+        }
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void *worker(void *arg)
+{
+    sim_stream *s = arg;
+    /* Signals belong to the application's threads, not the driver's. */
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    unsigned epoch = atomic_load(&s->ctx->epoch);
+    for (;;) {
+        pthread_mutex_lock(&s->qlock);
+        while (!s->head && !s->closing)
+            pthread_cond_wait(&s->qcv, &s->qlock);
+        sim_op *op = s->head;
+        if (op) {
+            s->head = op->next;
+            if (!s->head)
+                s->tail = NULL;
+        }
+        pthread_mutex_unlock(&s->qlock);
+        if (!op)
+            break;
+        run_op(s, op, epoch);
+        uint64_t seq = op->seq;
+        sim_op_free(op);
+        atomic_store(&s->completed, seq);
+        sim_progress_notify();
+    }
+    remove_from_ctx(s);
+    sim_progress_notify();
+    sim_obj_release(&s->obj);
+    return NULL;
+}
+
+/* ---- creation and shutdown --------------------------------------------- */
+
+static sim_status start_worker(sim_stream *s)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    /* Detached: nothing ever joins a worker, so a hung one cannot hang the
+     * process at exit or a caller that destroys its context. */
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    sim_obj_retain(&s->obj); /* the worker's reference */
+    int rc = pthread_create(&t, &attr, worker, s);
+    pthread_attr_destroy(&attr);
+    if (rc) {
+        sim_obj_release(&s->obj);
+        sim_detail("cannot start a stream worker thread");
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    return SIM_OK;
+}
+
+static bool add_to_ctx(sim_ctx *c, sim_stream *s)
+{
+    pthread_mutex_lock(&c->lock);
+    bool ok = !atomic_load(&c->dying);
+    if (ok && c->nstreams == c->capstreams) {
+        size_t cap = c->capstreams ? c->capstreams * 2 : 8;
+        sim_stream **n = realloc(c->streams, cap * sizeof *n);
+        if ((ok = n != NULL)) {
+            c->streams = n;
+            c->capstreams = cap;
+        }
+    }
+    if (ok)
+        c->streams[c->nstreams++] = s;
+    pthread_mutex_unlock(&c->lock);
+    return ok;
+}
+
+sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_stream **out)
+{
+    sim_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return SIM_ERR_OUT_OF_MEMORY;
+    sim_obj_init(&s->obj, SIM_KIND_STREAM, c, stream_free);
+    sim_obj_retain(&c->obj);
+    s->ctx = c;
+    s->is_null = is_null;
+    s->blocking = !is_null && !(flags & SIM_STREAM_NON_BLOCKING);
+    pthread_mutex_init(&s->qlock, NULL);
+    pthread_cond_init(&s->qcv, NULL);
+    atomic_init(&s->submitted, 0);
+    atomic_init(&s->completed, 0);
+    atomic_init(&s->discard, false);
+    if (!add_to_ctx(c, s)) {
+        sim_obj_release(&s->obj);
+        return SIM_ERR_CONTEXT_DESTROYED;
+    }
+    sim_status st = start_worker(s);
+    if (st) {
+        remove_from_ctx(s);
+        sim_obj_release(&s->obj);
+        return st;
+    }
+    if (!is_null) {
+        sim_obj_retain(&s->obj); /* the registry's reference */
+        if (!sim_registry_add(&s->obj)) {
+            sim_obj_release(&s->obj);
+            sim_stream_close(s);
+            sim_obj_release(&s->obj);
+            return SIM_ERR_OUT_OF_MEMORY;
+        }
+    }
+    *out = s;
+    return SIM_OK;
+}
+
+void sim_stream_close(sim_stream *s)
+{
+    pthread_mutex_lock(&s->qlock);
+    s->closing = true;
+    pthread_cond_signal(&s->qcv);
+    pthread_mutex_unlock(&s->qlock);
+}
+
+void sim_stream_abandon(sim_stream *s)
+{
+    atomic_store(&s->discard, true);
+    sim_stream_close(s);
+    sim_progress_notify();
+}
+
+/* ---- submission -------------------------------------------------------- */
+
+static uint64_t enqueue(sim_stream *s, sim_op *op)
+{
+    op->clock = atomic_fetch_add(&s->ctx->clock, 1);
+    pthread_mutex_lock(&s->qlock);
+    if (s->closing) {
+        pthread_mutex_unlock(&s->qlock);
+        sim_op_free(op);
+        return 0;
+    }
+    uint64_t seq = atomic_load(&s->submitted) + 1;
+    atomic_store(&s->submitted, seq);
+    op->seq = seq;
+    if (s->tail)
+        s->tail->next = op;
+    else
+        s->head = op;
+    s->tail = op;
+    pthread_cond_signal(&s->qcv);
+    pthread_mutex_unlock(&s->qlock);
+    return seq;
+}
+
+/* Queues on s a wait for everything queued so far on target. */
+static void wait_behind(sim_stream *s, sim_stream *target)
+{
+    uint64_t seq = atomic_load(&target->submitted);
+    if (atomic_load(&target->completed) >= seq)
+        return;
+    sim_op *w = sim_op_new(SIM_OP_WAIT);
+    if (!w)
+        return; /* ordering is best effort under memory exhaustion */
+    sim_obj_retain(&target->obj);
+    w->u.wait.target = target;
+    w->u.wait.seq = seq;
+    enqueue(s, w);
+}
+
+static void legacy_ordering(sim_stream *s)
+{
+    sim_ctx *c = s->ctx;
+    if (s->blocking) {
+        sim_stream *ns = sim_ctx_null_stream(c);
+        if (ns) {
+            wait_behind(s, ns);
+            sim_obj_release(&ns->obj);
+        }
+        return;
+    }
+    if (!s->is_null)
+        return;
+    pthread_mutex_lock(&c->lock);
+    size_t n = 0;
+    sim_stream **list = malloc((c->nstreams ? c->nstreams : 1) * sizeof *list);
+    for (size_t i = 0; list && i < c->nstreams; i++)
+        if (c->streams[i]->blocking) {
+            sim_obj_retain(&c->streams[i]->obj);
+            list[n++] = c->streams[i];
+        }
+    pthread_mutex_unlock(&c->lock);
+    for (size_t i = 0; i < n; i++) {
+        wait_behind(s, list[i]);
+        sim_obj_release(&list[i]->obj);
+    }
+    free(list);
+}
+
+uint64_t sim_stream_submit(sim_stream *s, sim_op *op)
+{
+    switch (op->kind) {
+    case SIM_OP_WAIT:
+    case SIM_OP_FREE:
+        break;
+    default:
+        legacy_ordering(s);
+        break;
+    }
+    return enqueue(s, op);
+}
+
+/* ---- waiting ------------------------------------------------------------ */
+
+sim_status sim_stream_query(sim_stream *s)
+{
+    sim_status st = sim_ctx_health(s->ctx);
+    if (st)
+        return st;
+    return atomic_load(&s->completed) >= atomic_load(&s->submitted) ? SIM_OK : SIM_ERR_NOT_READY;
+}
+
+static bool stream_idle(void *p)
+{
+    wait_arg *w = p;
+    return atomic_load(&w->target->completed) >= w->seq || atomic_load(&w->target->discard) ||
+           sim_ctx_health(w->target->ctx) != SIM_OK;
+}
+
+sim_status sim_stream_sync(sim_stream *s)
+{
+    wait_arg w = { s, s, atomic_load(&s->submitted) };
+    sim_progress_wait(stream_idle, &w, NULL);
+    sim_status st = sim_ctx_health(s->ctx);
+    if (st == SIM_OK && atomic_load(&s->discard))
+        st = SIM_ERR_CONTEXT_DESTROYED;
+    return st;
+}
+
+static bool seq_reached(void *p)
+{
+    wait_arg *w = p;
+    return atomic_load(&w->target->completed) >= w->seq;
+}
+
+sim_status sim_stream_finish(sim_stream *s, uint64_t seq)
+{
+    wait_arg w = { s, s, seq };
+    sim_progress_wait(seq_reached, &w, NULL);
+    return sim_ctx_health(s->ctx);
+}
+
+sim_status sim_ctx_sync(sim_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    size_t n = c->nstreams;
+    sim_stream **list = malloc((n ? n : 1) * sizeof *list);
+    if (!list) {
+        pthread_mutex_unlock(&c->lock);
+        return SIM_ERR_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < n; i++) {
+        list[i] = c->streams[i];
+        sim_obj_retain(&list[i]->obj);
+    }
+    pthread_mutex_unlock(&c->lock);
+    for (size_t i = 0; i < n; i++) {
+        wait_arg w = { list[i], list[i], atomic_load(&list[i]->submitted) };
+        sim_progress_wait(stream_idle, &w, NULL);
+        sim_obj_release(&list[i]->obj);
+    }
+    free(list);
+    return sim_ctx_health(c);
+}

@@ -1,0 +1,232 @@
+/*
+ * gpuguard info [--json] [--backend NAME]
+ *
+ * Initialises the library and describes what it found: backend, driver
+ * version, and every device. Exit 0 when at least one device is usable,
+ * 1 (with the library's own account of what it tried) when none is.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+typedef struct info_options {
+    bool json;
+    const char *backend; /* NULL: GPUGUARD_BACKEND, else auto */
+} info_options;
+
+/* Everything the report shows, gathered before anything is printed so that
+ * a failure half-way never leaves half a JSON document on stdout. */
+typedef struct info_report {
+    const char *backend;
+    int driver_version;
+    int device_count;
+    gg_device_info *devices;
+} info_report;
+
+static void info_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gpuguard info [--json] [--backend NAME]\n"
+            "\n"
+            "Shows the backend in use, the driver version and each device.\n"
+            "\n"
+            "  --json          print one JSON object instead of text\n"
+            "  --backend NAME  auto, cuda, hip, sim or sim-hip (overrides\n"
+            "                  GPUGUARD_BACKEND; default auto: CUDA, then HIP)\n"
+            "  -h, --help      show this help\n"
+            "\n"
+            "Exit status: 0 a device is usable, 1 none is, 2 bad usage.\n");
+}
+
+/* Returns -1 to go on, else the exit status to return at once. */
+static int parse_options(int argc, char **argv, info_options *opt)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--json") == 0) {
+            opt->json = true;
+        } else if (strcmp(arg, "--backend") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gpuguard info: --backend needs a name\n\n");
+                info_usage(stderr);
+                return CLI_EXIT_USAGE;
+            }
+            opt->backend = argv[++i];
+        } else if (strncmp(arg, "--backend=", 10) == 0) {
+            opt->backend = arg + 10;
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            info_usage(stdout);
+            return CLI_EXIT_OK;
+        } else {
+            fprintf(stderr, "gpuguard info: unknown option '%s'\n\n", arg);
+            info_usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    return -1;
+}
+
+/* Reports `status` (from the gg call that just failed) and returns 1. */
+static int report_failure(const info_options *opt, gg_status status)
+{
+    gg_error_info err;
+    memset(&err, 0, sizeof err);
+    gg_last_error(&err);
+    /* The record belongs to the last failure on this thread, which is the
+     * call we are reporting; fall back to the generic text if it is empty. */
+    const char *message = err.message[0] ? err.message : gg_status_string(status);
+
+    if (opt->json) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *error = cJSON_AddObjectToObject(root, "error");
+        cJSON_AddStringToObject(error, "status", gg_status_name(status));
+        cJSON_AddStringToObject(error, "message", message);
+        if (err.gg_call && err.gg_call[0])
+            cJSON_AddStringToObject(error, "call", err.gg_call);
+        if (err.native_code != 0) {
+            cJSON_AddNumberToObject(error, "native_code", err.native_code);
+            if (err.native_name && err.native_name[0])
+                cJSON_AddStringToObject(error, "native_name", err.native_name);
+        }
+        char *text = cJSON_Print(root);
+        if (text)
+            puts(text);
+        cJSON_free(text);
+        cJSON_Delete(root);
+    } else {
+        fprintf(stderr, "gpuguard info: no usable GPU (%s): %s\n",
+                gg_status_name(status), message);
+        if (status == GG_NO_DRIVER || status == GG_NO_DEVICE)
+            fprintf(stderr, "gpuguard info: to use the simulated driver, "
+                            "pass --backend sim or set GPUGUARD_BACKEND=sim\n");
+    }
+    return CLI_EXIT_FAILED;
+}
+
+/* Fills *rep (after a successful gg_init). Returns the first failure. */
+static gg_status gather(info_report *rep)
+{
+    gg_status s;
+    rep->backend = gg_backend_name();
+    if ((s = gg_driver_version(&rep->driver_version)) != GG_OK)
+        return s;
+    if ((s = gg_device_count(&rep->device_count)) != GG_OK)
+        return s;
+    if (rep->device_count <= 0)
+        return GG_NO_DEVICE;
+    rep->devices = calloc((size_t)rep->device_count, sizeof *rep->devices);
+    if (!rep->devices)
+        return GG_OUT_OF_MEMORY;
+    for (int i = 0; i < rep->device_count; i++) {
+        if ((s = gg_device_info_get(i, &rep->devices[i])) != GG_OK)
+            return s;
+    }
+    return GG_OK;
+}
+
+/* CUDA encodes 1000*major + 10*minor; HIP 10000000*major + 100000*minor + patch. */
+static void print_driver_version(const char *backend, int v)
+{
+    if (strcmp(backend, "cuda") == 0)
+        printf("driver version: %d (%d.%d)\n", v, v / 1000, (v % 1000) / 10);
+    else if (strcmp(backend, "hip") == 0)
+        printf("driver version: %d (%d.%d.%d)\n", v, v / 10000000,
+               (v / 100000) % 100, v % 100000);
+    else
+        printf("driver version: %d\n", v);
+}
+
+static void print_text(const info_report *rep)
+{
+    printf("backend:        %s\n", rep->backend);
+    print_driver_version(rep->backend, rep->driver_version);
+    printf("devices:        %d\n", rep->device_count);
+    for (int i = 0; i < rep->device_count; i++) {
+        const gg_device_info *d = &rep->devices[i];
+        printf("\ndevice %d: %s\n", i, d->name);
+        printf("  simulated:             %s\n", d->simulated ? "yes" : "no");
+        printf("  watchdog:              %s\n", d->watchdog ? "yes" : "no");
+        printf("  total memory:          %llu bytes (%.1f GiB)\n",
+               (unsigned long long)d->total_memory,
+               (double)d->total_memory / (1024.0 * 1024.0 * 1024.0));
+        printf("  multiprocessors:       %d\n", d->multiprocessors);
+        printf("  max threads per block: %d\n", d->max_threads_per_block);
+        printf("  max block:             %d x %d x %d\n", d->max_block[0],
+               d->max_block[1], d->max_block[2]);
+        printf("  max grid:              %d x %d x %d\n", d->max_grid[0],
+               d->max_grid[1], d->max_grid[2]);
+    }
+}
+
+static cJSON *dims_json(const int dims[3])
+{
+    return cJSON_CreateIntArray(dims, 3);
+}
+
+static int print_json(const info_report *rep)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "backend", rep->backend);
+    cJSON_AddNumberToObject(root, "driver_version", rep->driver_version);
+    cJSON *devices = cJSON_AddArrayToObject(root, "devices");
+    for (int i = 0; i < rep->device_count; i++) {
+        const gg_device_info *d = &rep->devices[i];
+        cJSON *dev = cJSON_CreateObject();
+        cJSON_AddNumberToObject(dev, "index", i);
+        cJSON_AddStringToObject(dev, "name", d->name);
+        cJSON_AddStringToObject(dev, "backend", d->backend ? d->backend : rep->backend);
+        /* A double holds integers exactly up to 2^53 bytes: plenty. */
+        cJSON_AddNumberToObject(dev, "total_memory", (double)d->total_memory);
+        cJSON_AddBoolToObject(dev, "watchdog", d->watchdog);
+        cJSON_AddBoolToObject(dev, "simulated", d->simulated);
+        cJSON_AddNumberToObject(dev, "multiprocessors", d->multiprocessors);
+        cJSON_AddNumberToObject(dev, "max_threads_per_block", d->max_threads_per_block);
+        cJSON_AddItemToObject(dev, "max_block", dims_json(d->max_block));
+        cJSON_AddItemToObject(dev, "max_grid", dims_json(d->max_grid));
+        cJSON_AddItemToArray(devices, dev);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) {
+        fprintf(stderr, "gpuguard info: out of memory printing JSON\n");
+        return CLI_EXIT_FAILED;
+    }
+    puts(text);
+    cJSON_free(text);
+    return CLI_EXIT_OK;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    info_options opt = {0};
+    int rc = parse_options(argc, argv, &opt);
+    if (rc >= 0)
+        return rc;
+    if (opt.backend && cli_select_backend(opt.backend) != 0)
+        return CLI_EXIT_FAILED;
+
+    gg_init_desc desc = {0};
+    desc.log_fn = cli_log_to_stderr;
+    gg_status s = gg_init(&desc);
+    if (s != GG_OK)
+        return report_failure(&opt, s);
+
+    info_report rep = {0};
+    s = gather(&rep);
+    if (s != GG_OK)
+        rc = report_failure(&opt, s);
+    else if (opt.json)
+        rc = print_json(&rep);
+    else {
+        print_text(&rep);
+        rc = CLI_EXIT_OK;
+    }
+    free(rep.devices);
+    gg_shutdown();
+    return rc;
+}
