@@ -340,3 +340,11 @@ void gg__contexts_release_all(bool driver_alive)
         context_teardown(&c, all[i], GG__FREED_SHUTDOWN, driver_alive);
     }
 }
+
+void gg__context_list_lock(bool take)
+{
+    if (take)
+        pthread_mutex_lock(&contexts_lock);
+    else
+        pthread_mutex_unlock(&contexts_lock);
+}

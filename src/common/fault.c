@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fork.h"
+
 #include "common/call.h"
 
 /* Nonzero while a plan is loaded or an async error is latched somewhere. */
@@ -423,4 +425,12 @@ void gg__fault_write_report(void)
         gg__log(GG_LOG_WARN, 0, "cannot write the fault report to %s", gg__lib.config.fault_report_path);
     }
     free(text);
+}
+
+void gg__fault_lock(bool take)
+{
+    if (take)
+        pthread_mutex_lock(&plan_lock);
+    else
+        pthread_mutex_unlock(&plan_lock);
 }

@@ -17,10 +17,28 @@ static void on_fork_child(void)
         atomic_store(&child_of_initialized, true);
 }
 
+/* The library's global locks are held across fork() so that the child never
+ * inherits one locked by a thread that does not exist there. */
+static void before_fork(void)
+{
+    gg__global_locks(true);
+}
+
+static void after_fork_parent(void)
+{
+    gg__global_locks(false);
+}
+
+static void after_fork_child(void)
+{
+    gg__global_locks(false);
+    on_fork_child();
+}
+
 static void install(void)
 {
     atomic_store(&watched_pid, getpid());
-    pthread_atfork(NULL, NULL, on_fork_child);
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 void gg__fork_watch(void)
@@ -45,4 +63,19 @@ bool gg__forked_from_initialized(void)
 void gg__fork_note_initialized(bool initialized)
 {
     atomic_store(&initialized_in_this_process, initialized);
+}
+
+void gg__global_locks(bool take)
+{
+    if (take) {
+        gg__fault_lock(true);
+        gg__context_list_lock(true);
+        gg__object_locks(true);
+        gg__handle_table_locks(true);
+    } else {
+        gg__handle_table_locks(false);
+        gg__object_locks(false);
+        gg__context_list_lock(false);
+        gg__fault_lock(false);
+    }
 }

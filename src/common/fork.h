@@ -20,6 +20,14 @@ void gg__fork_check_pid(void);
 bool gg__forked_from_initialized(void);
 void gg__fork_note_initialized(bool initialized);
 
+/* Takes (true) or releases (false) every global lock of the library, in one
+ * fixed order; none of them is ever held while taking another. */
+void gg__global_locks(bool take);
+void gg__handle_table_locks(bool take);
+void gg__object_locks(bool take);
+void gg__context_list_lock(bool take);
+void gg__fault_lock(bool take);
+
 static inline unsigned gg__fork_generation_now(void)
 {
     return atomic_load_explicit(&gg__fork_generation, memory_order_relaxed);

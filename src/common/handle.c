@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/fork.h"
+
 gg__slot *_Atomic gg__handle_dir[GG__DIR_PAGES];
 _Atomic uint32_t gg__handle_slots_used = 1; /* slot 0 is never handed out */
 
@@ -151,4 +153,12 @@ void gg__handle_test_set_generation(uint32_t index, uint32_t generation)
     if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == 0)
         slot->generation = generation;
     pthread_mutex_unlock(&table_lock);
+}
+
+void gg__handle_table_locks(bool take)
+{
+    if (take)
+        pthread_mutex_lock(&table_lock);
+    else
+        pthread_mutex_unlock(&table_lock);
 }

@@ -78,7 +78,10 @@ static gg__backend_open_result open_backend(const char *backend, gg__backend *ou
 
 static void on_process_exit(void)
 {
-    pthread_mutex_lock(&init_lock);
+    /* A thread may be inside gg_init or gg_shutdown as the process exits:
+     * waiting for it could hang the exit, so leave everything to the OS. */
+    if (pthread_mutex_trylock(&init_lock) != 0)
+        return;
     gg__backend *b = gg__backend_get();
     if (b != NULL) {
         /* At exit the driver may already be unloading: report what is alive

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fork.h"
+
 /* One free list per type: memory of a destroyed stream is only ever reused
  * for another stream, so a racing lookup can read a stale object's fields
  * but never memory that is not an object of its type. */
@@ -146,4 +148,15 @@ void gg__child_detach(gg__context *ctx, gg__object *child)
     child->next->prev = child->prev;
     child->prev = child->next = NULL;
     ctx->child_count[child->type]--;
+}
+
+void gg__object_locks(bool take)
+{
+    if (take) {
+        pthread_mutex_lock(&pool_lock);
+        pthread_mutex_lock(&intern_lock);
+    } else {
+        pthread_mutex_unlock(&intern_lock);
+        pthread_mutex_unlock(&pool_lock);
+    }
 }
