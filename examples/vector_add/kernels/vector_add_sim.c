@@ -9,8 +9,6 @@
 
 #include "gpuguard/sim_kernel.h"
 
-/* The parameter sizes, which a GPU driver would read from the compiled image. */
-GG_SIM_KERNEL_PARAMS(vector_add, sizeof(uint64_t), sizeof(uint64_t), sizeof(uint64_t), sizeof(unsigned));
 /* The simulator cannot read parameter sizes from a host function (a GPU
  * driver reads them from the compiled image), so they are declared here. */
 GG_SIM_KERNEL_PARAMS(vector_add, sizeof(uint64_t), sizeof(uint64_t), sizeof(uint64_t),
