@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Builds gpuguard into build/ and runs the vector_add example on device 0:
-# a real GPU when a CUDA or HIP driver is found, else the simulated driver.
-# Arguments are passed to the example (e.g. --n 4096, --device 1).
+# Builds gpuguard into build/ and runs the main demo, build/bin/render: a
+# Mandelbrot render on device 0 that first shows the display watchdog killing
+# an unchunked launch (the context dies, the kernel is named, gpuguard
+# recovers it), then renders in watchdog-safe slices and writes render.png.
+# It runs on a real GPU when a CUDA or HIP driver is found, else on the
+# simulated driver. Arguments go to render (see build/bin/render --help).
 # Installs missing Debian packages first (needs root or sudo).
 set -euo pipefail
 # shellcheck source=scripts/common.sh
@@ -11,5 +14,5 @@ gg_ensure_packages "${GG_PACKAGES[@]}"
 gg_configure build
 gg_build build
 
-gg_log "running build/bin/vector_add $*"
-exec "$GG_ROOT/build/bin/vector_add" "$@"
+gg_log "running build/bin/render $*"
+exec "$GG_ROOT/build/bin/render" "$@"

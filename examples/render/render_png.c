@@ -30,7 +30,7 @@ void render_colour(const float *counts, uint32_t width, uint32_t height, uint8_t
         /* Escape counts grow without bound near the set's edge; the log
          * spreads the colours evenly over the few far pixels and the many
          * pixels close in alike. */
-        double t = fmod(log(counts[i] + 1.0) * 0.45 + 0.1, 1.0);
+        double t = fmod(log(counts[i] + 1.0) * 0.45 + 0.62, 1.0);
         size_t k = 0;
         while (gradient[k + 1].at < t)
             k++;

@@ -354,7 +354,13 @@ GG_API gg_status gg_launch(const gg_launch_desc *desc);
  * slice with events, sizes the next one to a target time well under the
  * budget (growth at most 2x a slice, shrink at once), and synchronizes
  * between slices so that batching drivers cannot merge them and the display
- * gets the GPU back. gg_launch_chunked returns when the whole grid is done. */
+ * gets the GPU back. gg_launch_chunked returns when the whole grid is done.
+ * The next slice is predicted from the last one's time per row, so a grid
+ * whose cost per row changes sharply (an image with a costly middle) should
+ * map rows to slices in an interleaved order (see examples/render).
+ * A plain launch on a watchdog device is refused (WATCHDOG_RISK, policies
+ * AUTO_CHUNK and REFUSE) when the kernel's timing history predicts more than
+ * half the budget. */
 
 typedef struct gg_chunk_progress {
     uint64_t blocks_done;     /* blocks of the grid finished so far */

@@ -97,11 +97,14 @@ gg_status gg__watchdog_check(gg__call *c, gg__kernel *k, const unsigned grid[3],
     double predicted = k->ms_per_block * (double)grid[0] * grid[1] * grid[2];
     uint64_t samples = k->timing_samples;
     pthread_mutex_unlock(&ctx->lock);
-    if (samples > 0 && predicted > ctx->watchdog_budget_ms)
+    /* The history is an estimate and run times vary with load: refuse above
+     * half the budget, the same margin a chunked slice is held to. */
+    double limit = ctx->watchdog_budget_ms / 2.0;
+    if (samples > 0 && predicted > limit)
         return gg__fail(c, GG_WATCHDOG_RISK, "%s: kernel '%s' would run about %.0f ms (%.4f ms per block from %llu "
-                        "earlier run(s), %u x %u x %u blocks), over the watchdog budget of %u ms; launch it with "
-                        "gg_launch_chunked, declare it with gg_kernel_set_chunking, or set the watchdog policy to "
-                        "allow", c->api, k->name, predicted, k->ms_per_block, (unsigned long long)samples, grid[0],
+                        "earlier run(s), %u x %u x %u blocks), over half the watchdog budget of %u ms; launch it "
+                        "with gg_launch_chunked, declare it with gg_kernel_set_chunking, or set the watchdog policy "
+                        "to allow", c->api, k->name, predicted, k->ms_per_block, (unsigned long long)samples, grid[0],
                         grid[1], grid[2], ctx->watchdog_budget_ms);
     return GG_OK;
 }
