@@ -80,17 +80,32 @@ void sim_test_assert_no_leaks(void)
         cr_assert_eq(gg_sim_device_memory_used(d), 0, "device %d memory not freed", d);
 }
 
-/* The test that dereferences a device address expects a plain SIGSEGV. */
+/* The test that dereferences a device address expects a plain SIGSEGV,
+ * not a sanitizer's report of it. */
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_TEST_ASAN 1
-#elif defined(__has_feature)
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SIM_TEST_TSAN 1
+#endif
+#if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define SIM_TEST_ASAN 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define SIM_TEST_TSAN 1
 #endif
 #endif
 #ifdef SIM_TEST_ASAN
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
+{
+    return "handle_segv=0";
+}
+#endif
+#ifdef SIM_TEST_TSAN
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
 {
     return "handle_segv=0";
 }
