@@ -1,0 +1,148 @@
+/*
+ * fault_injection: how to test your own error paths with a fault plan.
+ *
+ * `scale_on_gpu` below stands for a function of yours: it allocates, copies,
+ * launches and copies back, and must clean up and report on every failure.
+ * The test drives it through failures a real GPU would only produce at 3 a.m.:
+ *
+ *   - the allocation fails (out of memory): it must return the error and
+ *     leave nothing allocated;
+ *   - the kernel faults asynchronously (as real launch failures do): it must
+ *     report the context dead, name the kernel, and the caller recovers;
+ *   - each kind of call it makes, failed in turn: it must never leak.
+ *
+ * The same plans work over a real GPU. Here, with no GPU, they run on the
+ * simulated driver. Copy the pattern into your test suite.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "example_support.h"
+
+#define N 1024u
+
+static char image_path[4200];
+
+/* The code under test: data[i] *= factor on the GPU. Cleans up on any failure. */
+static gg_status scale_on_gpu(gg_context ctx, float *data, unsigned n, float factor)
+{
+    gg_buffer buf = { 0 };
+    gg_module module = { 0 };
+    gg_kernel scale;
+    uint64_t dptr = 0;
+    gg_status s = gg_buffer_alloc_tagged(ctx, n * sizeof(float), 0, "scale_on_gpu", &buf);
+    if (s == GG_OK)
+        s = gg_memcpy_htod(buf, 0, data, n * sizeof(float), GG_NO_STREAM);
+    if (s == GG_OK)
+        s = gg_module_load_file(ctx, image_path, &module);
+    if (s == GG_OK)
+        s = gg_kernel_get(module, "scale", &scale);
+    if (s == GG_OK)
+        s = gg_buffer_device_ptr(buf, &dptr);
+    if (s == GG_OK) {
+        void *params[] = { &dptr, &n, &factor };
+        gg_launch_desc d = { .kernel = scale, .grid = { (n + 255) / 256, 1, 1 }, .block = { 256, 1, 1 },
+                             .params = params, .param_count = 3 };
+        s = gg_launch(&d);
+    }
+    if (s == GG_OK)
+        s = gg_memcpy_dtoh(data, buf, 0, n * sizeof(float), GG_NO_STREAM);
+    /* Cleanup runs on every path; in a dead context it costs nothing and
+     * cannot fail (gpuguard skips the driver there). Keep the error of the
+     * call that failed, not of the cleanup. */
+    gg_error_info first;
+    gg_last_error(&first);
+    gg_module_unload(module);
+    gg_buffer_free(buf);
+    if (s != GG_OK)
+        fprintf(stderr, "   scale_on_gpu: %s: %s\n", gg_status_name(s), first.message);
+    return s;
+}
+
+static int failures;
+#define EXPECT(cond, ...)                                  \
+    do {                                                   \
+        if (!(cond)) {                                     \
+            printf("   FAIL: " __VA_ARGS__);               \
+            printf("\n");                                  \
+            failures++;                                    \
+        } else {                                           \
+            printf("   ok: " __VA_ARGS__);                 \
+            printf("\n");                                  \
+        }                                                  \
+    } while (0)
+
+static uint64_t live_objects(void)
+{
+    uint64_t n = 0;
+    gg_live_objects(&n);
+    return n;
+}
+
+int main(void)
+{
+    gg_status s = example_init();
+    if (s != GG_OK) {
+        example_report("fault_injection", s, "gg_init");
+        return 1;
+    }
+    gg_device_info info;
+    gg_device_info_get(0, &info);
+    char file[256];
+    example_image_name(&info, "dead_context", file, sizeof file); /* the `scale` kernel */
+    if (!example_image_path(file, image_path, sizeof image_path))
+        return 1;
+    gg_context ctx;
+    if ((s = gg_context_create(0, NULL, &ctx)) != GG_OK) {
+        example_report("fault_injection", s, "gg_context_create");
+        return 1;
+    }
+    float data[N];
+    uint64_t baseline = live_objects();
+
+    printf("1. no faults: the function works\n");
+    for (unsigned i = 0; i < N; i++)
+        data[i] = (float)i;
+    EXPECT(scale_on_gpu(ctx, data, N, 3.0f) == GG_OK && data[10] == 30.0f, "scaled correctly");
+
+    printf("2. the allocation fails: the error comes back, nothing leaks\n");
+    gg_fault_set_plan("{\"rules\":[{\"op\":\"alloc\",\"nth\":1,\"error\":\"out_of_memory\"}]}");
+    EXPECT(scale_on_gpu(ctx, data, N, 3.0f) == GG_OUT_OF_MEMORY, "returned GG_OUT_OF_MEMORY");
+    EXPECT(live_objects() == baseline, "no object left behind");
+    EXPECT(gg_context_state(ctx) == GG_STATE_ALIVE, "the context is still alive (OOM is not sticky)");
+
+    printf("3. the kernel faults asynchronously: the context dies, the kernel is named\n");
+    gg_fault_set_plan("{\"rules\":[{\"op\":\"launch\",\"kernel\":\"scale\",\"nth\":1,"
+                      "\"error\":\"illegal_address\",\"mode\":\"async\"}]}");
+    s = scale_on_gpu(ctx, data, N, 3.0f);
+    gg_error_info death;
+    gg_context_death(ctx, &death);
+    EXPECT(s == GG_ILLEGAL_ADDRESS, "the fault surfaced at the copy back: %s", gg_status_name(s));
+    EXPECT(strcmp(death.culprit.kernel_name, "scale") == 0, "culprit: kernel '%s'", death.culprit.kernel_name);
+    EXPECT(live_objects() == baseline, "cleanup in the dead context released everything");
+    gg_fault_clear();
+    EXPECT(gg_context_recover(ctx) == GG_OK, "recovered");
+    for (unsigned i = 0; i < N; i++)
+        data[i] = (float)i;
+    EXPECT(scale_on_gpu(ctx, data, N, 3.0f) == GG_OK && data[10] == 30.0f, "works again after recovery");
+
+    /* gpuguard sweep does this for a whole program, for every call of every
+     * operation (gg_fault_counts_json tells which calls a run made). */
+    printf("4. each kind of call the function makes, failed in turn\n");
+    static const char *const ops[] = { "alloc", "copy_htod", "module_load", "kernel_get", "launch", "copy_dtoh" };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        char plan[160];
+        snprintf(plan, sizeof plan, "{\"rules\":[{\"op\":\"%s\",\"nth\":1,\"error\":\"launch_failed\"}]}", ops[i]);
+        gg_fault_set_plan(plan);
+        s = scale_on_gpu(ctx, data, N, 1.0f);
+        EXPECT(s != GG_OK && live_objects() == baseline, "%s failing: %s, nothing leaked", ops[i], gg_status_name(s));
+        gg_fault_clear();
+        if (gg_context_state(ctx) == GG_STATE_DEAD)
+            gg_context_recover(ctx);
+    }
+
+    gg_context_destroy(ctx);
+    gg_shutdown();
+    printf("%s: %d failure(s)\n", failures ? "FAILED" : "all error paths behaved", failures);
+    return failures ? 1 : 0;
+}
