@@ -9,7 +9,7 @@ GG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # default run uses it, so it is not installed here.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
-             libpng-dev python3 python3-dev)
+             libpng-dev python3 python3-dev libamdhip64-dev)
 
 gg_log() { printf '==> %s\n' "$*"; }
 gg_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -2,6 +2,7 @@
  * gpuguard: command-line tool over libgpuguard.
  *
  *   gpuguard info [--json] [--backend NAME]
+ *   gpuguard sweep [options] -- COMMAND [ARGS...]
  *
  * main() only dispatches: each subcommand is a cli_command in the table
  * below, implemented in its own cmd_NAME.c.
@@ -14,6 +15,7 @@
 
 static const cli_command commands[] = {
     {"info", cmd_info, "show the backend, driver version and devices"},
+    {"sweep", cmd_sweep, "fail each driver call of a program in turn and classify the runs"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

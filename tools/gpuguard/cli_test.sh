@@ -1,0 +1,68 @@
+#!/bin/sh
+# Checks of the gpuguard tool, run by ctest: cli_test.sh GPUGUARD_BIN CASE.
+# Exit codes and output shapes are what scripts rely on, so they are pinned
+# exactly (a crash must not pass for "exit 1" or "exit 2").
+set -u
+bin="$1" case="$2"
+out="$(mktemp)" err="$(mktemp)"
+trap 'rm -f "$out" "$err"' EXIT
+
+# expect_exit CODE ARGS...: runs the tool, fails unless it exits with CODE.
+expect_exit() {
+    want="$1"; shift
+    "$bin" "$@" >"$out" 2>"$err"
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL: gpuguard $* exited $rc, expected $want"
+        cat "$out" "$err"
+        exit 1
+    fi
+    # Under ASan/UBSan a report exits 1 too: don't let it pass for "no GPU".
+    if grep -qE 'Sanitizer|runtime error:' "$err"; then
+        echo "FAIL: gpuguard $*: sanitizer report"
+        cat "$err"
+        exit 1
+    fi
+}
+
+# expect_json PYTHON_EXPR: stdout parses as JSON and d satisfies the check.
+expect_json() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+if not eval("(" + sys.argv[2] + ")"):
+    sys.exit("FAIL: %s is false for %s" % (sys.argv[2], json.dumps(d)))' "$out" "$1" || {
+        cat "$out"; exit 1; }
+}
+
+case "$case" in
+    info_sim)
+        expect_exit 0 info --backend sim
+        if ! grep -q '^backend: *cuda$' "$out" || ! grep -q 'simulated: *yes' "$out"; then
+            echo "FAIL: unexpected text"; cat "$out"; exit 1
+        fi ;;
+    info_json_sim)
+        expect_exit 0 info --json --backend sim
+        expect_json 'd["backend"] == "cuda" and d["driver_version"] > 0 and
+            len(d["devices"]) > 0 and
+            all(x["simulated"] is True and x["total_memory"] > 0 and
+                len(x["max_grid"]) == 3 for x in d["devices"])' ;;
+    info_no_driver)
+        # A driver path that cannot load: exit 1, the reason on stderr.
+        export GPUGUARD_CUDA_LIBRARY=/nonexistent/libcuda.so.1
+        expect_exit 1 info --backend cuda
+        grep -q 'GG_NO_DRIVER' "$err" ||
+            { echo "FAIL: no status on stderr"; cat "$err"; exit 1; } ;;
+    info_json_no_driver)
+        export GPUGUARD_CUDA_LIBRARY=/nonexistent/libcuda.so.1
+        expect_exit 1 info --json --backend cuda
+        expect_json 'd["error"]["status"] == "GG_NO_DRIVER" and d["error"]["message"]' ;;
+    usage)
+        expect_exit 0 --help
+        expect_exit 0 info --help
+        expect_exit 2
+        expect_exit 2 frobnicate
+        expect_exit 2 info --frobnicate
+        expect_exit 2 info --backend ;;
+    *) echo "unknown case $case"; exit 2 ;;
+esac
+echo "PASS: $case"
