@@ -209,3 +209,65 @@ Test(dead_context, other_contexts_keep_working)
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
+
+/* ---- the cleanup policy ------------------------------------------------ */
+
+static int cleanup_warnings;
+static void count_cleanup_warnings(void *user, gg_log_level level, uint64_t object_id, const char *message)
+{
+    (void)user;
+    (void)object_id;
+    if (level == GG_LOG_WARN && strstr(message, "without driver calls") != NULL)
+        cleanup_warnings++;
+}
+
+/* Kills a fresh rig's context, frees three children, destroys the context. */
+static uint64_t kill_and_clean_up(void)
+{
+    gg_test_rig_open(&rig, 1);
+    gg_buffer a, b;
+    gg_stream s;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &a));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &b));
+    GG_OK_(gg_stream_create(rig.ctx, "s", &s));
+    kill_with_illegal_address(&rig, a);
+    GG_OK_(gg_buffer_free(a));
+    GG_OK_(gg_buffer_free(b));
+    GG_OK_(gg_stream_destroy(s));
+    uint64_t skipped = 0;
+    GG_OK_(gg_context_skipped_cleanups(rig.ctx, &skipped));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    return skipped;
+}
+
+static void reinit_with_policy(gg_cleanup_policy policy)
+{
+    GG_OK_(gg_context_destroy(rig.ctx));
+    GG_OK_(gg_shutdown());
+    gg_init_desc desc = { .cleanup = policy, .log_fn = count_cleanup_warnings, .log_level = GG_LOG_DEBUG };
+    gg_test_init_sim_desc(NULL, &desc);
+    cleanup_warnings = 0;
+}
+
+Test(dead_context, cleanup_policy_warn_once_warns_once_per_context)
+{
+    reinit_with_policy(GG_CLEANUP_WARN_ONCE);
+    cr_assert_eq(kill_and_clean_up(), 3);
+    cr_assert_eq(cleanup_warnings, 1, "%d warnings", cleanup_warnings);
+    cr_assert_eq(kill_and_clean_up(), 3);
+    cr_assert_eq(cleanup_warnings, 2, "one more context, one more warning");
+    gg_test_finish();
+}
+
+Test(dead_context, cleanup_policy_silent_and_counted_do_not_warn)
+{
+    reinit_with_policy(GG_CLEANUP_SILENT);
+    cr_assert_eq(kill_and_clean_up(), 3, "skipped calls are counted whatever the policy");
+    cr_assert_eq(cleanup_warnings, 0);
+    GG_OK_(gg_shutdown());
+    gg_init_desc desc = { .cleanup = GG_CLEANUP_COUNTED, .log_fn = count_cleanup_warnings };
+    gg_test_init_sim_desc(NULL, &desc);
+    cr_assert_eq(kill_and_clean_up(), 3);
+    cr_assert_eq(cleanup_warnings, 0);
+    gg_test_finish();
+}
