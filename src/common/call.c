@@ -71,6 +71,17 @@ gg_status gg__fail_native(gg__call *c, gg_status status, gg__op op, int native, 
 
 gg_status gg__require_library(gg__call *c)
 {
+    gg_status status = gg__require_initialized(c);
+    /* In a forked child nothing may reach the driver: not even calls that
+     * create (the design's FORKED state covers the whole process). */
+    if (GG__LIKELY(status == GG_OK) && GG__UNLIKELY(gg__fork_generation_now() != gg__lib.fork_generation))
+        return gg__fail(c, GG_FORKED, "%s: this process was forked from one that initialised the GPU driver; "
+                        "the driver cannot be used after fork() (start workers with spawn)", c->api);
+    return status;
+}
+
+gg_status gg__require_initialized(gg__call *c)
+{
     if (GG__UNLIKELY(c->b == NULL)) {
         if (gg__forked_from_initialized())
             return gg__fail(c, GG_FORKED,

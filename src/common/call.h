@@ -46,8 +46,11 @@ gg_status gg__fail(gg__call *c, gg_status status, const char *fmt, ...) GG__PRIN
 gg_status gg__fail_native(gg__call *c, gg_status status, gg__op op, int native, const char *fmt, ...)
     GG__PRINTF(5, 6);
 
-/* NOT_INITIALIZED unless gg_init succeeded (and FORKED in a forked child). */
+/* NOT_INITIALIZED unless gg_init succeeded, FORKED in a forked child. */
 gg_status gg__require_library(gg__call *c);
+/* NOT_INITIALIZED unless gg_init succeeded; allowed in a forked child (the
+ * release paths, which make no driver call there). */
+gg_status gg__require_initialized(gg__call *c);
 
 /* Looks up `id` of `type`; INVALID_HANDLE naming the expected type if not live. */
 void *gg__lookup(gg__call *c, uint64_t id, gg__type type, const char *what);

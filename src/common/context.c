@@ -70,12 +70,12 @@ static gg__context *lookup_context(gg__call *c, gg_context ctx)
 gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out)
 {
     gg__call c = GG__CALL("gg_context_create");
-    gg_status status = gg__require_library(&c);
-    if (status != GG_OK)
-        return status;
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_create: out is NULL");
     out->id = 0;
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
     if (device < 0 || device >= gg__lib.device_count)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_create: device %d does not exist (%d device(s))",
                         device, gg__lib.device_count);
@@ -158,7 +158,7 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, gg__free_reason
 gg_status gg_context_destroy(gg_context handle)
 {
     gg__call c = GG__CALL("gg_context_destroy");
-    gg_status status = gg__require_library(&c);
+    gg_status status = gg__require_initialized(&c);
     if (status != GG_OK)
         return status;
     if (handle.id == 0)

@@ -185,6 +185,7 @@ gg_status gg_init(const gg_init_desc *desc)
         return gg__fail(&c, status, "gg_init: %s", message);
     }
     gg__fork_note_initialized(true);
+    gg__lib.fork_generation = gg__fork_generation_now();
     pthread_once(&exit_once, register_exit);
     atomic_store_explicit(&gg__lib.backend, &gg__lib.backend_storage, memory_order_release);
     pthread_mutex_unlock(&init_lock);

@@ -33,6 +33,7 @@ typedef struct gg__library {
     gg__config config;
     int device_count;
     gg__device_props *devices;      /* device_count entries */
+    unsigned fork_generation;       /* fork.c's generation when gg_init succeeded */
 } gg__library;
 
 extern gg__library gg__lib;

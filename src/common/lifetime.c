@@ -95,7 +95,7 @@ void gg__children_release_all(gg__call *c, gg__context *ctx, gg__free_reason rea
 gg_status gg__destroy_child(const char *api, uint64_t id, gg__type type)
 {
     gg__call c = GG__CALL(api);
-    gg_status status = gg__require_library(&c);
+    gg_status status = gg__require_initialized(&c);
     if (status != GG_OK)
         return status;
     if (id == 0) {

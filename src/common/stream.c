@@ -24,12 +24,12 @@ static gg__stream *enter_stream(gg__call *c, gg_stream s, gg_status *status)
 gg_status gg_stream_create(gg_context ctx_handle, const char *tag, gg_stream *out)
 {
     gg__call c = GG__CALL("gg_stream_create");
-    gg_status status = gg__require_library(&c);
-    if (status != GG_OK)
-        return status;
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: out is NULL");
     out->id = 0;
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
     gg__context *ctx = gg__lookup(&c, ctx_handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
         return GG_INVALID_HANDLE;

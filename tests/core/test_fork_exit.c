@@ -50,6 +50,12 @@ static int child_uses_inherited_objects(void *arg)
         return 12;
     if (gg_context_state(rig.ctx) != GG_STATE_FORKED)
         return 13;
+    gg_context fresh;
+    if (gg_context_create(1, NULL, &fresh) != GG_FORKED || fresh.id != 0)
+        return 20; /* nothing new may reach the driver either */
+    int version = 0;
+    if (gg_driver_version(&version) != GG_FORKED)
+        return 21;
     if (gg_buffer_free(inherited_buffer) != GG_OK || gg_stream_destroy(inherited_stream) != GG_OK)
         return 14;
     if (gg_context_destroy(rig.ctx) != GG_OK)
