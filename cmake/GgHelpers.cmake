@@ -9,21 +9,41 @@ function(gg_add_sim_module name)
     C_VISIBILITY_PRESET hidden)
 endfunction()
 
+# gg_use_criterion(TARGET SCOPE): TARGET's sources include Criterion's
+# headers; link libcriterion. Criterion cannot start under ThreadSanitizer
+# (gcc: "Could not initialize inheritable arena", clang: a SEGV in
+# libcriterion), so a GG_SANITIZE=thread build gets a stand-in instead:
+# tests/support/tsan_criterion, first in the include path (its
+# criterion/*.h), with its runner compiled into each test executable.
+function(gg_use_criterion target scope)
+  if(GG_SANITIZE MATCHES "thread")
+    target_include_directories(${target} BEFORE ${scope}
+      ${PROJECT_SOURCE_DIR}/tests/support/tsan_criterion)
+  else()
+    target_link_libraries(${target} ${scope} ${CRITERION_LIBRARY})
+  endif()
+endfunction()
+
 # gg_add_criterion_test(NAME SOURCES... [LIBS libs...]): one Criterion
 # executable in build/bin, registered with ctest.
 function(gg_add_criterion_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
+  gg_use_criterion(${name} PRIVATE)
+  if(GG_SANITIZE MATCHES "thread")
+    target_sources(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/tsan_criterion/mini_criterion.c)
+  endif()
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include
     ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
-  target_link_libraries(${name} PRIVATE ${CRITERION_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS} ${T_LIBS})
+  target_link_libraries(${name} PRIVATE Threads::Threads ${CMAKE_DL_LIBS} ${T_LIBS})
   target_compile_definitions(${name} PRIVATE
     GG_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}"
     GG_TEST_KERNEL_DIR="${CMAKE_BINARY_DIR}/kernels"
     GG_TEST_LIB_DIR="${CMAKE_LIBRARY_OUTPUT_DIRECTORY}"
     GG_TEST_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
   # --jobs 1: Criterion forks one process per test; tests that time waits
-  # must not fight over two cores with each other.
+  # must not fight over two cores with each other. (The TSan stand-in runs
+  # tests one at a time and ignores the option.)
   add_test(NAME ${name} COMMAND ${name} --jobs=1 --verbose=0)
   set_tests_properties(${name} PROPERTIES TIMEOUT 900)
 endfunction()

@@ -1,8 +1,9 @@
 /*
- * Simulator-only exports of gpuguard's simulated driver
- * (libgpuguard_sim_cuda.so). Tests link against them; the CUDA backend finds
- * gg_sim_identify with dlsym to tell that the "driver" it loaded is the
- * simulator. None of them needs cuInit, none blocks, none prints.
+ * Simulator-only exports of gpuguard's simulated drivers
+ * (libgpuguard_sim_cuda.so and libgpuguard_sim_hip.so: each library has its
+ * own, about its own state). Tests link against them; the backends find
+ * gg_sim_identify with dlsym to tell that the "driver" they loaded is the
+ * simulator. None of them needs cuInit/hipInit, none blocks, none prints.
  */
 #ifndef GG_SIM_CONTROL_H
 #define GG_SIM_CONTROL_H
@@ -11,21 +12,23 @@
 extern "C" {
 #endif
 
-/* "gpuguard simulated driver <version>". */
+/* "gpuguard simulated driver <version>"; the HIP face appends " (HIP)". */
 const char *gg_sim_identify(void);
 
 /* Calls of one exported driver function since the start or the last reset.
- * cu_function_name is an exported name ("cuMemAlloc_v2") or a base name
- * ("cuMemAlloc"), which sums all its exported versions. Unknown: 0. Calls
- * reached through cuGetProcAddress count under the export they resolve to.
+ * cu_function_name is an exported name ("cuMemAlloc_v2", "hipMalloc") or,
+ * on the CUDA face, a base name ("cuMemAlloc"), which sums all its exported
+ * versions. Unknown: 0. Calls reached through cuGetProcAddress count under
+ * the export they resolve to.
  * Counting is relaxed-atomic: exact once the calling threads are joined. */
 unsigned long long gg_sim_call_count(const char *cu_function_name);
-/* Calls of every exported cu* function. */
+/* Calls of every exported cu* (hip*) function. */
 unsigned long long gg_sim_total_calls(void);
 void gg_sim_reset_counts(void);
 
-/* Why the latest cuInit failed on the configuration ("" if it did not):
- * names the offending key, e.g. "devices[0].memory_mb: expected an integer". */
+/* Why the latest cuInit (HIP: initialisation) failed on the configuration
+ * ("" if it did not): names the offending key, e.g.
+ * "devices[0].memory_mb: expected an integer". */
 const char *gg_sim_last_config_error(void);
 /* The reason behind the calling thread's latest error return, when the
  * simulator recorded one ("" otherwise). Valid until the thread's next call. */
@@ -34,7 +37,9 @@ const char *gg_sim_last_error_detail(void);
 /* Simulator objects still alive: contexts, streams, events, modules,
  * functions, device and page-locked host allocations. Work that a destroyed
  * context abandoned is released by its worker threads shortly after the
- * destroy returns: poll with a deadline before expecting 0. */
+ * destroy returns: poll with a deadline before expecting 0. The HIP face
+ * does not count its primary contexts and their null streams, which HIP
+ * keeps for the life of the process. */
 unsigned long long gg_sim_live_objects(void);
 /* Bytes of device memory allocated and not freed on a device (0 if none). */
 unsigned long long gg_sim_device_memory_used(int device);

@@ -314,7 +314,7 @@ sim_status sim_host_free(void *p)
     host_alloc *h = *pp;
     sim_status st = SIM_OK;
     if (!h) {
-        sim_detail("%p was not allocated by cuMemAllocHost", p);
+        sim_detail("%p is not page-locked host memory of the simulator", p);
         st = SIM_ERR_INVALID_VALUE;
     } else if ((st = sim_ctx_health(h->owner)) == SIM_OK) {
         *pp = h->next;

@@ -2,11 +2,7 @@
 #ifndef GG_SIM_TEST_H
 #define GG_SIM_TEST_H
 
-#ifdef GG_SIM_MINI_CRITERION
-#include "mini_criterion.h"
-#else
 #include <criterion/criterion.h>
-#endif
 #include <time.h>
 
 #include "gg_sim_control.h"

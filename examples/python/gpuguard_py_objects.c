@@ -1,0 +1,800 @@
+/*
+ * Context, Stream, Event and Module (Buffer: gpuguard_py_buffer.c).
+ *
+ * Each Python object owns one gpuguard handle and a strong reference to its
+ * context; close() destroys the handle at once (later calls raise
+ * InvalidHandleError), deallocation destroys it if close() was not called.
+ * Children of a context that was recovered or closed hold stale handles:
+ * using one raises InvalidHandleError, releasing one is harmless.
+ */
+#include <string.h>
+
+#include "gpuguard_py.h"
+
+PyObject *ggpy_closed(const char *what)
+{
+    return ggpy_raise_status(GG_INVALID_HANDLE, "this %s was closed", what);
+}
+
+int ggpy_u32_converter(PyObject *obj, void *out)
+{
+    unsigned long long v = 0;
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "expected an int, not %s", Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        v = (unsigned long long)UINT32_MAX + 1;
+    }
+    if (v > UINT32_MAX) {
+        PyErr_Format(PyExc_OverflowError, "%R is not in 0..%u", obj, (unsigned)UINT32_MAX);
+        return 0;
+    }
+    *(uint32_t *)out = (uint32_t)v;
+    return 1;
+}
+
+int ggpy_stream_converter(PyObject *obj, void *out)
+{
+    if (obj == Py_None) {
+        *(ggpy_Stream **)out = NULL;
+        return 1;
+    }
+    if (!PyObject_TypeCheck(obj, &ggpy_StreamType)) {
+        PyErr_Format(PyExc_TypeError, "stream must be a Stream or None, not %s", Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    ggpy_Stream *s = (ggpy_Stream *)obj;
+    if (s->h.id == 0) {
+        ggpy_closed("Stream");
+        return 0;
+    }
+    *(ggpy_Stream **)out = s;
+    return 1;
+}
+
+/* A byte count or offset: a non-negative int. */
+int ggpy_size_converter(PyObject *obj, void *out)
+{
+    if (obj == Py_None)
+        return 1; /* leaves the default */
+    Py_ssize_t v = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred())
+        return 0;
+    if (v < 0) {
+        PyErr_Format(PyExc_ValueError, "%R is negative", obj);
+        return 0;
+    }
+    *(Py_ssize_t *)out = v;
+    return 1;
+}
+
+/* ==== Context ============================================================== */
+
+static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "device", "tag", "watchdog", "watchdog_budget_ms", "use_primary", NULL };
+    int device = 0, use_primary = 0;
+    PyObject *tag = NULL, *watchdog = NULL;
+    uint32_t budget_ms = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|i$UOO&p:Context", kwlist, &device, &tag, &watchdog,
+                                     ggpy_u32_converter, &budget_ms, &use_primary))
+        return NULL;
+    gg_watchdog_policy policy = GG_WATCHDOG_DEFAULT;
+    if (ggpy_parse_watchdog(watchdog, &policy) < 0 || ggpy_ensure_init() < 0)
+        return NULL;
+    const char *tag_text = tag ? PyUnicode_AsUTF8(tag) : "python";
+    if (tag_text == NULL)
+        return NULL;
+    ggpy_Context *self = (ggpy_Context *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->device = device;
+    self->tag = tag ? Py_NewRef(tag) : PyUnicode_FromString(tag_text);
+    if (self->tag == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    gg_context_desc desc = { .tag = tag_text, .use_primary = use_primary != 0, .watchdog_budget_ms = budget_ms,
+                             .watchdog = policy };
+    gg_context h = { 0 };
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_create(device, &desc, &h));
+    if (r.status != GG_OK) {
+        Py_DECREF(self);
+        return ggpy_raise(&r);
+    }
+    self->h = h;
+    return (PyObject *)self;
+}
+
+static void context_dealloc(ggpy_Context *self)
+{
+    if (self->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)self);
+    gg_context h = self->h;
+    self->h.id = 0;
+    if (h.id != 0)
+        GGPY_RELEASE(gg_context_destroy(h));
+    Py_XDECREF(self->tag);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *busy(const char *what)
+{
+    return ggpy_raise_status(GG_BUSY, "%s: a chunked launch is running in this context (its progress callback "
+                             "may return False to cancel it)", what);
+}
+
+static PyObject *context_close(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->busy)
+        return busy("Context.close");
+    gg_context h = self->h;
+    if (h.id == 0)
+        Py_RETURN_NONE; /* closing twice is harmless, as in io */
+    self->h.id = 0;
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_destroy(h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_enter(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    return Py_NewRef(self);
+}
+
+static PyObject *context_exit(ggpy_Context *self, PyObject *args)
+{
+    PyObject *exc_type = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : Py_None;
+    PyObject *done = context_close(self, NULL);
+    if (done == NULL) {
+        /* Never hide the exception that ended the block behind a cleanup error. */
+        if (exc_type != Py_None)
+            PyErr_Clear();
+        else
+            return NULL;
+    }
+    Py_XDECREF(done);
+    Py_RETURN_FALSE;
+}
+
+static PyObject *context_recover(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    if (self->busy)
+        return busy("Context.recover");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_recover(self->h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_synchronize(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "timeout_ms", NULL };
+    uint32_t timeout_ms = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O&:synchronize", kwlist, ggpy_u32_converter, &timeout_ms))
+        return NULL;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_synchronize(self->h, timeout_ms));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_set_watchdog(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "policy", "budget_ms", NULL };
+    PyObject *policy = Py_None;
+    uint32_t budget_ms = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO&:set_watchdog", kwlist, &policy, ggpy_u32_converter,
+                                     &budget_ms))
+        return NULL;
+    gg_watchdog_policy p = GG_WATCHDOG_DEFAULT;
+    if (ggpy_parse_watchdog(policy, &p) < 0)
+        return NULL;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    ggpy_result r;
+    ggpy_capture(&r, gg_context_set_watchdog(self->h, p, budget_ms));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *context_stream(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "tag", NULL };
+    const char *tag = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|z:stream", kwlist, &tag))
+        return NULL;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    gg_stream h = { 0 };
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_stream_create(self->h, tag, &h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    ggpy_Stream *s = PyObject_New(ggpy_Stream, &ggpy_StreamType);
+    if (s == NULL) {
+        GGPY_RELEASE(gg_stream_destroy(h));
+        return NULL;
+    }
+    s->h = h;
+    s->ctx = (ggpy_Context *)Py_NewRef(self);
+    return (PyObject *)s;
+}
+
+static PyObject *context_event(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "tag", NULL };
+    const char *tag = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|z:event", kwlist, &tag))
+        return NULL;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    gg_event h = { 0 };
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_event_create(self->h, tag, &h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    ggpy_Event *e = PyObject_New(ggpy_Event, &ggpy_EventType);
+    if (e == NULL) {
+        GGPY_RELEASE(gg_event_destroy(h));
+        return NULL;
+    }
+    e->h = h;
+    e->ctx = (ggpy_Context *)Py_NewRef(self);
+    return (PyObject *)e;
+}
+
+static PyObject *context_alloc(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "nbytes", "tag", NULL };
+    Py_ssize_t nbytes = 0;
+    const char *tag = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$z:alloc", kwlist, ggpy_size_converter, &nbytes, &tag))
+        return NULL;
+    return (PyObject *)ggpy_buffer_new(self, nbytes, tag);
+}
+
+static PyObject *context_upload(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "data", "tag", NULL };
+    Py_buffer view;
+    const char *tag = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*|$z:upload", kwlist, &view, &tag))
+        return NULL;
+    ggpy_Buffer *b = ggpy_buffer_new(self, view.len, tag);
+    PyObject *done = b ? ggpy_buffer_write_view(b, &view, 0, NULL) : NULL;
+    PyBuffer_Release(&view);
+    if (done == NULL) {
+        Py_XDECREF(b);
+        return NULL;
+    }
+    Py_DECREF(done);
+    return (PyObject *)b;
+}
+
+static PyObject *context_load_module(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "path", NULL };
+    PyObject *path = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&:load_module", kwlist, PyUnicode_FSDecoder, &path))
+        return NULL;
+    PyObject *encoded = PyUnicode_EncodeFSDefault(path);
+    if (encoded == NULL) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    if (self->h.id == 0) {
+        Py_DECREF(encoded);
+        Py_DECREF(path);
+        return ggpy_closed("Context");
+    }
+    const char *file = PyBytes_AS_STRING(encoded);
+    gg_module h = { 0 };
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_module_load_file(self->h, file, &h));
+    Py_DECREF(encoded);
+    if (r.status != GG_OK) {
+        Py_DECREF(path);
+        return ggpy_raise(&r);
+    }
+    ggpy_Module *m = PyObject_New(ggpy_Module, &ggpy_ModuleType);
+    PyObject *kernels = PyDict_New();
+    if (m == NULL || kernels == NULL) {
+        GGPY_RELEASE(gg_module_unload(h));
+        if (m != NULL) {
+            m->h.id = 0;
+            m->ctx = NULL;
+            m->path = NULL;
+            m->kernels = NULL;
+            Py_DECREF(m);
+        }
+        Py_XDECREF(kernels);
+        Py_DECREF(path);
+        return NULL;
+    }
+    m->h = h;
+    m->ctx = (ggpy_Context *)Py_NewRef(self);
+    m->path = path;
+    m->kernels = kernels;
+    return (PyObject *)m;
+}
+
+static PyObject *context_get_handle(ggpy_Context *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->h.id);
+}
+
+static PyObject *context_get_device(ggpy_Context *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(self->device);
+}
+
+static PyObject *context_get_tag(ggpy_Context *self, void *closure)
+{
+    (void)closure;
+    return Py_NewRef(self->tag);
+}
+
+static const char *state_name(gg_context h)
+{
+    if (h.id == 0)
+        return "closed";
+    switch (gg_context_state(h)) {
+    case GG_STATE_ALIVE:
+        return "alive";
+    case GG_STATE_DEAD:
+        return "dead";
+    case GG_STATE_FORKED:
+        return "forked";
+    default:
+        return "invalid"; /* gone: gpuguard was shut down */
+    }
+}
+
+static PyObject *context_get_state(ggpy_Context *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(state_name(self->h));
+}
+
+static PyObject *context_get_death(ggpy_Context *self, void *closure)
+{
+    (void)closure;
+    if (self->h.id == 0)
+        Py_RETURN_NONE;
+    ggpy_result r;
+    memset(&r, 0, sizeof r);
+    if (gg_context_death(self->h, &r.death) != GG_OK || r.death.status == GG_OK)
+        Py_RETURN_NONE;
+    r.status = r.death.status;
+    r.info = r.death;
+    r.state = r.status == GG_FORKED ? GG_STATE_FORKED : GG_STATE_DEAD;
+    return ggpy_error_object(&r);
+}
+
+static PyObject *context_get_skipped(ggpy_Context *self, void *closure)
+{
+    (void)closure;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    uint64_t count = 0;
+    ggpy_result r;
+    ggpy_capture(&r, gg_context_skipped_cleanups(self->h, &count));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    return PyLong_FromUnsignedLongLong(count);
+}
+
+static PyObject *context_repr(ggpy_Context *self)
+{
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Context %R on device %d, %s>", self->tag, self->device,
+                                state_name(self->h));
+}
+
+static PyMethodDef context_methods[] = {
+    { "close", (PyCFunction)context_close, METH_NOARGS,
+      "Destroys the context and everything in it (without driver calls when it is DEAD).\n"
+      "Its objects become stale. Closing twice is harmless." },
+    { "__enter__", (PyCFunction)context_enter, METH_NOARGS, NULL },
+    { "__exit__", (PyCFunction)context_exit, METH_VARARGS, "Closes the context." },
+    { "recover", (PyCFunction)context_recover, METH_NOARGS,
+      "Replaces a DEAD context with a fresh one on the same device; the Context stays valid,\n"
+      "every object made in it before becomes stale. Does nothing to a live context." },
+    { "synchronize", GGPY_FN(context_synchronize), METH_VARARGS | METH_KEYWORDS,
+      "synchronize(timeout_ms=0): waits for all work, at most timeout_ms (0: the default deadline),\n"
+      "with the GIL released." },
+    { "set_watchdog", GGPY_FN(context_set_watchdog), METH_VARARGS | METH_KEYWORDS,
+      "set_watchdog(policy=None, budget_ms=0): 'auto', 'refuse', 'allow' or None (the library's)." },
+    { "stream", GGPY_FN(context_stream), METH_VARARGS | METH_KEYWORDS, "stream(tag=None) -> Stream" },
+    { "event", GGPY_FN(context_event), METH_VARARGS | METH_KEYWORDS, "event(tag=None) -> Event" },
+    { "alloc", GGPY_FN(context_alloc), METH_VARARGS | METH_KEYWORDS,
+      "alloc(nbytes, *, tag=None) -> Buffer of device memory (contents undefined)" },
+    { "upload", GGPY_FN(context_upload), METH_VARARGS | METH_KEYWORDS,
+      "upload(data, *, tag=None) -> Buffer holding a copy of data (any bytes-like object)" },
+    { "load_module", GGPY_FN(context_load_module), METH_VARARGS | METH_KEYWORDS,
+      "load_module(path) -> Module (see kernel_image())" },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef context_getset[] = {
+    { "handle", (getter)context_get_handle, NULL, "the gpuguard id (0 once closed)", NULL },
+    { "device", (getter)context_get_device, NULL, "the device number", NULL },
+    { "tag", (getter)context_get_tag, NULL, "the creation tag", NULL },
+    { "state", (getter)context_get_state, NULL, "'alive', 'dead', 'forked', 'closed' or 'invalid'", NULL },
+    { "death", (getter)context_get_death, NULL,
+      "None while alive; else an (unraised) exception describing the first cause", NULL },
+    { "skipped_cleanups", (getter)context_get_skipped, NULL,
+      "driver calls that cleanup skipped because the context was DEAD or FORKED", NULL },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+PyTypeObject ggpy_ContextType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = GGPY_MODULE ".Context",
+    .tp_basicsize = sizeof(ggpy_Context),
+    .tp_dealloc = (destructor)context_dealloc,
+    .tp_repr = (reprfunc)context_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Context(device=0, *, tag=None, watchdog=None, watchdog_budget_ms=0, use_primary=False)\n--\n\n"
+              "A GPU context. Use it as a context manager (the block owns its lifetime) or call close().\n"
+              "A kernel fault makes it DEAD: calls in it raise ContextDeadError until recover().",
+    .tp_weaklistoffset = offsetof(ggpy_Context, weakrefs),
+    .tp_methods = context_methods,
+    .tp_getset = context_getset,
+    .tp_new = context_new,
+};
+
+/* ==== children: what they share ========================================= */
+
+GGPY_CHILD_GETTERS(stream, ggpy_Stream)
+GGPY_CHILD_GETTERS(event, ggpy_Event)
+GGPY_CHILD_GETTERS(module, ggpy_Module)
+
+/* ==== Stream ============================================================ */
+
+static void stream_dealloc(ggpy_Stream *self)
+{
+    gg_stream h = self->h;
+    self->h.id = 0;
+    if (h.id != 0)
+        GGPY_RELEASE(gg_stream_destroy(h));
+    Py_XDECREF(self->ctx);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *stream_close(ggpy_Stream *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->ctx->busy)
+        return busy("Stream.close");
+    gg_stream h = self->h;
+    if (h.id == 0)
+        Py_RETURN_NONE;
+    self->h.id = 0;
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_stream_destroy(h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *stream_synchronize(ggpy_Stream *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "timeout_ms", NULL };
+    uint32_t timeout_ms = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O&:synchronize", kwlist, ggpy_u32_converter, &timeout_ms))
+        return NULL;
+    if (self->h.id == 0)
+        return ggpy_closed("Stream");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_stream_synchronize(self->h, timeout_ms));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *stream_query(ggpy_Stream *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Stream");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_stream_query(self->h));
+    if (r.status == GG_NOT_READY)
+        Py_RETURN_FALSE;
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *stream_wait_event(ggpy_Stream *self, PyObject *event)
+{
+    if (!PyObject_TypeCheck(event, &ggpy_EventType))
+        return PyErr_Format(PyExc_TypeError, "wait_event() expects an Event, not %s", Py_TYPE(event)->tp_name);
+    if (self->h.id == 0)
+        return ggpy_closed("Stream");
+    if (((ggpy_Event *)event)->h.id == 0)
+        return ggpy_closed("Event");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_stream_wait_event(self->h, ((ggpy_Event *)event)->h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *stream_repr(ggpy_Stream *self)
+{
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Stream 0x%llx%s>", (unsigned long long)self->h.id,
+                                self->h.id ? "" : " (closed)");
+}
+
+static PyMethodDef stream_methods[] = {
+    { "close", (PyCFunction)stream_close, METH_NOARGS, "Destroys the stream (harmless twice)." },
+    { "synchronize", GGPY_FN(stream_synchronize), METH_VARARGS | METH_KEYWORDS,
+      "synchronize(timeout_ms=0): waits for the stream's work, with the GIL released." },
+    { "query", (PyCFunction)stream_query, METH_NOARGS, "True when all the stream's work is done." },
+    { "wait_event", (PyCFunction)stream_wait_event, METH_O, "wait_event(event): later work waits for event." },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef stream_getset[] = {
+    GGPY_CHILD_GETSET(stream),
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+PyTypeObject ggpy_StreamType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = GGPY_MODULE ".Stream",
+    .tp_basicsize = sizeof(ggpy_Stream),
+    .tp_dealloc = (destructor)stream_dealloc,
+    .tp_repr = (reprfunc)stream_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A stream of a Context (made by Context.stream()).",
+    .tp_methods = stream_methods,
+    .tp_getset = stream_getset,
+};
+
+/* ==== Event ============================================================== */
+
+static void event_dealloc(ggpy_Event *self)
+{
+    gg_event h = self->h;
+    self->h.id = 0;
+    if (h.id != 0)
+        GGPY_RELEASE(gg_event_destroy(h));
+    Py_XDECREF(self->ctx);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *event_close(ggpy_Event *self, PyObject *unused)
+{
+    (void)unused;
+    gg_event h = self->h;
+    if (h.id == 0)
+        Py_RETURN_NONE;
+    self->h.id = 0;
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_event_destroy(h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *event_record(ggpy_Event *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "stream", NULL };
+    ggpy_Stream *stream = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O&:record", kwlist, ggpy_stream_converter, &stream))
+        return NULL;
+    if (self->h.id == 0)
+        return ggpy_closed("Event");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_event_record(self->h, ggpy_stream_handle(stream)));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *event_query(ggpy_Event *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Event");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_event_query(self->h));
+    if (r.status == GG_NOT_READY)
+        Py_RETURN_FALSE;
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *event_synchronize(ggpy_Event *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "timeout_ms", NULL };
+    uint32_t timeout_ms = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O&:synchronize", kwlist, ggpy_u32_converter, &timeout_ms))
+        return NULL;
+    if (self->h.id == 0)
+        return ggpy_closed("Event");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_event_synchronize(self->h, timeout_ms));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *event_elapsed_ms(ggpy_Event *self, PyObject *end)
+{
+    if (!PyObject_TypeCheck(end, &ggpy_EventType))
+        return PyErr_Format(PyExc_TypeError, "elapsed_ms() expects an Event, not %s", Py_TYPE(end)->tp_name);
+    if (self->h.id == 0 || ((ggpy_Event *)end)->h.id == 0)
+        return ggpy_closed("Event");
+    float ms = 0;
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_event_elapsed_ms(self->h, ((ggpy_Event *)end)->h, &ms));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    return PyFloat_FromDouble((double)ms);
+}
+
+static PyObject *event_repr(ggpy_Event *self)
+{
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Event 0x%llx%s>", (unsigned long long)self->h.id,
+                                self->h.id ? "" : " (closed)");
+}
+
+static PyMethodDef event_methods[] = {
+    { "close", (PyCFunction)event_close, METH_NOARGS, "Destroys the event (harmless twice)." },
+    { "record", GGPY_FN(event_record), METH_VARARGS | METH_KEYWORDS,
+      "record(stream=None): records the event on stream (None: the default stream)." },
+    { "query", (PyCFunction)event_query, METH_NOARGS, "True once the recorded work is done." },
+    { "synchronize", GGPY_FN(event_synchronize), METH_VARARGS | METH_KEYWORDS,
+      "synchronize(timeout_ms=0): waits for the event, with the GIL released." },
+    { "elapsed_ms", (PyCFunction)event_elapsed_ms, METH_O,
+      "elapsed_ms(end) -> float: milliseconds from this event to end (both recorded and done)." },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef event_getset[] = {
+    GGPY_CHILD_GETSET(event),
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+PyTypeObject ggpy_EventType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = GGPY_MODULE ".Event",
+    .tp_basicsize = sizeof(ggpy_Event),
+    .tp_dealloc = (destructor)event_dealloc,
+    .tp_repr = (reprfunc)event_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An event of a Context (made by Context.event()).",
+    .tp_methods = event_methods,
+    .tp_getset = event_getset,
+};
+
+/* ==== Module ============================================================= */
+
+static void module_dealloc(ggpy_Module *self)
+{
+    gg_module h = self->h;
+    self->h.id = 0;
+    if (h.id != 0)
+        GGPY_RELEASE(gg_module_unload(h));
+    Py_XDECREF(self->ctx);
+    Py_XDECREF(self->path);
+    Py_XDECREF(self->kernels);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *module_close(ggpy_Module *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->ctx->busy)
+        return busy("Module.close");
+    gg_module h = self->h;
+    if (h.id == 0)
+        Py_RETURN_NONE;
+    self->h.id = 0;
+    PyDict_Clear(self->kernels);
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_module_unload(h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *module_kernel(ggpy_Module *self, PyObject *name)
+{
+    if (!PyUnicode_Check(name))
+        return PyErr_Format(PyExc_TypeError, "kernel() expects a name (str), not %s", Py_TYPE(name)->tp_name);
+    if (self->h.id == 0)
+        return ggpy_closed("Module");
+    /* gpuguard makes a record per gg_kernel_get, freed with the module:
+     * look each name up once. */
+    PyObject *cached = PyDict_GetItemWithError(self->kernels, name);
+    if (cached != NULL)
+        return ggpy_kernel_new(self, (gg_kernel){ PyLong_AsUnsignedLongLong(cached) }, name);
+    if (PyErr_Occurred())
+        return NULL;
+    const char *text = PyUnicode_AsUTF8(name);
+    if (text == NULL)
+        return NULL;
+    gg_kernel h = { 0 };
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_kernel_get(self->h, text, &h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    PyObject *id = PyLong_FromUnsignedLongLong(h.id);
+    if (id == NULL || PyDict_SetItem(self->kernels, name, id) < 0) {
+        Py_XDECREF(id);
+        return NULL;
+    }
+    Py_DECREF(id);
+    return ggpy_kernel_new(self, h, name);
+}
+
+static PyObject *module_get_path(ggpy_Module *self, void *closure)
+{
+    (void)closure;
+    return Py_NewRef(self->path);
+}
+
+static PyObject *module_repr(ggpy_Module *self)
+{
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Module %R%s>", self->path, self->h.id ? "" : " (closed)");
+}
+
+static PyMethodDef module_methods[] = {
+    { "close", (PyCFunction)module_close, METH_NOARGS, "Unloads the module; its kernels go with it." },
+    { "kernel", (PyCFunction)module_kernel, METH_O, "kernel(name) -> Kernel" },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef module_getset[] = {
+    GGPY_CHILD_GETSET(module),
+    { "path", (getter)module_get_path, NULL, "the image file it was loaded from", NULL },
+    { NULL, NULL, NULL, NULL, NULL },
+};
+
+PyTypeObject ggpy_ModuleType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = GGPY_MODULE ".Module",
+    .tp_basicsize = sizeof(ggpy_Module),
+    .tp_dealloc = (destructor)module_dealloc,
+    .tp_repr = (reprfunc)module_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded kernel image (made by Context.load_module()).",
+    .tp_methods = module_methods,
+    .tp_getset = module_getset,
+};
+
+int ggpy_objects_add(PyObject *module)
+{
+    PyTypeObject *types[] = { &ggpy_ContextType, &ggpy_StreamType, &ggpy_EventType, &ggpy_BufferType,
+                              &ggpy_ModuleType };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (PyModule_AddType(module, types[i]) < 0)
+            return -1;
+    return 0;
+}

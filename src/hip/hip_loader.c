@@ -1,0 +1,204 @@
+/* dlinfo and struct link_map (the path the dynamic linker chose) are GNU. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "hip/hip_loader.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hip/hip_errors.h"
+
+enum { GGHIP_NEED_REQUIRED, GGHIP_NEED_OPTIONAL };
+
+static gg__backend_open_result open_result(gg_status status, int native, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static gg__backend_open_result open_result(gg_status status, int native, const char *fmt, ...)
+{
+    gg__backend_open_result r;
+    memset(&r, 0, sizeof r);
+    r.status = status;
+    r.native_code = native;
+    if (fmt != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r.message, sizeof r.message, fmt, ap);
+        va_end(ap);
+    }
+    return r;
+}
+
+/* dlerror() may return NULL when the failure left no text; never print NULL. */
+static const char *dl_error_text(void)
+{
+    const char *e = dlerror();
+    return e != NULL ? e : "unknown dlopen error";
+}
+
+/* RTLD_LOCAL: the runtime's hip* symbols must not satisfy other libraries'
+ * references (an application linked against libamdhip64 keeps its own
+ * binding). RTLD_NODELETE: after hipInit the runtime has threads, TLS
+ * destructors and exit handlers of its own (ROCr's, the HSA signal
+ * handlers), so unmapping it at dlclose would crash the process later; the
+ * CUDA loader does the same for libcuda. dlclose then only drops our
+ * reference, and a later open finds the runtime still loaded. */
+static void *load(const char *name)
+{
+    (void)dlerror();
+    return dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+}
+
+/* Appends "name (why)" to the list of names tried, for the NO_DRIVER message. */
+static void note_tried(char *tried, size_t size, const char *name, const char *why)
+{
+    size_t used = strlen(tried);
+    if (used + 1 >= size)
+        return;
+    snprintf(tried + used, size - used, "%s%s (%s)", used ? "; " : "", name, why);
+}
+
+/* The file the dynamic linker chose for `requested` (a bare soname is
+ * searched for; users need to know which libamdhip64 was found). */
+static void record_library_path(gghip_runtime *rt, const char *requested)
+{
+    struct link_map *map = NULL;
+    const char *path = requested;
+    if (dlinfo(rt->handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL &&
+        map->l_name[0] != '\0')
+        path = map->l_name;
+    snprintf(rt->library, sizeof rt->library, "%s", path);
+}
+
+static void resolve_all(gghip_runtime *rt)
+{
+    /* POSIX guarantees that a dlsym'd object pointer converts to a function pointer. */
+#define GGHIP__RESOLVE(name, need) rt->name = (gghip_fn_##name)dlsym(rt->handle, #name);
+    GGHIP_SYMBOL_LIST(GGHIP__RESOLVE)
+#undef GGHIP__RESOLVE
+}
+
+/* The first missing entry point the backend cannot work without, or NULL. */
+static const char *first_missing(const gghip_runtime *rt)
+{
+#define GGHIP__CHECK(name, need) \
+    if (GGHIP_NEED_##need == GGHIP_NEED_REQUIRED && rt->name == NULL) return #name;
+    GGHIP_SYMBOL_LIST(GGHIP__CHECK)
+#undef GGHIP__CHECK
+    return NULL;
+}
+
+/* Our name for a code, or the runtime's own for one our table lacks (a
+ * newer runtime's), so the message never says only "unrecognized". */
+static const char *error_name(const gghip_runtime *rt, gghip_error rc)
+{
+    const char *name = gg__hip_code_name((int)rc);
+    if (strcmp(name, "hipErrorUnrecognized") == 0 && rt->hipGetErrorName != NULL) {
+        const char *theirs = rt->hipGetErrorName(rc);
+        if (theirs != NULL && theirs[0] != '\0')
+            return theirs;
+    }
+    return name;
+}
+
+/* " (HIP 5.2.21153)" from hipDriverGetVersion (major * 10^7 + minor * 10^5 +
+ * patch), or "" when the runtime will not say. It answers even when hipInit
+ * failed, which is when the message needs it. */
+static void version_text(const gghip_runtime *rt, char *out, size_t size)
+{
+    int v = 0;
+    out[0] = '\0';
+    if (rt->hipDriverGetVersion != NULL && rt->hipDriverGetVersion(&v) == GGHIP_Success && v > 0)
+        snprintf(out, size, " (HIP %d.%d.%d)", v / 10000000, v / 100000 % 100, v % 100000);
+}
+
+/* Maps hipInit's failure to an open error. "No AMD GPU" is what users hit
+ * most (Debian's runtime on any machine without one: hipInit returns
+ * hipErrorInvalidDevice, hipGetDeviceCount hipErrorNoDevice with 0). */
+static gg__backend_open_result init_failure(const gghip_runtime *rt, gghip_error rc)
+{
+    int code = (int)rc;
+    char version[64];
+    version_text(rt, version, sizeof version);
+    if (rc == GGHIP_ErrorNoDevice || rc == GGHIP_ErrorInvalidDevice) {
+        char counted[128] = "";
+        if (rt->hipGetDeviceCount != NULL) {
+            int devices = 0;
+            gghip_error n = rt->hipGetDeviceCount(&devices);
+            snprintf(counted, sizeof counted, "; hipGetDeviceCount: %s, %d device(s)",
+                     error_name(rt, n), devices);
+        }
+        return open_result(GG_NO_DEVICE, code,
+                           "hipInit: %s (%d): the HIP runtime %s%s sees no AMD GPU%s",
+                           error_name(rt, rc), code, rt->library, version, counted);
+    }
+    if (rc == GGHIP_ErrorInsufficientDriver)
+        return open_result(GG_NO_DRIVER, code,
+                           "hipInit: %s (%d): the amdgpu kernel driver is too old for the HIP "
+                           "runtime %s%s",
+                           error_name(rt, rc), code, rt->library, version);
+    return open_result(GG_NO_DRIVER, code, "hipInit failed with %s (%d) in %s%s",
+                       error_name(rt, rc), code, rt->library, version);
+}
+
+gg__backend_open_result gg__hip_runtime_open(gghip_runtime *rt, const char *library)
+{
+    memset(rt, 0, sizeof *rt);
+    static const char *const defaults[] = GGHIP_DEFAULT_LIBRARIES;
+    const char *const *names = defaults;
+    size_t count = sizeof defaults / sizeof defaults[0];
+    if (library != NULL && library[0] != '\0') {
+        names = &library;
+        count = 1;
+    }
+
+    char tried[GG_MESSAGE_MAX] = "";
+    const char *requested = NULL;
+    for (size_t i = 0; i < count && rt->handle == NULL; i++) {
+        rt->handle = load(names[i]);
+        if (rt->handle != NULL)
+            requested = names[i];
+        else
+            note_tried(tried, sizeof tried, names[i], dl_error_text());
+    }
+    if (rt->handle == NULL)
+        return open_result(GG_NO_DRIVER, 0, "cannot load the HIP runtime: tried %s", tried);
+    record_library_path(rt, requested);
+    rt->simulated = dlsym(rt->handle, "gg_sim_identify") != NULL;
+
+    resolve_all(rt);
+
+    /* hipInit before the completeness check: a machine without a GPU is
+     * better reported as such than as a missing symbol. */
+    if (rt->hipInit == NULL) {
+        gg__backend_open_result r =
+            open_result(GG_NO_DRIVER, 0, "%s lacks hipInit: not a HIP runtime", rt->library);
+        gg__hip_runtime_close(rt);
+        return r;
+    }
+    gghip_error rc = rt->hipInit(0);
+    if (rc != GGHIP_Success) {
+        gg__backend_open_result r = init_failure(rt, rc);
+        gg__hip_runtime_close(rt);
+        return r;
+    }
+
+    const char *missing = first_missing(rt);
+    if (missing != NULL) {
+        gg__backend_open_result r =
+            open_result(GG_NO_DRIVER, 0, "%s lacks %s", rt->library, missing);
+        gg__hip_runtime_close(rt);
+        return r;
+    }
+    return open_result(GG_OK, 0, NULL);
+}
+
+void gg__hip_runtime_close(gghip_runtime *rt)
+{
+    if (rt->handle != NULL)
+        dlclose(rt->handle);
+    rt->handle = NULL;
+}
