@@ -99,6 +99,10 @@ struct gg__backend {
     void *self;                     /* the backend's own state (loaded library, pointers) */
     const char *library;            /* path or soname actually loaded */
     const char *op_names[GG__OP_COUNT]; /* driver function per op, e.g. "cuMemAlloc_v2" */
+    /* True when a device has one context shared by all its users (HIP): every
+     * gg context on it is then treated as a primary context, reset when it
+     * is recovered or destroyed dead. */
+    bool one_context_per_device;
 
     /* Error table: pure functions, callable at any time (even after close). */
     gg__code_class (*classify)(int native);

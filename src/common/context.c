@@ -62,6 +62,13 @@ static void init_lock(pthread_mutex_t *m)
     pthread_mutexattr_destroy(&attr);
 }
 
+/* A primary context is shared with other users of the device: recovering it
+ * (or destroying it dead) means resetting it, not destroying it. */
+static bool is_primary(const gg__call *c, const gg__context *ctx)
+{
+    return ctx->use_primary || c->b->one_context_per_device;
+}
+
 static gg__context *lookup_context(gg__call *c, gg_context ctx)
 {
     return gg__lookup(c, ctx.id, GG__T_CONTEXT, "context");
@@ -134,6 +141,14 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, gg__free_reason
     /* Dead (or died just now): children go without driver calls. */
     gg__children_release_all(c, ctx, reason, driver_alive);
     gg__cleanup_summarise(ctx, state == GG_STATE_FORKED ? "forked" : "dead");
+    if (call_driver && state == GG_STATE_DEAD && is_primary(c, ctx)) {
+        /* A dead primary context stays poisoned for every user until reset;
+         * releasing our reference alone would leave it so. */
+        int n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_reset_primary(c->b->self, ctx->device));
+        if (n != 0)
+            gg__log(GG_LOG_WARN, atomic_load(&ctx->h.id), "%s: resetting the dead primary context returned %s",
+                    c->api, c->b->code_name(n));
+    }
     if (call_driver) {
         /* Even a DEAD native context is destroyed: that is how its memory comes back. */
         int n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_destroy(c->b->self, ctx->device, ctx->use_primary, ctx->native));
@@ -231,7 +246,7 @@ gg_status gg_context_recover(gg_context handle)
     gg__cleanup_summarise(ctx, "dead");
     gg__context_unwind_stacks(ctx);
     int n;
-    if (ctx->use_primary) {
+    if (is_primary(&c, ctx)) {
         n = gg__drv(&c, GG__OP_CTX_DESTROY, c.b->ctx_reset_primary(c.b->self, ctx->device));
         if (n == 0)
             n = c.b->ctx_destroy(c.b->self, ctx->device, true, ctx->native); /* drop our retain */

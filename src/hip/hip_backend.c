@@ -541,6 +541,7 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     out->self = b;
     out->library = b->rt.library;
     fill_op_names(out);
+    out->one_context_per_device = true; /* see the context model above */
 
     out->classify = gg__hip_classify;
     out->code_name = gg__hip_code_name;

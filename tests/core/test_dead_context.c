@@ -26,7 +26,7 @@ Test(dead_context, fault_surfaces_at_a_later_call_naming_the_culprit)
     gg_error_info e;
     GG_OK_(gg_last_error(&e));
     cr_assert_eq(e.native_code, 700);
-    cr_assert_str_eq(e.native_name, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    cr_assert_str_eq(e.native_name, gg_test_backend_in_use()->illegal_address_name);
     cr_assert_eq(e.culprit.certainty, GG_ATTRIBUTION_EXACT);
     cr_assert_str_eq(e.culprit.kernel_name, "touch");
     cr_assert_eq(e.culprit.sequence, 1);
@@ -89,7 +89,7 @@ Test(dead_context, every_api_family_fails_fast_without_driver_calls)
     gg_error_info e;
     GG_OK_(gg_last_error(&e));
     cr_assert_eq(e.status, GG_CONTEXT_DEAD);
-    cr_assert_str_eq(e.native_name, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    cr_assert_str_eq(e.native_name, gg_test_backend_in_use()->illegal_address_name);
     cr_assert_str_eq(e.culprit.kernel_name, "touch");
     cr_assert(strstr(e.message, "touch") != NULL, "%s", e.message);
 
@@ -122,7 +122,7 @@ Test(dead_context, cleanup_in_a_dead_context_makes_no_driver_calls)
     GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query(stream));
     /* The dead native context itself is destroyed: that frees its memory. */
     GG_OK_(gg_context_destroy(rig.ctx));
-    cr_assert_eq(gg_test_sim_call_count("cuCtxDestroy_v2"), 1);
+    cr_assert_eq(gg_test_sim_call_count(gg_test_backend_in_use()->fn_context_destroy), 1);
     gg_test_finish();
 }
 
@@ -199,7 +199,7 @@ Test(dead_context, device_assert_is_sticky_too)
 Test(dead_context, other_contexts_keep_working)
 {
     gg_context other;
-    GG_OK_(gg_context_create(1, NULL, &other));
+    GG_OK_(gg_context_create(0, NULL, &other)); /* another device: independent on every backend */
     gg_buffer buf, ok;
     GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
     kill_with_illegal_address(&rig, buf);
@@ -269,5 +269,41 @@ Test(dead_context, cleanup_policy_silent_and_counted_do_not_warn)
     gg_test_init_sim_desc(NULL, &desc);
     cr_assert_eq(kill_and_clean_up(), 3);
     cr_assert_eq(cleanup_warnings, 0);
+    gg_test_finish();
+}
+
+/* ---- where the backends differ ----------------------------------------- */
+
+Test(dead_context, cuda_contexts_on_one_device_are_independent)
+{
+    if (gg_test_backend_in_use()->hip)
+        cr_skip_test("HIP differs on purpose: a device has one context (see hip_contexts_on_one_device_share_fate)");
+    gg_context sibling;
+    GG_OK_(gg_context_create(1, NULL, &sibling)); /* same device as the rig */
+    gg_buffer buf, ok;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    kill_with_illegal_address(&rig, buf);
+    GG_OK_(gg_buffer_alloc(sibling, 64, 0, &ok));
+    GG_OK_(gg_memset(ok, 0, 1, 64, GG_NO_STREAM));
+    GG_OK_(gg_context_destroy(sibling));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(dead_context, hip_contexts_on_one_device_share_fate)
+{
+    if (!gg_test_backend_in_use()->hip)
+        cr_skip_test("CUDA differs on purpose: contexts on one device are independent");
+    /* HIP has one (primary) context per device: a gg context is a view of
+     * it, so a fault seen through one kills the other at its next sync. */
+    gg_context sibling;
+    GG_OK_(gg_context_create(1, NULL, &sibling));
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    kill_with_illegal_address(&rig, buf);
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(sibling, 0));
+    cr_assert_eq(gg_context_state(sibling), GG_STATE_DEAD);
+    GG_OK_(gg_context_destroy(sibling));
+    GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }

@@ -89,8 +89,10 @@ Test(fork_exit, exit_with_live_objects_in_a_dead_context_is_clean)
     GG_OK_(gg_context_destroy(rig.ctx));
     GG_OK_(gg_shutdown());
     char command[1024];
-    snprintf(command, sizeof command, "GPUGUARD_BACKEND=sim GPUGUARD_CUDA_LIBRARY=%s %s/gg_exit_probe %s 2>&1",
-             GG_TEST_SIM_CUDA, GG_TEST_BIN_DIR, gg_test_kernel_module("core_kernels"));
+    const gg_test_backend *tb = gg_test_backend_in_use();
+    snprintf(command, sizeof command, "GPUGUARD_BACKEND=%s %s=%s %s/gg_exit_probe %s 2>&1", tb->name,
+             tb->hip ? "GPUGUARD_HIP_LIBRARY" : "GPUGUARD_CUDA_LIBRARY", tb->library, GG_TEST_BIN_DIR,
+             gg_test_kernel_module("core_kernels"));
     FILE *p = popen(command, "r");
     cr_assert_not_null(p);
     char output[4096];

@@ -65,8 +65,10 @@ Test(recovery, recovering_an_alive_context_changes_nothing)
 
 Test(recovery, primary_context_recovers_by_reset)
 {
+    /* Device 0: on HIP every context of a device is its primary context, so
+     * resetting device 1's would take the rig's resources with it. */
     gg_context primary;
-    GG_OK_(gg_context_create(1, &(gg_context_desc){ .use_primary = true, .tag = "primary" }, &primary));
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .use_primary = true, .tag = "primary" }, &primary));
     gg_module module;
     gg_kernel touch;
     GG_OK_(gg_module_load_file(primary, gg_test_kernel_module("core_kernels"), &module));

@@ -66,13 +66,14 @@ static void *exit_with_pushed_context(void *arg)
 
 Test(threads_stack, a_thread_exiting_with_a_pushed_context_is_unwound)
 {
-    unsigned long long pops = gg_test_sim_call_count("cuCtxPopCurrent_v2");
+    unsigned long long pops = gg_test_sim_call_count(gg_test_backend_in_use()->fn_context_pop);
     pthread_t t;
     pthread_create(&t, NULL, exit_with_pushed_context, &rig.ctx);
     void *result;
     pthread_join(t, &result);
     cr_assert_eq((gg_status)(intptr_t)result, GG_OK);
-    cr_assert_eq(gg_test_sim_call_count("cuCtxPopCurrent_v2"), pops + 1, "the exiting thread's stack was not unwound");
+    cr_assert_gt(gg_test_sim_call_count(gg_test_backend_in_use()->fn_context_pop), pops,
+                 "the exiting thread's stack was not unwound");
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }

@@ -3,14 +3,41 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The backends the conformance suites run over, chosen by GG_TEST_BACKEND
+ * (sim by default): the same tests, the driver names each backend uses. */
+static const gg_test_backend backends[] = {
+    { .name = "sim", .library = GG_TEST_SIM_CUDA, .hip = false,
+      .fn_context_destroy = "cuCtxDestroy_v2", .fn_context_pop = "cuCtxPopCurrent_v2",
+      .fn_launch = "cuLaunchKernel", .fn_get_current = "cuCtxGetCurrent",
+      .illegal_address_name = "CUDA_ERROR_ILLEGAL_ADDRESS" },
+    { .name = "sim-hip", .library = GG_TEST_SIM_HIP, .hip = true,
+      .fn_context_destroy = "hipDevicePrimaryCtxRelease", .fn_context_pop = "hipCtxPopCurrent",
+      .fn_launch = "hipModuleLaunchKernel", .fn_get_current = "hipCtxGetCurrent",
+      .illegal_address_name = "hipErrorIllegalAddress" },
+};
+
+const gg_test_backend *gg_test_backend_in_use(void)
+{
+    const char *name = getenv("GG_TEST_BACKEND");
+    for (size_t i = 0; name != NULL && i < sizeof backends / sizeof backends[0]; i++)
+        if (strcmp(name, backends[i].name) == 0)
+            return &backends[i];
+    cr_assert(name == NULL, "GG_TEST_BACKEND='%s' is not sim or sim-hip", name);
+    return &backends[0];
+}
+
 void gg_test_init_sim_desc(const char *sim_config, gg_init_desc *desc)
 {
     if (sim_config != NULL)
         setenv("GPUGUARD_SIM_CONFIG", sim_config, 1);
     else
         unsetenv("GPUGUARD_SIM_CONFIG");
-    desc->backend = "sim";
-    desc->cuda_library = GG_TEST_SIM_CUDA;
+    const gg_test_backend *tb = gg_test_backend_in_use();
+    desc->backend = tb->name;
+    if (tb->hip)
+        desc->hip_library = tb->library;
+    else
+        desc->cuda_library = tb->library;
     GG_OK_(gg_init(desc));
 }
 
@@ -54,7 +81,7 @@ const char *gg_test_last_message(void)
  * same path returns it). */
 static void *sim_symbol(const char *name)
 {
-    void *lib = dlopen(GG_TEST_SIM_CUDA, RTLD_NOW | RTLD_NOLOAD);
+    void *lib = dlopen(gg_test_backend_in_use()->library, RTLD_NOW | RTLD_NOLOAD);
     cr_assert_not_null(lib, "the simulator is not loaded: %s", dlerror());
     void *sym = dlsym(lib, name);
     cr_assert_not_null(sym, "the simulator does not export %s", name);
@@ -76,7 +103,7 @@ unsigned long long gg_test_sim_call_count(const char *function)
 
 void *gg_test_sim_current_context(void)
 {
-    int (*get)(void **) = (int (*)(void **))sim_symbol("cuCtxGetCurrent");
+    int (*get)(void **) = (int (*)(void **))sim_symbol(gg_test_backend_in_use()->fn_get_current);
     void *ctx = NULL;
     cr_assert_eq(get(&ctx), 0);
     return ctx;
@@ -84,15 +111,28 @@ void *gg_test_sim_current_context(void)
 
 int gg_test_sim_push_raw_context(void **out)
 {
-    /* A context made behind gpuguard's back, as interop code would. */
-    int (*create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))sim_symbol("cuCtxCreate_v2");
-    return create(out, 0, 1);
+    /* A context made behind gpuguard's back, as interop code would: a new
+     * CUDA context on device 1; HIP has none to make, so device 0's primary
+     * context, pushed. */
+    if (!gg_test_backend_in_use()->hip) {
+        int (*create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))sim_symbol("cuCtxCreate_v2");
+        return create(out, 0, 1);
+    }
+    int (*retain)(void **, int) = (int (*)(void **, int))sim_symbol("hipDevicePrimaryCtxRetain");
+    int (*push)(void *) = (int (*)(void *))sim_symbol("hipCtxPushCurrent");
+    int n = retain(out, 0);
+    return n != 0 ? n : push(*out);
 }
 
 int gg_test_sim_destroy_raw_context(void *ctx)
 {
-    int (*destroy)(void *) = (int (*)(void *))sim_symbol("cuCtxDestroy_v2");
-    return destroy(ctx);
+    if (!gg_test_backend_in_use()->hip) {
+        int (*destroy)(void *) = (int (*)(void *))sim_symbol("cuCtxDestroy_v2");
+        return destroy(ctx);
+    }
+    int (*pop)(void **) = (int (*)(void **))sim_symbol("hipCtxPopCurrent");
+    void *popped = NULL;
+    return pop(&popped);
 }
 
 void gg_test_rig_open(gg_test_rig *rig, int device)

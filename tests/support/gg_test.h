@@ -4,11 +4,24 @@
 #define GG_TEST_H
 
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "gpuguard/gpuguard.h"
 
 #define GG_TEST_SIM_CUDA GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so"
+#define GG_TEST_SIM_HIP GG_TEST_LIB_DIR "/libgpuguard_sim_hip.so"
+
+/* The backend a conformance suite runs over (GG_TEST_BACKEND: sim or
+ * sim-hip) and the names its driver gives to what the tests count. */
+typedef struct gg_test_backend {
+    const char *name;       /* the gg_init backend: "sim" or "sim-hip" */
+    const char *library;    /* the simulator face it loads */
+    bool hip;
+    const char *fn_context_destroy, *fn_context_pop, *fn_launch, *fn_get_current;
+    const char *illegal_address_name;
+} gg_test_backend;
+const gg_test_backend *gg_test_backend_in_use(void);
 
 /* Asserts a gpuguard call's status, printing the last error when it differs. */
 #define GG_EXPECT(expected, call)                                                             \
