@@ -4,8 +4,7 @@
 #
 #   scripts/test.sh              build/        RelWithDebInfo, gcc, all tests
 #   scripts/test.sh --sanitize   build-asan/   AddressSanitizer + UBSan, all tests
-#   scripts/test.sh --tsan       build-tsan/   ThreadSanitizer, tests labelled
-#                                              threads, tools or examples
+#   scripts/test.sh --tsan       build-tsan/   ThreadSanitizer, all tests
 #   scripts/test.sh --clang ...  the same with clang, in build*-clang/
 #   scripts/test.sh ... -- ARGS  extra arguments for ctest (e.g. -R unit)
 #
@@ -58,19 +57,9 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 # The tests run one at a time unless CTEST_PARALLEL_LEVEL says otherwise:
 # several suites time waits and deadlines, and two cores shared between
 # suites would make them flaky.
-if [[ "$mode" == tsan ]]; then
-    # ThreadSanitizer is slow, and adds value where threads meet: the suites
-    # labelled "threads", and the CLI and example programs, which drive the
-    # library and the simulated driver's stream worker threads end to end.
-    # (Criterion itself cannot start under TSan; a TSan build links the
-    # suites against a stand-in runner, see cmake/GgHelpers.cmake.)
-    count="$(ctest --test-dir "$GG_ROOT/$dir" -N -L threads | sed -n 's/^Total Tests: //p')"
-    if [[ "${count:-0}" != 0 ]]; then
-        ctest_args=(-L 'threads|tools|examples' "${ctest_args[@]}")
-    else
-        gg_log "no test is labelled 'threads': running all of them"
-    fi
-fi
+# Under TSan the whole suite runs: every suite starts threads (the simulated
+# driver's stream workers). Criterion itself cannot start under TSan; a TSan
+# build links the suites against a stand-in runner (cmake/GgHelpers.cmake).
 
 run=()
 if [[ "$mode" == tsan ]] &&
