@@ -13,8 +13,8 @@
  *  - Assert 710 -> GG_LAUNCH_FAILED: a device-side assert; CUDA says the
  *    context "cannot be used anymore, and must be destroyed".
  *  - LaunchFailure 719 -> GG_LAUNCH_FAILED: "an exception occurred on the
- *    device while executing a kernel" (the header's own words); a Windows
- *    TDR is reported this way, so it must kill like 702 does.
+ *    device while executing a kernel" (the header's own words); it is also
+ *    CUDA's answer to a Windows TDR, which must kill like 702 does.
  *  - ECCNotCorrectable 214 -> GG_DRIVER: uncorrectable memory error detected
  *    during execution: the work in flight cannot be trusted.
  *  - PriorLaunchFailure 53 -> GG_LAUNCH_FAILED: the one further code whose

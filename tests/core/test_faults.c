@@ -232,7 +232,9 @@ Test(faults, plans_from_the_environment_and_the_report_file)
     unlink(plan_path);
     /* A malformed plan in the environment fails init, naming the variable. */
     setenv("GPUGUARD_FAULTS", "[{\"op\":\"nope\"}]", 1);
-    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc)); /* refused before any backend is loaded */
+    const gg_test_backend *tb = gg_test_backend_in_use();
+    gg_init_desc desc = { .backend = tb->name, .cuda_library = tb->hip ? NULL : tb->library,
+                          .hip_library = tb->hip ? tb->library : NULL };
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
     cr_assert(strstr(gg_test_last_message(), "GPUGUARD_FAULTS") != NULL, "%s", gg_test_last_message());
 }
