@@ -238,6 +238,11 @@ typedef struct gg_context_desc {
     gg_watchdog_policy watchdog; /* 0 = library default */
 } gg_context_desc;
 
+/* Creates a context on `device`. On CUDA each call makes an independent
+ * context (desc->use_primary: the device's primary context instead). On HIP
+ * a device has one context: every gg context on it is a view of that
+ * primary context, shares its fate (a sticky error kills them all) and is
+ * recovered by resetting the device; use one gg context per HIP device. */
 GG_API gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out);
 /* Destroys the context and every object in it (children first). Destroying
  * the 0 id or a gone id is harmless (GG_OK, debug log). A DEAD context's
