@@ -57,3 +57,45 @@ function(gg_add_subdirectories dir)
     add_subdirectory(${dir}/${sub})
   endforeach()
 endfunction()
+
+# gg_add_gpu_kernel_images(NAME SOURCE TARGET): the examples' kernels for real
+# GPUs, from one .cu source, into build/kernels/: NAME.ptx with nvcc (CUDA
+# toolkit at /usr/local/cuda) and NAME.hsaco with hipcc (ROCm / Debian's
+# hipcc), each only when its compiler is found and GG_EXAMPLE_PTX is on.
+# compute_75 is the oldest architecture CUDA 13 targets (the driver JIT-
+# compiles PTX for the GPU it finds); the HIP code object is built for
+# GG_HIP_ARCHS (gfx targets; a code object is not JIT-compiled).
+find_program(GG_NVCC nvcc PATHS /usr/local/cuda/bin NO_DEFAULT_PATH)
+find_program(GG_HIPCC hipcc PATHS /opt/rocm/bin /usr/bin)
+set(GG_HIP_ARCHS "gfx900;gfx906;gfx908;gfx90a;gfx1030" CACHE STRING "HIP code object targets for the examples")
+function(gg_add_gpu_kernel_images name source target)
+  if(NOT GG_EXAMPLE_PTX)
+    return()
+  endif()
+  set(src ${CMAKE_CURRENT_SOURCE_DIR}/${source})
+  set(outputs)
+  if(GG_NVCC)
+    set(ptx ${CMAKE_BINARY_DIR}/kernels/${name}.ptx)
+    add_custom_command(OUTPUT ${ptx}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/kernels
+      COMMAND ${GG_NVCC} -ptx -arch=compute_75 -o ${ptx} ${src}
+      DEPENDS ${src} COMMENT "nvcc: ${source} -> kernels/${name}.ptx" VERBATIM)
+    list(APPEND outputs ${ptx})
+  endif()
+  if(GG_HIPCC)
+    set(hsaco ${CMAKE_BINARY_DIR}/kernels/${name}.hsaco)
+    set(arch_flags)
+    foreach(arch ${GG_HIP_ARCHS})
+      list(APPEND arch_flags --offload-arch=${arch})
+    endforeach()
+    add_custom_command(OUTPUT ${hsaco}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/kernels
+      COMMAND ${GG_HIPCC} --genco ${arch_flags} -x hip -include hip/hip_runtime.h -o ${hsaco} ${src}
+      DEPENDS ${src} COMMENT "hipcc: ${source} -> kernels/${name}.hsaco" VERBATIM)
+    list(APPEND outputs ${hsaco})
+  endif()
+  if(outputs)
+    add_custom_target(${name}_gpu_images ALL DEPENDS ${outputs})
+    add_dependencies(${target} ${name}_gpu_images)
+  endif()
+endfunction()
