@@ -3,15 +3,6 @@
 #include <stddef.h>
 #include <string.h>
 
-void gg__launch_log_observe(gg__launch_log *log, uint64_t submitted_mark)
-{
-    uint64_t seen = atomic_load_explicit(&log->completed, memory_order_relaxed);
-    while (seen < submitted_mark &&
-           !atomic_compare_exchange_weak_explicit(&log->completed, &seen, submitted_mark,
-                                                  memory_order_relaxed, memory_order_relaxed)) {
-    }
-}
-
 static gg__stream *stream_of(gg__object *o)
 {
     return (gg__stream *)o;

@@ -25,8 +25,16 @@ static inline uint64_t gg__launch_log_submitted(gg__launch_log *log)
     return atomic_load_explicit(&log->submitted, memory_order_acquire);
 }
 
-/* Everything submitted before `submitted_mark` is now known complete. */
-void gg__launch_log_observe(gg__launch_log *log, uint64_t submitted_mark);
+/* Everything submitted before `submitted_mark` is now known complete (a
+ * query's success path: one load when nothing new was launched). */
+static inline void gg__launch_log_observe(gg__launch_log *log, uint64_t submitted_mark)
+{
+    uint64_t seen = atomic_load_explicit(&log->completed, memory_order_relaxed);
+    while (seen < submitted_mark &&
+           !atomic_compare_exchange_weak_explicit(&log->completed, &seen, submitted_mark,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
 /* Everything submitted so far on every stream of the context is complete. */
 void gg__context_observe_all(gg__context *ctx);
 

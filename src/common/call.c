@@ -69,7 +69,7 @@ gg_status gg__fail_native(gg__call *c, gg_status status, gg__op op, int native, 
     return status;
 }
 
-gg_status gg__require_library(gg__call *c)
+gg_status gg__require_library_failed(gg__call *c)
 {
     gg_status status = gg__require_initialized(c);
     /* In a forked child nothing may reach the driver: not even calls that
@@ -94,11 +94,8 @@ gg_status gg__require_initialized(gg__call *c)
     return GG_OK;
 }
 
-void *gg__lookup(gg__call *c, uint64_t id, gg__type type, const char *what)
+void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *what)
 {
-    void *obj = gg__handle_lookup(id, type);
-    if (GG__LIKELY(obj != NULL))
-        return obj;
     char why[200];
     gg__handle_explain(id, type, why, sizeof why);
     gg__fail(c, GG_INVALID_HANDLE, "%s: %s: %s", c->api, what, why);
@@ -139,55 +136,46 @@ static gg_status fail_dead(gg__call *c, gg__context *ctx)
     return GG_CONTEXT_DEAD;
 }
 
-gg_status gg__enter(gg__call *c, gg__context *ctx)
+gg_status gg__enter_refused(gg__call *c, gg__context *ctx)
 {
     gg_context_state_t state = gg__context_state(ctx);
-    if (GG__UNLIKELY(state != GG_STATE_ALIVE)) {
-        if (state == GG_STATE_FORKED) {
-            c->ctx = NULL;
-            return gg__fail(c, GG_FORKED,
-                            "%s: this context was inherited through fork(); GPU objects cannot be "
-                            "used in a child process (start workers with spawn)", c->api);
-        }
+    if (state == GG_STATE_FORKED) {
+        c->ctx = NULL;
+        return gg__fail(c, GG_FORKED,
+                        "%s: this context was inherited through fork(); GPU objects cannot be "
+                        "used in a child process (start workers with spawn)", c->api);
+    }
+    if (state == GG_STATE_DEAD)
         return fail_dead(c, ctx);
-    }
-    c->ctx = ctx;
-    gg__nctx current = NULL;
-    int n = c->b->ctx_get_current(c->b->self, &current);
-    if (GG__UNLIKELY(n != 0)) {
-        c->switched = false;
-        return gg__check(c, GG__OP_CTX_GET_CURRENT, n);
-    }
-    c->saved = current;
-    c->switched = current != ctx->native;
-    if (c->switched) {
-        n = c->b->ctx_set_current(c->b->self, ctx->native);
-        if (GG__UNLIKELY(n != 0)) {
-            c->switched = false;
-            return gg__check(c, GG__OP_CTX_SET_CURRENT, n);
-        }
-    }
+    return gg__enter(c, ctx); /* it was recovered meanwhile */
+}
+
+gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result)
+{
+    c->switched = false;
+    if (GG__UNLIKELY(get_current_result != 0))
+        return gg__check(c, GG__OP_CTX_GET_CURRENT, get_current_result);
+    int n = c->b->ctx_set_current(c->b->self, ctx->native);
+    if (GG__UNLIKELY(n != 0))
+        return gg__check(c, GG__OP_CTX_SET_CURRENT, n);
+    c->switched = true;
     return GG_OK;
 }
 
-void gg__leave(gg__call *c)
+void gg__leave_restore(gg__call *c)
 {
-    if (c->switched) {
-        c->switched = false;
-        /* Restoring the caller's context cannot be allowed to fail silently
-         * into a wrong current context; it is logged, the call's own result
-         * stands. */
-        int n = c->b->ctx_set_current(c->b->self, c->saved);
-        if (n != 0)
-            gg__log(GG_LOG_WARN, 0, "%s: could not restore the caller's current context (%s)", c->api,
-                    c->b->code_name(n));
-    }
+    c->switched = false;
+    /* Restoring the caller's context cannot be allowed to fail silently
+     * into a wrong current context; it is logged, the call's own result
+     * stands. */
+    int n = c->b->ctx_set_current(c->b->self, c->saved);
+    if (n != 0)
+        gg__log(GG_LOG_WARN, 0, "%s: could not restore the caller's current context (%s)", c->api,
+                c->b->code_name(n));
 }
 
-gg_status gg__check(gg__call *c, gg__op op, int native)
+gg_status gg__check_failed(gg__call *c, gg__op op, int native)
 {
-    if (GG__LIKELY(native == 0))
-        return GG_OK;
     gg__code_class cls = c->b->classify(native);
     if (cls.status == GG_NOT_READY)
         return GG_NOT_READY;
@@ -243,11 +231,9 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
     gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
 }
 
-gg_status gg__check_same_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
-                                 const char *b_what)
+gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
+                            const char *b_what)
 {
-    if (GG__LIKELY(a->context == b->context))
-        return GG_OK;
     return gg__fail(c, GG_WRONG_CONTEXT, "%s: %s '%s' belongs to context 0x%016llx but %s '%s' belongs to "
                     "context 0x%016llx", c->api, a_what, a->tag,
                     (unsigned long long)atomic_load(&a->context->h.id), b_what, b->tag,

@@ -37,24 +37,8 @@ uint64_t gg__create_record(gg__call *c, gg__context *ctx, gg__object *obj, const
         return 0;
     }
     obj->created_by = c->api;
-    snprintf(obj->tag, sizeof obj->tag, "%s", tag ? tag : "");
+    gg__copy_tag(obj->tag, sizeof obj->tag, tag);
     gg__child_attach(ctx, obj);
     atomic_store_explicit(&obj->id, id, memory_order_release);
     return id;
-}
-
-void *gg__use_begin(gg__call *c, uint64_t id, gg__type type, const char *what, gg_status *status)
-{
-    *status = gg__require_library(c);
-    if (*status != GG_OK)
-        return NULL;
-    gg__object *obj = gg__lookup(c, id, type, what);
-    if (obj == NULL) {
-        *status = GG_INVALID_HANDLE;
-        return NULL;
-    }
-    if (type == GG__T_STREAM)
-        c->stream = (struct gg__stream *)obj;
-    *status = gg__enter(c, obj->context);
-    return *status == GG_OK ? obj : NULL;
 }

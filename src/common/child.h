@@ -15,7 +15,22 @@ void gg__create_end(gg__call *c, gg__context *ctx);
 uint64_t gg__create_record(gg__call *c, gg__context *ctx, gg__object *obj, const char *tag);
 
 /* Looks up an object of `type` and enters its context. On failure returns
- * NULL with *status set; gg__leave is still safe. */
-void *gg__use_begin(gg__call *c, uint64_t id, gg__type type, const char *what, gg_status *status);
+ * NULL with *status set; gg__leave is still safe. (Inline: it is the front
+ * half of every record and query.) */
+GG__HOT void *gg__use_begin(gg__call *c, uint64_t id, gg__type type, const char *what, gg_status *status)
+{
+    *status = gg__require_library(c);
+    if (GG__UNLIKELY(*status != GG_OK))
+        return NULL;
+    gg__object *obj = gg__lookup(c, id, type, what);
+    if (GG__UNLIKELY(obj == NULL)) {
+        *status = GG_INVALID_HANDLE;
+        return NULL;
+    }
+    if (type == GG__T_STREAM)
+        c->stream = (struct gg__stream *)obj;
+    *status = gg__enter(c, obj->context);
+    return GG__LIKELY(*status == GG_OK) ? obj : NULL;
+}
 
 #endif

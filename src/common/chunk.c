@@ -190,9 +190,8 @@ static gg_status run_slice(gg__call *c, gg__kernel *k, gg__stream *st, const gg_
     n = gg__drv(c, GG__OP_EVENT_SYNCHRONIZE, 0);
     status = gg__check(c, GG__OP_EVENT_SYNCHRONIZE, n);
     if (status == GG_OK) {
-        char what[GG_NAME_MAX + 32];
-        snprintf(what, sizeof what, "a slice of kernel '%s'", k->name);
-        status = gg__wait(c, GG__OP_EVENT_QUERY, poll_event, run->end, chunk->slice_timeout_ms, what);
+        status = gg__wait(c, GG__OP_EVENT_QUERY, poll_event, run->end, chunk->slice_timeout_ms, "a slice of kernel",
+                          k->name);
     }
     if (status == GG_OK)
         gg__launch_log_observe(log, mark);

@@ -109,13 +109,14 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
     init_lock(&ctx->lock);
     ctx->children.next = ctx->children.prev = &ctx->children;
     ctx->device = device;
+    ctx->device_watchdog = gg__lib.devices[device].watchdog;
     ctx->use_primary = d.use_primary;
     ctx->native = native;
     ctx->fork_generation = gg__fork_generation_now();
     ctx->watchdog_budget_ms = d.watchdog_budget_ms ? d.watchdog_budget_ms : gg__lib.config.watchdog_budget_ms;
     ctx->watchdog = d.watchdog ? d.watchdog : gg__lib.config.watchdog;
     ctx->h.created_by = "gg_context_create";
-    snprintf(ctx->h.tag, sizeof ctx->h.tag, "%s", d.tag ? d.tag : "");
+    gg__copy_tag(ctx->h.tag, sizeof ctx->h.tag, d.tag);
     atomic_store_explicit(&ctx->state, GG__CTX_ALIVE, memory_order_relaxed);
     atomic_store_explicit(&ctx->h.id, id, memory_order_release);
     list_add(ctx);
@@ -298,7 +299,7 @@ gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms)
     int n = gg__drv(c, GG__OP_CTX_SYNCHRONIZE, 0);
     if (n != 0)
         return gg__check(c, GG__OP_CTX_SYNCHRONIZE, n);
-    gg_status status = gg__wait(c, GG__OP_STREAM_QUERY, poll_context, ctx, timeout_ms, "all work in the context");
+    gg_status status = gg__wait(c, GG__OP_STREAM_QUERY, poll_context, ctx, timeout_ms, "all work in the context", NULL);
     if (status == GG_OK)
         gg__context_observe_all(ctx);
     return status;

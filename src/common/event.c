@@ -101,11 +101,8 @@ gg_status gg_event_synchronize(gg_event e, uint32_t timeout_ms)
     if (ev != NULL) {
         int n = gg__drv(&c, GG__OP_EVENT_SYNCHRONIZE, 0);
         status = gg__check(&c, GG__OP_EVENT_SYNCHRONIZE, n);
-        if (status == GG_OK) {
-            char what[GG_NAME_MAX + 16];
-            snprintf(what, sizeof what, "event '%s'", ev->h.tag);
-            status = gg__wait(&c, GG__OP_EVENT_QUERY, poll_event, ev, timeout_ms, what);
-        }
+        if (status == GG_OK)
+            status = gg__wait(&c, GG__OP_EVENT_QUERY, poll_event, ev, timeout_ms, "event", ev->h.tag);
         if (status == GG_OK)
             observe(ev);
     }

@@ -11,7 +11,11 @@ _Atomic uint32_t gg__handle_slots_used = 1; /* slot 0 is never handed out */
 
 /* Allocation and free take this lock; lookup never does. */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t free_head;  /* 0 = empty free list (slot 0 is never used) */
+/* One free list per type (0 = empty; slot 0 is never used): a slot is only
+ * ever reused for an id of the same type, so a lookup that matched an id
+ * just before it was freed and its slot reused reads an object of the type
+ * it asked for (type-stable memory, see object.c), never another type's. */
+static uint32_t free_head[GG__T_COUNT];
 static _Atomic uint64_t live_count;
 
 static const char *const type_names[GG__T_COUNT] = {
@@ -49,12 +53,14 @@ static uint32_t fresh_slot(void)
 
 uint64_t gg__handle_alloc(gg__type type, void *object)
 {
+    if (type <= GG__T_NONE || type >= GG__T_COUNT)
+        return 0;
     pthread_mutex_lock(&table_lock);
-    uint32_t index = free_head;
+    uint32_t index = free_head[type];
     gg__slot *slot;
     if (index != 0) {
         slot = slot_at(index);
-        free_head = slot->next_free;
+        free_head[type] = slot->next_free;
     } else {
         index = fresh_slot();
         if (index == 0) {
@@ -87,8 +93,8 @@ void gg__handle_free(uint64_t id, gg__free_reason reason)
         /* A slot whose generation would wrap is retired: reusing it could
          * bring an ancient id back to life. */
         if (slot->generation < GG__GEN_MAX) {
-            slot->next_free = free_head;
-            free_head = gg__id_slot(id);
+            slot->next_free = free_head[gg__id_type(id)];
+            free_head[gg__id_type(id)] = gg__id_slot(id);
         }
     }
     pthread_mutex_unlock(&table_lock);

@@ -6,9 +6,10 @@
  *   bits 56..63  type tag
  * Lookup compares the whole id, so a stale, forged or wrong-type id is
  * refused and never followed. Lookup takes no lock: the slot directory and
- * its pages are only ever added to, and objects live in type-stable memory
- * (see object.c), so a lookup racing a destroy reads a slot or an object of
- * the same type and then sees that the id no longer matches.
+ * its pages are only ever added to, a freed slot is reused only for an id of
+ * the same type, and objects live in type-stable memory (see object.c), so
+ * a lookup racing a destroy reads a slot or an object of the same type and
+ * then sees that the id no longer matches.
  */
 #ifndef GPUGUARD_HANDLE_H
 #define GPUGUARD_HANDLE_H
@@ -66,9 +67,9 @@ static inline void *gg__handle_lookup(uint64_t id, gg__type type)
 {
     if (gg__id_type(id) != type)
         return NULL;
-    uint32_t index = gg__id_slot(id);
-    if ((index >> GG__PAGE_BITS) >= GG__DIR_PAGES) /* a forged index beyond the directory */
-        return NULL;
+    /* A forged index beyond the directory is folded into it: no live id has
+     * such an index (see fresh_slot), so the whole-id comparison refuses it. */
+    uint32_t index = gg__id_slot(id) & (GG__DIR_PAGES * GG__PAGE_SLOTS - 1u);
     gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_acquire);
     if (page == NULL)
         return NULL;

@@ -5,7 +5,8 @@
 #include "common/child.h"
 #include "common/chunk.h"
 
-/* Grid and block sizes: a zero is refused, not rounded up. */
+/* Grid and block sizes: a zero is refused, not rounded up. (The common
+ * case is inlined in gg_launch; this names the zero.) */
 gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid[3], unsigned block[3])
 {
     const gg_dim3 *d[2] = { &desc->grid, &desc->block };
@@ -75,12 +76,17 @@ gg_status gg_launch(const gg_launch_desc *desc)
             return status;
     }
     gg__context *ctx = k->h.context;
-    unsigned grid[3], block[3];
-    status = gg__launch_dims(&c, desc, grid, block);
-    if (GG__UNLIKELY(status != GG_OK))
-        return status;
+    unsigned grid[3] = { desc->grid.x, desc->grid.y, desc->grid.z };
+    unsigned block[3] = { desc->block.x, desc->block.y, desc->block.z };
+    /* A zero dimension makes a product zero (a product may also wrap to
+     * zero: gg__launch_dims then finds no zero and the launch goes on). */
+    if (GG__UNLIKELY((uint64_t)grid[0] * grid[1] * grid[2] == 0 || (uint64_t)block[0] * block[1] * block[2] == 0)) {
+        status = gg__launch_dims(&c, desc, grid, block);
+        if (status != GG_OK)
+            return status;
+    }
     status = gg__enter(&c, ctx);
-    if (GG__UNLIKELY(status == GG_OK && ctx->watchdog != GG_WATCHDOG_ALLOW && gg__lib.devices[ctx->device].watchdog)) {
+    if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {
         status = launch_under_watchdog(&c, k, st, desc, grid, block);
         if (status == GG_OK && gg__lib.config.sync_launches)
             status = st ? gg__stream_wait(&c, st, 0) : gg__context_wait(&c, ctx, 0);

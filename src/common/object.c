@@ -25,9 +25,13 @@ static size_t object_size(gg__type type)
 }
 
 /* Each allocation carries a hidden header linking all objects of a type, so
- * that gg_shutdown can free them all, live or pooled. */
-typedef struct pool_header {
-    struct pool_header *all_next;
+ * that gg_shutdown can free them all, live or pooled. Objects start and end
+ * on cache-line boundaries: two threads that each work with their own
+ * streams and events (launch logs, record marks) never write to one line. */
+#define OBJECT_ALIGN 64
+typedef union pool_header {
+    union pool_header *all_next;
+    char align[OBJECT_ALIGN];
 } pool_header;
 static pool_header *pool_chain[GG__T_COUNT];
 
@@ -47,7 +51,10 @@ void *gg__object_new(gg__type type)
         obj->type = type;
         return obj;
     }
-    pool_header *header = calloc(1, sizeof(pool_header) + size);
+    size_t bytes = (sizeof(pool_header) + size + OBJECT_ALIGN - 1) / OBJECT_ALIGN * OBJECT_ALIGN;
+    pool_header *header = aligned_alloc(OBJECT_ALIGN, bytes);
+    if (header != NULL)
+        memset(header, 0, bytes);
     if (header == NULL) {
         pthread_mutex_unlock(&pool_lock);
         return NULL;

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/backend.h"
@@ -96,6 +97,7 @@ struct gg__context {
     _Atomic int state;                  /* gg__ctx_state (FORKED is derived: see fork.c) */
     unsigned fork_generation;           /* fork generation at creation */
     int device;
+    bool device_watchdog;               /* the device kills long kernels (fixed at creation) */
     bool use_primary;
     gg__nctx native;
     uint32_t watchdog_budget_ms;
@@ -110,6 +112,16 @@ struct gg__context {
     _Atomic int latched_fault;          /* injected async error waiting for a sync (fault.c) */
     bool skipped_warned;
 };
+
+/* Copies a creation tag (NULL: empty), truncated to fit, always terminated:
+ * snprintf("%s") without its cost on every creation. */
+static inline void gg__copy_tag(char *dst, size_t size, const char *tag)
+{
+    size_t i = 0;
+    for (; tag != NULL && i + 1 < size && tag[i] != '\0'; i++)
+        dst[i] = tag[i];
+    dst[i] = '\0';
+}
 
 /* Type-stable allocation (zeroed). NULL when out of memory. */
 void *gg__object_new(gg__type type);

@@ -2,23 +2,14 @@
 #include <stdio.h>
 
 #include "common/attribution.h"
+#include "common/child.h"
 #include "common/lifetime.h"
 #include "common/wait.h"
 
-/* Shared front half of every call on an object: library, handle, context. */
-static gg__stream *enter_stream(gg__call *c, gg_stream s, gg_status *status)
+/* Shared front half of every call on a stream: library, handle, context. */
+GG__HOT gg__stream *enter_stream(gg__call *c, gg_stream s, gg_status *status)
 {
-    *status = gg__require_library(c);
-    if (*status != GG_OK)
-        return NULL;
-    gg__stream *st = gg__lookup(c, s.id, GG__T_STREAM, "stream");
-    if (st == NULL) {
-        *status = GG_INVALID_HANDLE;
-        return NULL;
-    }
-    c->stream = st;
-    *status = gg__enter(c, st->h.context);
-    return st;
+    return gg__use_begin(c, s.id, GG__T_STREAM, "stream", status);
 }
 
 gg_status gg_stream_create(gg_context ctx_handle, const char *tag, gg_stream *out)
@@ -49,7 +40,7 @@ gg_status gg_stream_create(gg_context ctx_handle, const char *tag, gg_stream *ou
             } else {
                 st->native = native;
                 st->h.created_by = "gg_stream_create";
-                snprintf(st->h.tag, sizeof st->h.tag, "%s", tag ? tag : "");
+                gg__copy_tag(st->h.tag, sizeof st->h.tag, tag);
                 gg__child_attach(ctx, &st->h);
                 atomic_store_explicit(&st->h.id, id, memory_order_release);
                 out->id = id;
@@ -95,9 +86,7 @@ gg_status gg__stream_wait(gg__call *c, gg__stream *st, uint32_t timeout_ms)
     if (n != 0)
         return gg__check(c, GG__OP_STREAM_SYNCHRONIZE, n);
     uint64_t mark = gg__launch_log_submitted(&st->log);
-    char what[GG_NAME_MAX + 16];
-    snprintf(what, sizeof what, "stream '%s'", st->h.tag);
-    gg_status status = gg__wait(c, GG__OP_STREAM_QUERY, poll_stream, st, timeout_ms, what);
+    gg_status status = gg__wait(c, GG__OP_STREAM_QUERY, poll_stream, st, timeout_ms, "stream", st->h.tag);
     if (status == GG_OK)
         gg__launch_log_observe(&st->log, mark);
     return status;

@@ -19,8 +19,13 @@ static void sleep_us(uint64_t us)
     nanosleep(&ts, NULL);
 }
 
-static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const char *what)
+static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const char *what_kind, const char *name)
 {
+    char what[GG_NAME_MAX + 64];
+    if (name != NULL)
+        snprintf(what, sizeof what, "%s '%s'", what_kind, name);
+    else
+        snprintf(what, sizeof what, "%s", what_kind);
     gg__context *ctx = c->ctx;
     gg_culprit pending;
     pthread_mutex_lock(&ctx->lock);
@@ -52,8 +57,14 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
 }
 
 gg_status gg__wait(gg__call *c, gg__op op, gg__poll_fn poll, void *arg, uint32_t timeout_ms,
-                   const char *what)
+                   const char *what, const char *name)
 {
+    int first = poll(c, arg);
+    if (first == 0)
+        return GG_OK;
+    gg_status first_status = gg__check(c, op, first);
+    if (first_status != GG_NOT_READY)
+        return first_status;
     if (timeout_ms == 0)
         timeout_ms = gg__lib.config.wait_timeout_ms;
     uint64_t start = gg__now_ns();
@@ -68,7 +79,7 @@ gg_status gg__wait(gg__call *c, gg__op op, gg__poll_fn poll, void *arg, uint32_t
             return status;
         uint64_t now = gg__now_ns();
         if (now >= deadline)
-            return timed_out(c, op, timeout_ms, what);
+            return timed_out(c, op, timeout_ms, what, name);
         if (polls < GG__WAIT_SPIN_POLLS)
             continue;
         if (now - start < (uint64_t)GG__WAIT_YIELD_US * 1000u) {

@@ -152,12 +152,13 @@ static int cuda_ctx_reset_primary(void *self, int device)
     return (int)d->cuDevicePrimaryCtxReset_v2(dev);
 }
 
+/* Every gpuguard call asks this once, so it is a tail call: the driver
+ * writes its CUcontext (an opaque pointer, the representation of a
+ * gg__nctx) straight into *out. */
 static int cuda_ctx_get_current(void *self, gg__nctx *out)
 {
-    ggcu_context ctx = NULL;
-    int rc = (int)drv_of(self)->cuCtxGetCurrent(&ctx);
-    *out = rc == GGCU_SUCCESS ? ctx : NULL;
-    return rc;
+    *out = NULL;
+    return (int)drv_of(self)->cuCtxGetCurrent((ggcu_context *)out);
 }
 
 static int cuda_ctx_set_current(void *self, gg__nctx ctx)

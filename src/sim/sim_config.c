@@ -21,7 +21,11 @@
  *       "block_us": 1000,                slow: extra run time per block;
  *                                        overrun: run time on a device without
  *                                        watchdog (default 2000 ms)
- *       "error": "illegal_address" | "launch_failed" | "assert" } ]   fault only
+ *       "error": "illegal_address" | "launch_failed" | "assert" } ],  fault only
+ *   "fast": false                        true: every operation completes on the
+ *                                        calling thread at submission, kernels
+ *                                        are not run (for benchmarks); not with
+ *                                        "misbehave"
  * }
  *
  * With no variable set: device 0 "gpuguard sim display GPU" (watchdog on,
@@ -247,13 +251,21 @@ static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
         return fail(e, "top level: expected an object");
     const cJSON *devs = NULL, *rules = NULL;
     for (const cJSON *k = root->child; k; k = k->next) {
-        if (!strcmp(k->string, "devices"))
+        if (!strcmp(k->string, "devices")) {
             devs = k;
-        else if (!strcmp(k->string, "misbehave"))
+        } else if (!strcmp(k->string, "misbehave")) {
             rules = k;
-        else
+        } else if (!strcmp(k->string, "fast")) {
+            if (!cJSON_IsBool(k))
+                return fail(e, "fast: expected true or false");
+            c->fast = cJSON_IsTrue(k);
+        } else {
             return fail(e, "top level: unknown key \"%s\"", k->string);
+        }
     }
+    /* Misbehaviour happens while kernels run, and fast mode runs none. */
+    if (c->fast && rules && cJSON_GetArraySize(rules) > 0)
+        return fail(e, "misbehave: not available with \"fast\": true (kernels are not run)");
     if (devs) {
         if (!cJSON_IsArray(devs))
             return fail(e, "devices: expected an array");

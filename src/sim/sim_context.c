@@ -11,11 +11,12 @@
 
 #include <stdlib.h>
 
-/* Deep enough for any real program; pushing past it fails cleanly. */
-#define STACK_MAX 64
+_Thread_local sim_thread sim_t;
 
-static _Thread_local uint64_t t_stack[STACK_MAX];
-static _Thread_local unsigned t_depth;
+static void top_changed(void)
+{
+    sim_t.top = sim_t.depth ? sim_t.stack[sim_t.depth - 1] : 0;
+}
 
 static void ctx_free(sim_obj *o)
 {
@@ -104,8 +105,10 @@ sim_status sim_ctx_destroy(sim_ctx *c, bool pop_current)
     atomic_store(&c->dying, true);
     sim_progress_notify();
     teardown(c);
-    if (pop_current && t_depth && t_stack[t_depth - 1] == c->obj.handle)
-        t_depth--;
+    if (pop_current && sim_t.depth && sim_t.stack[sim_t.depth - 1] == c->obj.handle) {
+        sim_t.depth--;
+        top_changed();
+    }
     return SIM_OK;
 }
 
@@ -163,37 +166,35 @@ sim_stream *sim_ctx_null_stream(sim_ctx *c)
 
 sim_status sim_stack_push(uint64_t h)
 {
-    if (t_depth == STACK_MAX) {
-        sim_detail("context stack deeper than %d", STACK_MAX);
+    if (sim_t.depth == SIM_STACK_MAX) {
+        sim_detail("context stack deeper than %d", SIM_STACK_MAX);
         return SIM_ERR_OUT_OF_MEMORY;
     }
-    t_stack[t_depth++] = h;
+    sim_t.stack[sim_t.depth++] = h;
+    top_changed();
     return SIM_OK;
 }
 
 sim_status sim_stack_pop(uint64_t *h)
 {
-    if (!t_depth)
+    if (!sim_t.depth)
         return SIM_ERR_INVALID_CONTEXT;
-    *h = t_stack[--t_depth];
+    *h = sim_t.stack[--sim_t.depth];
+    top_changed();
     return SIM_OK;
-}
-
-uint64_t sim_stack_top(void)
-{
-    return t_depth ? t_stack[t_depth - 1] : 0;
 }
 
 void sim_stack_set_top(uint64_t h)
 {
     if (!h) {
-        if (t_depth)
-            t_depth--;
-    } else if (t_depth) {
-        t_stack[t_depth - 1] = h;
+        if (sim_t.depth)
+            sim_t.depth--;
+    } else if (sim_t.depth) {
+        sim_t.stack[sim_t.depth - 1] = h;
     } else {
-        t_stack[t_depth++] = h;
+        sim_t.stack[sim_t.depth++] = h;
     }
+    top_changed();
 }
 
 sim_status sim_ctx_current(sim_ctx **out)

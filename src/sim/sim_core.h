@@ -8,10 +8,11 @@
  * or forged handle is refused instead of followed.
  *
  * Locking rules (to keep the core deadlock-free):
- *   - registry lock, then nothing else is taken while it is held;
- *   - device primary lock -> event lock -> context lock -> stream queue lock
- *     (a worker takes an event lock or a context lock only when it holds no
- *     queue lock);
+ *   - registry locks (the allocation lock, a stripe lock): nothing else is
+ *     taken while one is held, and never both at once;
+ *   - device primary lock -> event lock -> stream run lock (fast mode) ->
+ *     context lock -> stream queue lock (a worker takes an event lock or a
+ *     context lock only when it holds no queue lock);
  *   - the progress lock (sim_wait.c) is innermost: predicates passed to
  *     sim_progress_wait() read atomics only and take no lock.
  * No lock is held while a kernel runs.
@@ -153,6 +154,7 @@ typedef struct sim_config {
     sim_device_config *devices;
     int nrules;
     sim_misbehave *rules;
+    bool fast;                  /* "fast": work completes at submission (sim_stream.c) */
 } sim_config;
 
 /* Parses the configuration text (NULL: defaults). On error returns
@@ -199,7 +201,20 @@ typedef struct sim_device {
 } sim_device;
 
 sim_status sim_init(void);
-bool sim_is_initialized(void);
+extern atomic_bool sim_initialized_flag;
+/* True after a successful sim_init (checked by every export: inline). */
+static inline bool sim_is_initialized(void)
+{
+    return atomic_load_explicit(&sim_initialized_flag, memory_order_acquire);
+}
+/* Fast mode ("fast": true), fixed by the first successful init: every
+ * operation completes on the calling thread when it is submitted, kernels
+ * are not run (sim_stream.c). */
+extern atomic_bool sim_fast_flag;
+static inline bool sim_fast(void)
+{
+    return atomic_load_explicit(&sim_fast_flag, memory_order_relaxed);
+}
 const char *sim_config_error(void);
 const sim_config *sim_get_config(void);  /* NULL before a successful init */
 int sim_device_count(void);
@@ -246,10 +261,29 @@ sim_ctx *sim_ctx_from_handle(uint64_t h);   /* retained or NULL */
 /* The null stream, retained. */
 struct sim_stream *sim_ctx_null_stream(sim_ctx *c);
 
-/* The calling thread's stack of current contexts (handles, may be stale). */
+/* Deep enough for any real program; pushing past it fails cleanly. */
+#define SIM_STACK_MAX 64
+
+struct sim_count_block;
+
+/* The calling thread's state, in one TLS block so that an export reaches
+ * all of it with one TLS lookup: the stack of current contexts (handles,
+ * may be stale) and the face's call counters. */
+typedef struct sim_thread {
+    uint64_t top;                    /* stack[depth - 1], 0 if empty: read on every call */
+    unsigned depth;
+    struct sim_count_block *counts;  /* CUDA face: this thread's counters, NULL until its first call */
+    uint64_t stack[SIM_STACK_MAX];
+} sim_thread;
+extern _Thread_local sim_thread sim_t SIM_HIDDEN;
+
 sim_status sim_stack_push(uint64_t h);
 sim_status sim_stack_pop(uint64_t *h);
-uint64_t sim_stack_top(void);               /* 0 if empty */
+/* The current context's handle, 0 if none. */
+static inline uint64_t sim_stack_top(void)
+{
+    return sim_t.top;
+}
 void sim_stack_set_top(uint64_t h);         /* replace top, push if empty; 0 pops */
 /* Current context, retained: INVALID_CONTEXT if none, CONTEXT_DESTROYED if stale. */
 sim_status sim_ctx_current(sim_ctx **out);
@@ -326,10 +360,11 @@ typedef struct sim_stream {
     sim_ctx *ctx;               /* retained */
     bool is_null;
     bool blocking;              /* synchronizes with the null stream */
+    pthread_mutex_t run_lock;   /* fast mode: numbers and runs one op at a time */
     pthread_mutex_t qlock;
     pthread_cond_t qcv;
     sim_op *head, *tail;
-    bool closing;               /* exit once the queue is empty */
+    atomic_bool closing;        /* exit once the queue is empty (written under qlock) */
     atomic_ullong submitted;
     atomic_ullong completed;
     atomic_bool discard;        /* drop pending work, cancel the running launch */
@@ -343,8 +378,14 @@ void sim_stream_close(sim_stream *s);
 /* Close and drop all pending work (context destroyed or reset). */
 void sim_stream_abandon(sim_stream *s);
 /* Queues op (takes ownership); applies legacy null-stream ordering. On
- * failure the op is freed. Returns op's sequence number or 0. */
+ * failure the op is freed. Returns op's sequence number or 0. In fast mode
+ * the op runs on the calling thread before this returns. */
 uint64_t sim_stream_submit(sim_stream *s, sim_op *op);
+/* Fast mode only: takes the stream's next sequence number for work that is
+ * already complete (a launch whose kernel is not run, an event record), as
+ * if an op had been submitted and run. Returns it, or 0 if the stream is
+ * closing. */
+uint64_t sim_stream_submit_done(sim_stream *s);
 sim_op *sim_op_new(sim_op_kind kind);
 void sim_op_free(sim_op *op);
 sim_status sim_stream_query(sim_stream *s);

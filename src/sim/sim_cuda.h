@@ -64,12 +64,36 @@ enum sim_cuda_fn {
     SIM_FN_COUNT
 };
 
-extern atomic_ullong sim_cuda_calls[SIM_FN_COUNT];
 extern const char *const sim_cuda_fn_names[SIM_FN_COUNT];
 
-/* Counts one call of an export: relaxed, so it costs one atomic add. */
-#define SIM_COUNT(name) \
-    atomic_fetch_add_explicit(&sim_cuda_calls[SIM_FN_##name], 1, memory_order_relaxed)
+/* Call counters, in blocks of their own cache lines: each thread counts in
+ * a block of its own (the first SIM_COUNT_BLOCKS - 1 threads to call; the
+ * later ones share the last block), and the readers add the blocks up. One
+ * shared counter per export bounced between the cores on every call and
+ * halved what two threads could do; a block with one writer needs no
+ * locked add either. */
+#define SIM_COUNT_BLOCKS 64
+typedef struct sim_count_block {
+    atomic_ullong calls[SIM_FN_COUNT];
+    bool shared;                /* written by several threads: atomic adds */
+} __attribute__((aligned(64))) sim_count_block;
+extern sim_count_block sim_cuda_counts[SIM_COUNT_BLOCKS];
+sim_count_block *sim_cuda_counts_attach(void);
+
+/* Counts one call in block b (this thread's, from sim_t.counts). */
+static inline void sim_cuda_count(sim_count_block *b, int fn)
+{
+    if (!b)
+        b = sim_cuda_counts_attach();
+    if (!b->shared) /* only this thread writes it */
+        atomic_store_explicit(&b->calls[fn], atomic_load_explicit(&b->calls[fn], memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&b->calls[fn], 1, memory_order_relaxed);
+}
+
+/* Counts one call of an export. */
+#define SIM_COUNT(name) sim_cuda_count(sim_t.counts, SIM_FN_##name)
 
 CUresult sim_cuda_result(sim_status st);
 

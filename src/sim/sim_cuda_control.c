@@ -7,7 +7,28 @@
 
 #include <string.h>
 
-atomic_ullong sim_cuda_calls[SIM_FN_COUNT];
+sim_count_block sim_cuda_counts[SIM_COUNT_BLOCKS] = { [SIM_COUNT_BLOCKS - 1] = { .shared = true } };
+static atomic_uint next_block;
+
+sim_count_block *sim_cuda_counts_attach(void)
+{
+    unsigned i = atomic_fetch_add_explicit(&next_block, 1, memory_order_relaxed);
+    if (i >= SIM_COUNT_BLOCKS - 1) {
+        i = SIM_COUNT_BLOCKS - 1;
+        atomic_store_explicit(&next_block, SIM_COUNT_BLOCKS, memory_order_relaxed); /* no wrap-around */
+    }
+    sim_t.counts = &sim_cuda_counts[i];
+    return sim_t.counts;
+}
+
+/* Calls of export i, all threads together. */
+static unsigned long long calls_of(int i)
+{
+    unsigned long long sum = 0;
+    for (int b = 0; b < SIM_COUNT_BLOCKS; b++)
+        sum += atomic_load_explicit(&sim_cuda_counts[b].calls[i], memory_order_relaxed);
+    return sum;
+}
 
 const char *const sim_cuda_fn_names[SIM_FN_COUNT] = {
 #define SIM_CUDA_FN_NAME(name) #name,
@@ -42,11 +63,11 @@ SIM_EXPORT unsigned long long gg_sim_call_count(const char *name)
         return 0;
     for (int i = 0; i < SIM_FN_COUNT; i++)
         if (!strcmp(sim_cuda_fn_names[i], name))
-            return atomic_load_explicit(&sim_cuda_calls[i], memory_order_relaxed);
+            return calls_of(i);
     unsigned long long sum = 0;
     for (int i = 0; i < SIM_FN_COUNT; i++)
         if (has_base(sim_cuda_fn_names[i], name))
-            sum += atomic_load_explicit(&sim_cuda_calls[i], memory_order_relaxed);
+            sum += calls_of(i);
     return sum;
 }
 
@@ -54,14 +75,17 @@ SIM_EXPORT unsigned long long gg_sim_total_calls(void)
 {
     unsigned long long sum = 0;
     for (int i = 0; i < SIM_FN_COUNT; i++)
-        sum += atomic_load_explicit(&sim_cuda_calls[i], memory_order_relaxed);
+        sum += calls_of(i);
     return sum;
 }
 
+/* Calls that other threads make during a reset may be counted or not (a
+ * thread's own block is not updated with atomic adds). */
 SIM_EXPORT void gg_sim_reset_counts(void)
 {
-    for (int i = 0; i < SIM_FN_COUNT; i++)
-        atomic_store_explicit(&sim_cuda_calls[i], 0, memory_order_relaxed);
+    for (int b = 0; b < SIM_COUNT_BLOCKS; b++)
+        for (int i = 0; i < SIM_FN_COUNT; i++)
+            atomic_store_explicit(&sim_cuda_counts[b].calls[i], 0, memory_order_relaxed);
 }
 
 SIM_EXPORT const char *gg_sim_last_config_error(void)

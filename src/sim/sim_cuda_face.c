@@ -246,11 +246,13 @@ SIM_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 
 SIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
-    SIM_COUNT(cuCtxGetCurrent);
+    /* gpuguard asks on every call: both fields read after one TLS lookup. */
+    uint64_t top = sim_t.top;
+    sim_cuda_count(sim_t.counts, SIM_FN_cuCtxGetCurrent);
     REQUIRE_INIT();
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
-    *pctx = (CUcontext)(uintptr_t)sim_stack_top();
+    *pctx = (CUcontext)(uintptr_t)top;
     return CUDA_SUCCESS;
 }
 

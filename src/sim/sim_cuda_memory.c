@@ -90,8 +90,8 @@ static sim_op *copy_op(const copy_req *q)
     if (q->kind == SIM_OP_COPY_HTOD) {
         op->u.copy.host = (void *)(uintptr_t)q->host_src;
         /* Pageable memory is read at the call, as CUDA stages it; page-locked
-         * memory is read when the copy runs. */
-        if (!q->sync && !sim_host_contains(q->host_src, q->bytes)) {
+         * memory is read when the copy runs (in fast mode: at the call). */
+        if (!q->sync && !sim_fast() && !sim_host_contains(q->host_src, q->bytes)) {
             op->u.copy.staged = malloc(q->bytes);
             if (!op->u.copy.staged) {
                 sim_op_free(op);

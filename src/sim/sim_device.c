@@ -13,18 +13,19 @@
 #include <string.h>
 
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_bool g_initialized;
+atomic_bool sim_initialized_flag;
 static sim_config g_config;
 static sim_device *g_devices;
 static char g_config_error[512];
+atomic_bool sim_fast_flag;
 
 sim_status sim_init(void)
 {
-    if (atomic_load_explicit(&g_initialized, memory_order_acquire))
+    if (atomic_load_explicit(&sim_initialized_flag, memory_order_acquire))
         return SIM_OK;
     pthread_mutex_lock(&g_init_lock);
     sim_status st = SIM_OK;
-    if (atomic_load_explicit(&g_initialized, memory_order_relaxed))
+    if (atomic_load_explicit(&sim_initialized_flag, memory_order_relaxed))
         goto out;
     sim_config cfg;
     char err[sizeof g_config_error];
@@ -56,15 +57,11 @@ sim_status sim_init(void)
     }
     g_devices = devs;
     g_config_error[0] = '\0';
-    atomic_store_explicit(&g_initialized, true, memory_order_release);
+    atomic_store_explicit(&sim_fast_flag, cfg.fast, memory_order_relaxed);
+    atomic_store_explicit(&sim_initialized_flag, true, memory_order_release);
 out:
     pthread_mutex_unlock(&g_init_lock);
     return st;
-}
-
-bool sim_is_initialized(void)
-{
-    return atomic_load_explicit(&g_initialized, memory_order_acquire);
 }
 
 const char *sim_config_error(void)

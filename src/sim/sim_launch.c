@@ -75,9 +75,9 @@ static sim_status check_dims(const sim_device_config *c, const sim_launch_desc *
     return SIM_OK;
 }
 
-static sim_status copy_params(sim_launch *l, void **params)
+/* kernelParams must hold one non-NULL pointer per declared parameter. */
+static sim_status check_params(const sim_function *f, void **params)
 {
-    const sim_function *f = l->fn;
     if (f->nparams == 0)
         return SIM_OK;
     if (!params) {
@@ -85,16 +85,27 @@ static sim_status copy_params(sim_launch *l, void **params)
                    f->name, f->nparams);
         return SIM_ERR_INVALID_VALUE;
     }
+    for (unsigned i = 0; i < f->nparams; i++) {
+        if (!params[i]) {
+            sim_detail("launch of %s: kernelParams[%u] is NULL", f->name, i);
+            return SIM_ERR_INVALID_VALUE;
+        }
+    }
+    return SIM_OK;
+}
+
+static sim_status copy_params(sim_launch *l, void **params)
+{
+    const sim_function *f = l->fn;
+    sim_status st = check_params(f, params);
+    if (st || f->nparams == 0)
+        return st;
     l->params = calloc(f->nparams, sizeof *l->params);
     l->buf = aligned_alloc(PARAM_ALIGN, f->param_bytes);
     if (!l->params || !l->buf)
         return SIM_ERR_OUT_OF_MEMORY;
     size_t off = 0;
     for (unsigned i = 0; i < f->nparams; i++) {
-        if (!params[i]) {
-            sim_detail("launch of %s: kernelParams[%u] is NULL", f->name, i);
-            return SIM_ERR_INVALID_VALUE;
-        }
         memcpy(l->buf + off, params[i], f->sizes[i]);
         l->params[i] = l->buf + off;
         off += (f->sizes[i] + PARAM_ALIGN - 1) / PARAM_ALIGN * PARAM_ALIGN;
@@ -125,6 +136,13 @@ sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d)
     sim_status st = check_dims(c->dev->cfg, d);
     if (st)
         return st;
+    if (sim_fast()) {
+        /* Validated like any launch, complete at once, the kernel not run. */
+        st = check_params(d->fn, d->params);
+        if (st)
+            return st;
+        return sim_stream_submit_done(s) ? SIM_OK : SIM_ERR_INVALID_HANDLE;
+    }
     sim_launch *l = calloc(1, sizeof *l);
     if (!l)
         return SIM_ERR_OUT_OF_MEMORY;

@@ -14,19 +14,52 @@
 #define SLOT_BITS 24u
 #define GEN_BITS 32u
 #define MAX_SLOTS (1u << SLOT_BITS)
+#define PAGE_BITS 12u
+#define PAGE_SLOTS (1u << PAGE_BITS)
+#define DIR_PAGES (MAX_SLOTS / PAGE_SLOTS)
+#define STRIPES 128u
 
+/* Slots live in pages that are allocated once and never move or go away,
+ * so a lookup finds its slot without the allocation lock. */
 typedef struct slot {
-    uint32_t gen;
-    uint32_t next_free;   /* free list link (slot index), 0 = end */
-    sim_obj *obj;         /* NULL when free */
+    uint32_t gen;         /* allocation lock */
+    uint32_t next_free;   /* free list link (slot index), 0 = end; allocation lock */
+    sim_obj *obj;         /* NULL when free; the slot's stripe lock */
 } slot;
 
+/* Allocation (free list, fresh slots, pages, generations) takes g_lock; a
+ * lookup takes only its slot's stripe lock, so that threads working on
+ * different objects never wait for each other (each stripe on its own
+ * cache line; neighbouring slots on different stripes). */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static slot *g_slots;     /* g_slots[0] unused */
-static uint32_t g_nslots; /* slots in use or on the free list, including 0 */
-static uint32_t g_cap;
-static uint32_t g_free;   /* head of the free list */
+static slot *_Atomic g_dir[DIR_PAGES];
+static uint32_t g_nslots = 1; /* slots handed out or on the free list, slot 0 included (never used) */
+static uint32_t g_free;       /* head of the free list */
 static atomic_long g_live;
+
+static struct {
+    pthread_mutex_t m;
+    char pad[64 - sizeof(pthread_mutex_t) % 64];
+} __attribute__((aligned(64))) g_stripes[STRIPES];
+static pthread_once_t g_stripes_once = PTHREAD_ONCE_INIT;
+
+static void init_stripes(void)
+{
+    for (unsigned i = 0; i < STRIPES; i++)
+        pthread_mutex_init(&g_stripes[i].m, NULL);
+}
+
+static pthread_mutex_t *stripe(uint32_t idx)
+{
+    return &g_stripes[idx % STRIPES].m;
+}
+
+/* The slot of idx, or NULL if its page was never allocated. */
+static slot *slot_at(uint32_t idx)
+{
+    slot *page = atomic_load_explicit(&g_dir[idx >> PAGE_BITS], memory_order_acquire);
+    return page ? &page[idx & (PAGE_SLOTS - 1)] : NULL;
+}
 
 static uint64_t make_handle(sim_kind kind, uint32_t gen, uint32_t idx)
 {
@@ -68,133 +101,130 @@ void sim_live_count_add(long delta)
     atomic_fetch_add_explicit(&g_live, delta, memory_order_relaxed);
 }
 
-static bool grow_locked(void)
+/* A fresh slot index (allocation lock held), adding a page when needed; 0
+ * when the registry is full. */
+static uint32_t fresh_slot_locked(void)
 {
-    if (g_cap >= MAX_SLOTS)
-        return false;
-    uint32_t cap = g_cap ? g_cap * 2 : 256;
-    if (cap > MAX_SLOTS)
-        cap = MAX_SLOTS;
-    slot *s = realloc(g_slots, cap * sizeof *s);
-    if (!s)
-        return false;
-    for (uint32_t i = g_cap; i < cap; i++)
-        s[i] = (slot){ .gen = 1, .next_free = 0, .obj = NULL };
-    g_slots = s;
-    g_cap = cap;
-    if (g_nslots == 0)
-        g_nslots = 1; /* slot 0 is never handed out */
-    return true;
+    if (g_nslots >= MAX_SLOTS)
+        return 0;
+    uint32_t idx = g_nslots;
+    if (!slot_at(idx)) {
+        slot *page = calloc(PAGE_SLOTS, sizeof *page);
+        if (!page)
+            return 0;
+        for (uint32_t i = 0; i < PAGE_SLOTS; i++)
+            page[i].gen = 1;
+        atomic_store_explicit(&g_dir[idx >> PAGE_BITS], page, memory_order_release);
+    }
+    g_nslots++;
+    return idx;
 }
 
 uint64_t sim_registry_add(sim_obj *o)
 {
+    pthread_once(&g_stripes_once, init_stripes);
     pthread_mutex_lock(&g_lock);
     uint32_t idx = g_free;
-    if (idx) {
-        g_free = g_slots[idx].next_free;
-    } else {
-        if (g_nslots >= g_cap && !grow_locked()) {
-            pthread_mutex_unlock(&g_lock);
-            return 0;
-        }
-        idx = g_nslots++;
+    if (idx)
+        g_free = slot_at(idx)->next_free;
+    else
+        idx = fresh_slot_locked();
+    if (!idx) {
+        pthread_mutex_unlock(&g_lock);
+        return 0;
     }
-    slot *s = &g_slots[idx];
-    s->obj = o;
+    slot *s = slot_at(idx);
     s->next_free = 0;
     o->handle = make_handle(o->kind, s->gen, idx);
     uint64_t h = o->handle;
     pthread_mutex_unlock(&g_lock);
+    pthread_mutex_lock(stripe(idx));
+    s->obj = o;
+    pthread_mutex_unlock(stripe(idx));
     return h;
 }
 
 sim_obj *sim_registry_get(uint64_t handle, sim_kind kind)
 {
     uint32_t idx = (uint32_t)(handle & (MAX_SLOTS - 1));
-    if (handle == 0 || (sim_kind)(handle >> 56) != kind)
+    if (idx == 0 || (sim_kind)(handle >> 56) != kind)
+        return NULL;
+    slot *s = slot_at(idx);
+    if (!s)
         return NULL;
     sim_obj *o = NULL;
-    pthread_mutex_lock(&g_lock);
-    if (idx > 0 && idx < g_nslots && g_slots[idx].obj && g_slots[idx].obj->handle == handle) {
-        o = g_slots[idx].obj;
+    /* Under the stripe lock the object cannot be unregistered, so it still
+     * holds the registry's reference while we take ours. */
+    pthread_mutex_lock(stripe(idx));
+    if (s->obj && s->obj->handle == handle) {
+        o = s->obj;
         sim_obj_retain(o);
     }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(stripe(idx));
     return o;
 }
 
-/* Frees o's slot; the caller holds g_lock and o is registered. */
-static void unlink_locked(sim_obj *o)
+/* Puts a slot whose object was just unlinked back on the free list with a
+ * new generation. */
+static void slot_free(uint32_t idx)
 {
-    uint32_t idx = (uint32_t)(o->handle & (MAX_SLOTS - 1));
-    slot *s = &g_slots[idx];
-    s->obj = NULL;
+    pthread_mutex_lock(&g_lock);
+    slot *s = slot_at(idx);
     s->gen++;
     /* A slot whose generation would wrap is retired, never reused. */
     if (s->gen != 0 && s->gen < (1ull << GEN_BITS) - 1) {
         s->next_free = g_free;
         g_free = idx;
     }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* Unlinks o from slot idx if it is there (stripe lock taken here). */
+static bool unlink_if(uint32_t idx, sim_obj *o, bool (*match)(sim_obj *, void *), void *arg, sim_obj **out)
+{
+    slot *s = slot_at(idx);
+    if (!s)
+        return false;
+    pthread_mutex_lock(stripe(idx));
+    sim_obj *found = s->obj;
+    bool hit = found && (o ? found == o : match(found, arg));
+    if (hit)
+        s->obj = NULL;
+    pthread_mutex_unlock(stripe(idx));
+    if (hit) {
+        slot_free(idx);
+        *out = found;
+    }
+    return hit;
 }
 
 bool sim_registry_remove(sim_obj *o)
 {
-    bool removed = false;
-    pthread_mutex_lock(&g_lock);
-    uint32_t idx = (uint32_t)(o->handle & (MAX_SLOTS - 1));
-    if (o->handle && idx < g_nslots && g_slots[idx].obj == o) {
-        unlink_locked(o);
-        removed = true;
-    }
-    pthread_mutex_unlock(&g_lock);
-    if (removed)
-        sim_obj_release(o);
-    return removed;
+    if (!o->handle)
+        return false;
+    pthread_once(&g_stripes_once, init_stripes);
+    sim_obj *found;
+    if (!unlink_if((uint32_t)(o->handle & (MAX_SLOTS - 1)), o, NULL, NULL, &found))
+        return false;
+    sim_obj_release(o);
+    return true;
 }
 
 void sim_registry_remove_if(bool (*match)(sim_obj *, void *), void *arg,
                             void (*on_removed)(sim_obj *))
 {
+    pthread_once(&g_stripes_once, init_stripes);
     pthread_mutex_lock(&g_lock);
-    size_t n = 0;
-    for (uint32_t i = 1; i < g_nslots; i++)
-        if (g_slots[i].obj && match(g_slots[i].obj, arg))
-            n++;
-    sim_obj **list = n ? malloc(n * sizeof *list) : NULL;
-    size_t k = 0;
-    if (list) {
-        for (uint32_t i = 1; i < g_nslots && k < n; i++) {
-            sim_obj *o = g_slots[i].obj;
-            if (o && match(o, arg)) {
-                unlink_locked(o);
-                list[k++] = o;
-            }
-        }
-    }
+    uint32_t n = g_nslots;
     pthread_mutex_unlock(&g_lock);
-    if (n && !list) {
-        /* Out of memory for the list: remove one at a time instead. */
-        for (;;) {
-            sim_obj *found = NULL;
-            pthread_mutex_lock(&g_lock);
-            for (uint32_t i = 1; i < g_nslots && !found; i++)
-                if (g_slots[i].obj && match(g_slots[i].obj, arg)) {
-                    found = g_slots[i].obj;
-                    unlink_locked(found);
-                }
-            pthread_mutex_unlock(&g_lock);
-            if (!found)
-                return;
+    /* Slot by slot: an object registered meanwhile may be missed, exactly
+     * as one registered just after a scan of the whole table would be. */
+    for (uint32_t i = 1; i < n; i++) {
+        sim_obj *o;
+        if (unlink_if(i, NULL, match, arg, &o)) {
             if (on_removed)
-                on_removed(found);
-            sim_obj_release(found);
+                on_removed(o);
+            sim_obj_release(o);
         }
     }
-    for (size_t i = 0; i < k; i++) {
-        if (on_removed)
-            on_removed(list[i]);
-        sim_obj_release(list[i]);
-    }
-    free(list);
 }

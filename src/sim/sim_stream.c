@@ -11,6 +11,14 @@
  * A poisoned, destroyed or reset context's pending work is discarded by the
  * worker, op by op, so bookkeeping ops (frees) still run and every waiter
  * sees the queue drain instead of hanging.
+ *
+ * Fast mode ("fast": true) hands nothing to the worker (which stays idle):
+ * each op runs on the submitting thread, under the stream's run lock so that
+ * a stream's ops still run one at a time in submission order, and is
+ * complete when the submission returns. Launches and event records do not
+ * even make an op (sim_stream_submit_done): kernels are not run, and a
+ * record completes at once. Legacy null-stream ordering is moot there: all
+ * earlier work is already complete.
  */
 #include "sim_core.h"
 
@@ -48,6 +56,7 @@ static void stream_free(sim_obj *o)
         next = op->next;
         sim_op_free(op);
     }
+    pthread_mutex_destroy(&s->run_lock);
     pthread_mutex_destroy(&s->qlock);
     pthread_cond_destroy(&s->qcv);
     sim_obj_release(&s->ctx->obj);
@@ -160,7 +169,7 @@ static void *worker(void *arg)
     unsigned epoch = atomic_load(&s->ctx->epoch);
     for (;;) {
         pthread_mutex_lock(&s->qlock);
-        while (!s->head && !s->closing)
+        while (!s->head && !atomic_load_explicit(&s->closing, memory_order_relaxed))
             pthread_cond_wait(&s->qcv, &s->qlock);
         sim_op *op = s->head;
         if (op) {
@@ -232,8 +241,10 @@ sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_strea
     s->ctx = c;
     s->is_null = is_null;
     s->blocking = !is_null && !(flags & SIM_STREAM_NON_BLOCKING);
+    pthread_mutex_init(&s->run_lock, NULL);
     pthread_mutex_init(&s->qlock, NULL);
     pthread_cond_init(&s->qcv, NULL);
+    atomic_init(&s->closing, false);
     atomic_init(&s->submitted, 0);
     atomic_init(&s->completed, 0);
     atomic_init(&s->discard, false);
@@ -263,7 +274,7 @@ sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_strea
 void sim_stream_close(sim_stream *s)
 {
     pthread_mutex_lock(&s->qlock);
-    s->closing = true;
+    atomic_store_explicit(&s->closing, true, memory_order_release);
     pthread_cond_signal(&s->qcv);
     pthread_mutex_unlock(&s->qlock);
 }
@@ -281,7 +292,7 @@ static uint64_t enqueue(sim_stream *s, sim_op *op)
 {
     op->clock = atomic_fetch_add(&s->ctx->clock, 1);
     pthread_mutex_lock(&s->qlock);
-    if (s->closing) {
+    if (atomic_load_explicit(&s->closing, memory_order_relaxed)) {
         pthread_mutex_unlock(&s->qlock);
         sim_op_free(op);
         return 0;
@@ -343,8 +354,38 @@ static void legacy_ordering(sim_stream *s)
     free(list);
 }
 
+/* Fast mode: numbers op (NULL: work already done) and runs it here. */
+static uint64_t run_now(sim_stream *s, sim_op *op)
+{
+    sim_ctx *c = s->ctx;
+    uint64_t seq = 0;
+    pthread_mutex_lock(&s->run_lock);
+    if (!atomic_load_explicit(&s->closing, memory_order_acquire)) {
+        seq = atomic_load_explicit(&s->submitted, memory_order_relaxed) + 1;
+        atomic_store_explicit(&s->submitted, seq, memory_order_release);
+        if (op) {
+            op->clock = atomic_fetch_add(&c->clock, 1);
+            op->seq = seq;
+            run_op(s, op, atomic_load(&c->epoch));
+        }
+        atomic_store_explicit(&s->completed, seq, memory_order_release);
+    }
+    pthread_mutex_unlock(&s->run_lock);
+    sim_op_free(op);
+    if (seq)
+        sim_progress_notify();
+    return seq;
+}
+
+uint64_t sim_stream_submit_done(sim_stream *s)
+{
+    return run_now(s, NULL);
+}
+
 uint64_t sim_stream_submit(sim_stream *s, sim_op *op)
 {
+    if (sim_fast())
+        return run_now(s, op);
     switch (op->kind) {
     case SIM_OP_WAIT:
     case SIM_OP_FREE:

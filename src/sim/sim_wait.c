@@ -13,6 +13,10 @@
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_cv;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* Threads inside sim_progress_wait: a notify with none skips the global
+ * lock, so that completing work (every op, every fast-mode call) does not
+ * serialise threads that work on unrelated streams. */
+static atomic_int g_waiters;
 
 static void init_cv(void)
 {
@@ -53,8 +57,15 @@ double sim_ts_diff_ms(struct timespec a, struct timespec b)
     return (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 }
 
+/* The notifier changes state, then reads g_waiters; a waiter counts itself,
+ * then reads the state (pred). The two fences order each pair, so either
+ * the notifier sees the waiter (and broadcasts under the lock, which the
+ * waiter holds until it sleeps) or the waiter's pred sees the new state. */
 void sim_progress_notify(void)
 {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&g_waiters, memory_order_relaxed) == 0)
+        return;
     pthread_once(&g_once, init_cv);
     pthread_mutex_lock(&g_lock);
     pthread_cond_broadcast(&g_cv);
@@ -63,8 +74,12 @@ void sim_progress_notify(void)
 
 bool sim_progress_wait(bool (*pred)(void *), void *arg, const struct timespec *deadline)
 {
+    if (pred(arg))
+        return true;
     pthread_once(&g_once, init_cv);
     pthread_mutex_lock(&g_lock);
+    atomic_fetch_add_explicit(&g_waiters, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
     bool ok;
     while (!(ok = pred(arg))) {
         if (deadline) {
@@ -77,6 +92,7 @@ bool sim_progress_wait(bool (*pred)(void *), void *arg, const struct timespec *d
             pthread_cond_wait(&g_cv, &g_lock);
         }
     }
+    atomic_fetch_sub_explicit(&g_waiters, 1, memory_order_relaxed);
     pthread_mutex_unlock(&g_lock);
     return ok;
 }
