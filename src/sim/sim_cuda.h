@@ -11,6 +11,8 @@
 
 #include "sim_core.h"
 #include "sim_cuda_errors.h"
+#include "sim_face_copy.h"
+#include "sim_face_objects.h"
 
 typedef enum cudaError_enum {
 #define SIM_CUDA_ENUM(name, num, msg) name = num,
@@ -106,5 +108,6 @@ CUresult sim_cuda_result(sim_status st);
 /* Shared helpers of the face. */
 CUresult sim_cuda_enter(sim_ctx **c);               /* init + current live context */
 sim_status sim_cuda_stream(CUstream h, sim_ctx *cur, sim_stream **out); /* NULL/legacy/per-thread = null stream of cur */
+extern const sim_face sim_cuda_face;               /* the face's rules for the shared calls */
 
 #endif /* GG_SIM_CUDA_H */

@@ -1,6 +1,7 @@
 /*
  * The simulator-only exports (gg_sim_control.h) and the per-export call
- * counters of the CUDA face.
+ * counters of the CUDA face (the ones alike in both faces are in
+ * sim_face_control.c).
  */
 #include "gg_sim_control.h"
 #include "sim_cuda.h"
@@ -88,24 +89,8 @@ SIM_EXPORT void gg_sim_reset_counts(void)
             atomic_store_explicit(&sim_cuda_counts[b].calls[i], 0, memory_order_relaxed);
 }
 
-SIM_EXPORT const char *gg_sim_last_config_error(void)
-{
-    return sim_config_error();
-}
-
-SIM_EXPORT const char *gg_sim_last_error_detail(void)
-{
-    return sim_detail_get();
-}
-
 SIM_EXPORT unsigned long long gg_sim_live_objects(void)
 {
     long n = sim_live_objects();
     return n > 0 ? (unsigned long long)n : 0;
-}
-
-SIM_EXPORT unsigned long long gg_sim_device_memory_used(int device)
-{
-    sim_device *d = sim_device_get(device);
-    return d ? atomic_load(&d->mem_used) : 0;
 }

@@ -12,322 +12,165 @@
 #define CU_EVENT_KNOWN_FLAGS 0x7u      /* BLOCKING_SYNC | DISABLE_TIMING | INTERPROCESS */
 #define CU_EVENT_INTERPROCESS 0x4u
 
-static bool is_null_stream(CUstream h)
+static sim_status ready(void)
 {
-    uint64_t v = SIM_HANDLE(h);
+    return sim_is_initialized() ? SIM_OK : SIM_ERR_NOT_INITIALIZED;
+}
+
+static sim_status current(sim_ctx **c)
+{
+    sim_status st = ready();
+    return st ? st : sim_ctx_current(c);
+}
+
+static sim_status enter(sim_ctx **c)
+{
+    sim_status st = ready();
+    return st ? st : sim_ctx_enter(c);
+}
+
+static bool is_null_stream(uint64_t v)
+{
     return v == 0 || v == CU_STREAM_LEGACY_HANDLE || v == CU_STREAM_PER_THREAD_HANDLE;
 }
 
+/* Explicit contexts, cuInit first, terse details. */
+const sim_face sim_cuda_face = {
+    .ready = ready,
+    .current = current,
+    .enter = enter,
+    .is_null_stream = is_null_stream,
+    .by_device = false,
+};
+
+#define FACE (&sim_cuda_face)
+
 sim_status sim_cuda_stream(CUstream h, sim_ctx *cur, sim_stream **out)
 {
-    if (is_null_stream(h)) {
-        *out = sim_ctx_null_stream(cur);
-        return *out ? SIM_OK : SIM_ERR_CONTEXT_DESTROYED;
-    }
-    sim_stream *s = (sim_stream *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_STREAM);
-    if (!s) {
-        sim_detail("stream %p is not a live stream", (void *)h);
-        return SIM_ERR_INVALID_HANDLE;
-    }
-    if (s->ctx != cur) {
-        sim_obj_release(&s->obj);
-        sim_detail("stream %p belongs to another context", (void *)h);
-        return SIM_ERR_INVALID_HANDLE;
-    }
-    *out = s;
-    return SIM_OK;
-}
-
-/* The stream behind h, retained: a user stream from its own context, the
- * null stream from the current one. */
-static CUresult any_stream(CUstream h, sim_stream **out)
-{
-    if (!sim_is_initialized())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!is_null_stream(h)) {
-        *out = (sim_stream *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_STREAM);
-        return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-    }
-    sim_ctx *c;
-    sim_status st = sim_ctx_current(&c);
-    if (st)
-        return sim_cuda_result(st);
-    st = sim_cuda_stream(h, c, out);
-    sim_obj_release(&c->obj);
-    return sim_cuda_result(st);
-}
-
-static CUresult get_event(CUevent h, sim_event **out)
-{
-    if (!sim_is_initialized())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    *out = (sim_event *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_EVENT);
-    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return sim_face_stream_of(FACE, SIM_HANDLE(h), cur, out);
 }
 
 SIM_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int flags)
 {
     SIM_COUNT(cuStreamCreate);
-    sim_ctx *c;
-    CUresult r = sim_cuda_enter(&c);
-    if (r)
-        return r;
-    sim_stream *s = NULL;
-    sim_status st = SIM_ERR_INVALID_VALUE;
-    if (phStream && (flags & ~SIM_STREAM_NON_BLOCKING) == 0)
-        st = sim_stream_create(c, flags, false, &s);
-    if (!st) {
-        *phStream = SIM_AS(CUstream, &s->obj);
-        sim_obj_release(&s->obj);
-    }
-    sim_obj_release(&c->obj);
+    uint64_t h;
+    bool valid = phStream && (flags & ~SIM_STREAM_NON_BLOCKING) == 0;
+    sim_status st = sim_face_stream_create(FACE, valid, flags, &h);
+    if (!st)
+        *phStream = (CUstream)(uintptr_t)h;
     return sim_cuda_result(st);
 }
 
 SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
 {
     SIM_COUNT(cuStreamDestroy_v2);
-    if (!sim_is_initialized())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (is_null_stream(hStream))
-        return CUDA_ERROR_INVALID_HANDLE;
-    sim_stream *s = (sim_stream *)sim_registry_get(SIM_HANDLE(hStream), SIM_KIND_STREAM);
-    if (!s)
-        return CUDA_ERROR_INVALID_HANDLE;
-    sim_status st = sim_ctx_health(s->ctx);
-    if (!st) {
-        if (sim_registry_remove(&s->obj))
-            sim_stream_close(s); /* pending work still runs, then the worker exits */
-        else
-            st = SIM_ERR_INVALID_HANDLE;
-    }
-    sim_obj_release(&s->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_stream_destroy(FACE, SIM_HANDLE(hStream)));
 }
 
 SIM_EXPORT CUresult cuStreamQuery(CUstream hStream)
 {
     SIM_COUNT(cuStreamQuery);
-    sim_stream *s;
-    CUresult r = any_stream(hStream, &s);
-    if (r)
-        return r;
-    sim_status st = sim_stream_query(s);
-    sim_obj_release(&s->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_stream_query(FACE, SIM_HANDLE(hStream)));
 }
 
 SIM_EXPORT CUresult cuStreamSynchronize(CUstream hStream)
 {
     SIM_COUNT(cuStreamSynchronize);
-    sim_stream *s;
-    CUresult r = any_stream(hStream, &s);
-    if (r)
-        return r;
-    sim_status st = sim_stream_sync(s);
-    sim_obj_release(&s->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_stream_sync(FACE, SIM_HANDLE(hStream)));
 }
 
 SIM_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int flags)
 {
     SIM_COUNT(cuStreamWaitEvent);
-    sim_stream *s;
-    CUresult r = any_stream(hStream, &s);
-    if (r)
-        return r;
-    sim_event *e;
-    if ((r = get_event(hEvent, &e))) {
-        sim_obj_release(&s->obj);
-        return r;
-    }
-    sim_status st = flags ? SIM_ERR_INVALID_VALUE : sim_ctx_health(s->ctx);
-    if (!st)
-        st = sim_stream_wait_event(s, e);
-    sim_obj_release(&e->obj);
-    sim_obj_release(&s->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(
+        sim_face_stream_wait_event(FACE, SIM_HANDLE(hStream), SIM_HANDLE(hEvent), flags));
 }
 
 SIM_EXPORT CUresult cuEventCreate(CUevent *phEvent, unsigned int flags)
 {
     SIM_COUNT(cuEventCreate);
-    sim_ctx *c;
-    CUresult r = sim_cuda_enter(&c);
-    if (r)
-        return r;
-    sim_status st = SIM_ERR_INVALID_VALUE;
-    sim_event *e = NULL;
+    uint64_t h;
     bool ipc_ok = !(flags & CU_EVENT_INTERPROCESS) || (flags & SIM_EVENT_DISABLE_TIMING);
-    if (phEvent && !(flags & ~CU_EVENT_KNOWN_FLAGS) && ipc_ok)
-        st = sim_event_create(c, flags, &e);
-    if (!st) {
-        *phEvent = SIM_AS(CUevent, &e->obj);
-        sim_obj_release(&e->obj);
-    }
-    sim_obj_release(&c->obj);
+    bool valid = phEvent && !(flags & ~CU_EVENT_KNOWN_FLAGS) && ipc_ok;
+    sim_status st = sim_face_event_create(FACE, valid, flags, &h);
+    if (!st)
+        *phEvent = (CUevent)(uintptr_t)h;
     return sim_cuda_result(st);
 }
 
 SIM_EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
 {
     SIM_COUNT(cuEventDestroy_v2);
-    sim_event *e;
-    CUresult r = get_event(hEvent, &e);
-    if (r)
-        return r;
-    sim_status st = sim_ctx_health(e->ctx);
-    if (!st && !sim_registry_remove(&e->obj))
-        st = SIM_ERR_INVALID_HANDLE;
-    sim_obj_release(&e->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_event_destroy(FACE, SIM_HANDLE(hEvent)));
 }
 
+/* NULL: the event's context's null stream. */
 SIM_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     SIM_COUNT(cuEventRecord);
-    sim_event *e;
-    CUresult r = get_event(hEvent, &e);
-    if (r)
-        return r;
-    sim_stream *s = NULL;
-    sim_status st = sim_ctx_health(e->ctx);
-    if (!st)
-        st = sim_cuda_stream(hStream, e->ctx, &s); /* NULL: the event's context's null stream */
-    if (!st)
-        st = sim_event_record(e, s);
-    if (s)
-        sim_obj_release(&s->obj);
-    sim_obj_release(&e->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_event_record(FACE, SIM_HANDLE(hEvent), SIM_HANDLE(hStream)));
 }
 
 SIM_EXPORT CUresult cuEventQuery(CUevent hEvent)
 {
     SIM_COUNT(cuEventQuery);
-    sim_event *e;
-    CUresult r = get_event(hEvent, &e);
-    if (r)
-        return r;
-    sim_status st = sim_event_query(e);
-    sim_obj_release(&e->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_event_query(FACE, SIM_HANDLE(hEvent)));
 }
 
 SIM_EXPORT CUresult cuEventSynchronize(CUevent hEvent)
 {
     SIM_COUNT(cuEventSynchronize);
-    sim_event *e;
-    CUresult r = get_event(hEvent, &e);
-    if (r)
-        return r;
-    sim_status st = sim_event_sync(e);
-    sim_obj_release(&e->obj);
-    return sim_cuda_result(st);
-}
-
-static CUresult elapsed(float *ms, CUevent a, CUevent b)
-{
-    sim_event *ea, *eb;
-    CUresult r = get_event(a, &ea);
-    if (r)
-        return r;
-    if ((r = get_event(b, &eb))) {
-        sim_obj_release(&ea->obj);
-        return r;
-    }
-    sim_status st = ms ? sim_event_elapsed(ea, eb, ms) : SIM_ERR_INVALID_VALUE;
-    sim_obj_release(&ea->obj);
-    sim_obj_release(&eb->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_event_sync(FACE, SIM_HANDLE(hEvent)));
 }
 
 SIM_EXPORT CUresult cuEventElapsedTime(float *ms, CUevent hStart, CUevent hEnd)
 {
     SIM_COUNT(cuEventElapsedTime);
-    return elapsed(ms, hStart, hEnd);
+    return sim_cuda_result(sim_face_event_elapsed(FACE, ms, SIM_HANDLE(hStart), SIM_HANDLE(hEnd)));
 }
 
 SIM_EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent hStart, CUevent hEnd)
 {
     SIM_COUNT(cuEventElapsedTime_v2);
-    return elapsed(ms, hStart, hEnd);
+    return sim_cuda_result(sim_face_event_elapsed(FACE, ms, SIM_HANDLE(hStart), SIM_HANDLE(hEnd)));
 }
 
 /* ---- modules and launches ----------------------------------------------- */
 
-static CUresult get_module(CUmodule h, sim_module **out)
+static CUresult load(CUmodule *module, const void *what, bool is_path)
 {
-    if (!sim_is_initialized())
-        return CUDA_ERROR_NOT_INITIALIZED;
-    *out = (sim_module *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_MODULE);
-    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    uint64_t h;
+    sim_status st = sim_face_module_load(FACE, module != NULL, what, is_path, &h);
+    if (!st)
+        *module = (CUmodule)(uintptr_t)h;
+    return sim_cuda_result(st);
 }
 
 SIM_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
     SIM_COUNT(cuModuleLoad);
-    sim_ctx *c;
-    CUresult r = sim_cuda_enter(&c);
-    if (r)
-        return r;
-    sim_module *m = NULL;
-    sim_status st = module && fname ? sim_module_load_path(c, fname, &m) : SIM_ERR_INVALID_VALUE;
-    if (!st) {
-        *module = SIM_AS(CUmodule, &m->obj);
-        sim_obj_release(&m->obj);
-    }
-    sim_obj_release(&c->obj);
-    return sim_cuda_result(st);
+    return load(module, fname, true);
 }
 
 SIM_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
     SIM_COUNT(cuModuleLoadData);
-    sim_ctx *c;
-    CUresult r = sim_cuda_enter(&c);
-    if (r)
-        return r;
-    sim_module *m = NULL;
-    sim_status st = module && image ? sim_module_load_data(c, image, &m) : SIM_ERR_INVALID_VALUE;
-    if (!st) {
-        *module = SIM_AS(CUmodule, &m->obj);
-        sim_obj_release(&m->obj);
-    }
-    sim_obj_release(&c->obj);
-    return sim_cuda_result(st);
+    return load(module, image, false);
 }
 
 SIM_EXPORT CUresult cuModuleUnload(CUmodule hmod)
 {
     SIM_COUNT(cuModuleUnload);
-    sim_module *m;
-    CUresult r = get_module(hmod, &m);
-    if (r)
-        return r;
-    sim_status st = sim_ctx_health(m->obj.owner);
-    if (!st)
-        st = sim_module_unload(m);
-    sim_obj_release(&m->obj);
-    return sim_cuda_result(st);
+    return sim_cuda_result(sim_face_module_unload(FACE, SIM_HANDLE(hmod)));
 }
 
 SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
     SIM_COUNT(cuModuleGetFunction);
-    sim_module *m;
-    CUresult r = get_module(hmod, &m);
-    if (r)
-        return r;
-    sim_function *f = NULL;
-    sim_status st = sim_ctx_health(m->obj.owner);
+    uint64_t h;
+    sim_status st = sim_face_module_function(FACE, SIM_HANDLE(hmod), hfunc != NULL, name, &h);
     if (!st)
-        st = hfunc && name ? sim_module_function(m, name, &f) : SIM_ERR_INVALID_VALUE;
-    if (!st) {
-        *hfunc = SIM_AS(CUfunction, &f->obj);
-        sim_obj_release(&f->obj);
-    }
-    sim_obj_release(&m->obj);
+        *hfunc = (CUfunction)(uintptr_t)h;
     return sim_cuda_result(st);
 }
 
@@ -354,16 +197,10 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
     } else {
         st = sim_cuda_stream(hStream, c, &s);
     }
-    if (!st) {
-        sim_launch_desc d = {
-            .fn = fn,
-            .grid = { gridDimX, gridDimY, gridDimZ },
-            .block = { blockDimX, blockDimY, blockDimZ },
-            .shared_bytes = sharedMemBytes,
-            .params = kernelParams,
-        };
-        st = sim_launch_submit(s, &d);
-    }
+    if (!st)
+        st = sim_face_launch(s, fn, (const unsigned int[3]){ gridDimX, gridDimY, gridDimZ },
+                             (const unsigned int[3]){ blockDimX, blockDimY, blockDimZ },
+                             sharedMemBytes, kernelParams);
     if (s)
         sim_obj_release(&s->obj);
     if (fn)

@@ -19,6 +19,8 @@
 
 #include "sim_core.h"
 #include "sim_hip_values.h"
+#include "sim_face_copy.h"
+#include "sim_face_objects.h"
 
 typedef enum hipError_t {
 #define SIM_HIP_ERROR_ENUM(name, num, msg) name = num,
@@ -101,5 +103,12 @@ bool sim_hip_is_null_stream(hipStream_t h);
 /* The stream h of context c, retained: the null stream for NULL, else a
  * live stream of c (INVALID_HANDLE if it is not). */
 sim_status sim_hip_stream_of(hipStream_t h, sim_ctx *c, sim_stream **out);
+/* The context and stream a call queued on h goes to, both retained and the
+ * context healthy: a user stream's own context, or for the null stream the
+ * one null_ctx(arg) picks (retained and healthy). */
+hipError_t sim_hip_target(hipStream_t h, hipError_t (*null_ctx)(uint64_t arg, sim_ctx **c),
+                          uint64_t arg, sim_ctx **c, sim_stream **s);
+/* The face's rules for the calls shared with the CUDA face. */
+extern const sim_face sim_hip_face;
 
 #endif /* GG_SIM_HIP_H */

@@ -2,6 +2,7 @@
  * The simulator-only exports (gg_sim_control.h) of the HIP face, and its
  * per-export call counters. Both face libraries may live in one process:
  * each has its own core, so these report on the HIP face's state only.
+ * The controls alike in both faces are in sim_face_control.c.
  */
 #include "gg_sim_control.h"
 #include "sim_hip.h"
@@ -48,16 +49,6 @@ SIM_EXPORT void gg_sim_reset_counts(void)
         atomic_store_explicit(&sim_hip_calls[i], 0, memory_order_relaxed);
 }
 
-SIM_EXPORT const char *gg_sim_last_config_error(void)
-{
-    return sim_config_error();
-}
-
-SIM_EXPORT const char *gg_sim_last_error_detail(void)
-{
-    return sim_detail_get();
-}
-
 /* Primary contexts live as long as the process (HIP never releases them):
  * they and their null streams are runtime state, not objects the program
  * made, so they are not counted. Everything they hold is. */
@@ -75,10 +66,4 @@ SIM_EXPORT unsigned long long gg_sim_live_objects(void)
         sim_obj_release(&c->obj);
     }
     return n > 0 ? (unsigned long long)n : 0;
-}
-
-SIM_EXPORT unsigned long long gg_sim_device_memory_used(int device)
-{
-    sim_device *d = sim_device_get(device);
-    return d ? atomic_load(&d->mem_used) : 0;
 }

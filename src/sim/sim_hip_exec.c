@@ -10,62 +10,16 @@
  */
 #include "sim_hip.h"
 
+#define FACE (&sim_hip_face)
+
 bool sim_hip_is_null_stream(hipStream_t h)
 {
-    uint64_t v = SIM_HANDLE(h);
-    return v == 0 || v == SIM_HIP_STREAM_PER_THREAD;
+    return FACE->is_null_stream(SIM_HANDLE(h));
 }
 
 sim_status sim_hip_stream_of(hipStream_t h, sim_ctx *c, sim_stream **out)
 {
-    if (sim_hip_is_null_stream(h)) {
-        *out = sim_ctx_null_stream(c);
-        return *out ? SIM_OK : SIM_ERR_CONTEXT_DESTROYED;
-    }
-    sim_stream *s = (sim_stream *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_STREAM);
-    if (!s) {
-        sim_detail("stream %p is not a live stream", (void *)h);
-        return SIM_ERR_INVALID_HANDLE;
-    }
-    if (s->ctx != c) {
-        sim_obj_release(&s->obj);
-        sim_detail("stream %p belongs to device %d", (void *)h, s->ctx->dev->ordinal);
-        return SIM_ERR_INVALID_HANDLE;
-    }
-    *out = s;
-    return SIM_OK;
-}
-
-/* The stream behind h, retained: a user stream from its own context, the
- * null stream from the current device's. */
-static hipError_t any_stream(hipStream_t h, sim_stream **out)
-{
-    hipError_t r = sim_hip_init();
-    if (r)
-        return r;
-    if (!sim_hip_is_null_stream(h)) {
-        *out = (sim_stream *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_STREAM);
-        if (!*out)
-            sim_detail("stream %p is not a live stream", (void *)h);
-        return *out ? hipSuccess : hipErrorInvalidHandle;
-    }
-    sim_ctx *c;
-    if ((r = sim_hip_current(&c)))
-        return r;
-    sim_status st = sim_hip_stream_of(h, c, out);
-    sim_obj_release(&c->obj);
-    return sim_hip_result(st);
-}
-
-static hipError_t get_event(hipEvent_t h, sim_event **out)
-{
-    hipError_t r = sim_hip_init();
-    if (r)
-        return r;
-    *out = (sim_event *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_EVENT);
-    if (!*out)
-        sim_detail("event %p is not a live event", (void *)h);
-    return *out ? hipSuccess : hipErrorInvalidHandle;
+    return sim_face_stream_of(FACE, SIM_HANDLE(h), c, out);
 }
 
 /* ---- streams ------------------------------------------------------------ */
@@ -73,87 +27,38 @@ static hipError_t get_event(hipEvent_t h, sim_event **out)
 SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
     SIM_HIP_COUNT(hipStreamCreateWithFlags);
-    sim_ctx *c;
-    hipError_t r = sim_hip_enter(&c);
-    if (r)
-        return r;
-    sim_stream *s = NULL;
-    sim_status st = SIM_ERR_INVALID_VALUE;
-    if (stream && (flags & ~SIM_HIP_STREAM_NON_BLOCKING) == 0)
-        st = sim_stream_create(c, flags & SIM_HIP_STREAM_NON_BLOCKING ? SIM_STREAM_NON_BLOCKING : 0,
-                               false, &s);
-    if (!st) {
-        *stream = SIM_AS(hipStream_t, &s->obj);
-        sim_obj_release(&s->obj);
-    }
-    sim_obj_release(&c->obj);
+    uint64_t h;
+    bool valid = stream && (flags & ~SIM_HIP_STREAM_NON_BLOCKING) == 0;
+    unsigned int core_flags = flags & SIM_HIP_STREAM_NON_BLOCKING ? SIM_STREAM_NON_BLOCKING : 0;
+    sim_status st = sim_face_stream_create(FACE, valid, core_flags, &h);
+    if (!st)
+        *stream = (hipStream_t)(uintptr_t)h;
     return sim_hip_result(st);
 }
 
 SIM_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
 {
     SIM_HIP_COUNT(hipStreamDestroy);
-    hipError_t r = sim_hip_init();
-    if (r)
-        return r;
-    if (sim_hip_is_null_stream(stream))
-        return hipErrorInvalidHandle;
-    sim_stream *s = (sim_stream *)sim_registry_get(SIM_HANDLE(stream), SIM_KIND_STREAM);
-    if (!s)
-        return hipErrorInvalidHandle;
-    sim_status st = sim_ctx_health(s->ctx);
-    if (!st) {
-        if (sim_registry_remove(&s->obj))
-            sim_stream_close(s); /* pending work still runs, then the worker exits */
-        else
-            st = SIM_ERR_INVALID_HANDLE;
-    }
-    sim_obj_release(&s->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_stream_destroy(FACE, SIM_HANDLE(stream)));
 }
 
 SIM_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
 {
     SIM_HIP_COUNT(hipStreamQuery);
-    sim_stream *s;
-    hipError_t r = any_stream(stream, &s);
-    if (r)
-        return r;
-    sim_status st = sim_stream_query(s);
-    sim_obj_release(&s->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_stream_query(FACE, SIM_HANDLE(stream)));
 }
 
 SIM_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 {
     SIM_HIP_COUNT(hipStreamSynchronize);
-    sim_stream *s;
-    hipError_t r = any_stream(stream, &s);
-    if (r)
-        return r;
-    sim_status st = sim_stream_sync(s);
-    sim_obj_release(&s->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_stream_sync(FACE, SIM_HANDLE(stream)));
 }
 
 SIM_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
     SIM_HIP_COUNT(hipStreamWaitEvent);
-    sim_stream *s;
-    hipError_t r = any_stream(stream, &s);
-    if (r)
-        return r;
-    sim_event *e;
-    if ((r = get_event(event, &e))) {
-        sim_obj_release(&s->obj);
-        return r;
-    }
-    sim_status st = flags ? SIM_ERR_INVALID_VALUE : sim_ctx_health(s->ctx);
-    if (!st)
-        st = sim_stream_wait_event(s, e);
-    sim_obj_release(&e->obj);
-    sim_obj_release(&s->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(
+        sim_face_stream_wait_event(FACE, SIM_HANDLE(stream), SIM_HANDLE(event), flags));
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -161,34 +66,17 @@ SIM_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, u
 SIM_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
 {
     SIM_HIP_COUNT(hipEventCreate);
-    sim_ctx *c;
-    hipError_t r = sim_hip_enter(&c);
-    if (r)
-        return r;
-    sim_status st = SIM_ERR_INVALID_VALUE;
-    sim_event *e = NULL;
-    if (event)
-        st = sim_event_create(c, 0, &e);
-    if (!st) {
-        *event = SIM_AS(hipEvent_t, &e->obj);
-        sim_obj_release(&e->obj);
-    }
-    sim_obj_release(&c->obj);
+    uint64_t h;
+    sim_status st = sim_face_event_create(FACE, event != NULL, 0, &h);
+    if (!st)
+        *event = (hipEvent_t)(uintptr_t)h;
     return sim_hip_result(st);
 }
 
 SIM_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
 {
     SIM_HIP_COUNT(hipEventDestroy);
-    sim_event *e;
-    hipError_t r = get_event(event, &e);
-    if (r)
-        return r;
-    sim_status st = sim_ctx_health(e->ctx);
-    if (!st && !sim_registry_remove(&e->obj))
-        st = SIM_ERR_INVALID_HANDLE;
-    sim_obj_release(&e->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_event_destroy(FACE, SIM_HANDLE(event)));
 }
 
 /* The stream must be of the event's device (NULL: that device's null
@@ -196,91 +84,35 @@ SIM_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
 SIM_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
     SIM_HIP_COUNT(hipEventRecord);
-    sim_event *e;
-    hipError_t r = get_event(event, &e);
-    if (r)
-        return r;
-    sim_stream *s = NULL;
-    sim_status st = sim_ctx_health(e->ctx);
-    if (!st)
-        st = sim_hip_stream_of(stream, e->ctx, &s);
-    if (!st)
-        st = sim_event_record(e, s);
-    if (s)
-        sim_obj_release(&s->obj);
-    sim_obj_release(&e->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_event_record(FACE, SIM_HANDLE(event), SIM_HANDLE(stream)));
 }
 
 SIM_EXPORT hipError_t hipEventQuery(hipEvent_t event)
 {
     SIM_HIP_COUNT(hipEventQuery);
-    sim_event *e;
-    hipError_t r = get_event(event, &e);
-    if (r)
-        return r;
-    sim_status st = sim_event_query(e);
-    sim_obj_release(&e->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_event_query(FACE, SIM_HANDLE(event)));
 }
 
 SIM_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
 {
     SIM_HIP_COUNT(hipEventSynchronize);
-    sim_event *e;
-    hipError_t r = get_event(event, &e);
-    if (r)
-        return r;
-    sim_status st = sim_event_sync(e);
-    sim_obj_release(&e->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_event_sync(FACE, SIM_HANDLE(event)));
 }
 
 SIM_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
     SIM_HIP_COUNT(hipEventElapsedTime);
-    sim_event *a, *b;
-    hipError_t r = get_event(start, &a);
-    if (r)
-        return r;
-    if ((r = get_event(stop, &b))) {
-        sim_obj_release(&a->obj);
-        return r;
-    }
-    sim_status st = ms ? sim_event_elapsed(a, b, ms) : SIM_ERR_INVALID_VALUE;
-    sim_obj_release(&a->obj);
-    sim_obj_release(&b->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_event_elapsed(FACE, ms, SIM_HANDLE(start), SIM_HANDLE(stop)));
 }
 
 /* ---- modules ------------------------------------------------------------ */
 
-static hipError_t get_module(hipModule_t h, sim_module **out)
-{
-    hipError_t r = sim_hip_init();
-    if (r)
-        return r;
-    *out = (sim_module *)sim_registry_get(SIM_HANDLE(h), SIM_KIND_MODULE);
-    if (!*out)
-        sim_detail("module %p is not a loaded module", (void *)h);
-    return *out ? hipSuccess : hipErrorInvalidHandle;
-}
-
 static hipError_t load(hipModule_t *module, const void *what, bool is_path)
 {
-    sim_ctx *c;
-    hipError_t r = sim_hip_enter(&c);
-    if (r)
-        return r;
-    sim_module *m = NULL;
-    sim_status st = SIM_ERR_INVALID_VALUE;
-    if (module && what)
-        st = is_path ? sim_module_load_path(c, what, &m) : sim_module_load_data(c, what, &m);
-    if (!st) {
-        *module = SIM_AS(hipModule_t, &m->obj);
-        sim_obj_release(&m->obj);
-    }
-    sim_obj_release(&c->obj);
+    uint64_t h;
+    sim_status st = sim_face_module_load(FACE, module != NULL, what, is_path, &h);
+    if (!st)
+        *module = (hipModule_t)(uintptr_t)h;
     return sim_hip_result(st);
 }
 
@@ -299,45 +131,28 @@ SIM_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
 SIM_EXPORT hipError_t hipModuleUnload(hipModule_t module)
 {
     SIM_HIP_COUNT(hipModuleUnload);
-    sim_module *m;
-    hipError_t r = get_module(module, &m);
-    if (r)
-        return r;
-    sim_status st = sim_ctx_health(m->obj.owner);
-    if (!st)
-        st = sim_module_unload(m);
-    sim_obj_release(&m->obj);
-    return sim_hip_result(st);
+    return sim_hip_result(sim_face_module_unload(FACE, SIM_HANDLE(module)));
 }
 
 SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module,
                                            const char *kname)
 {
     SIM_HIP_COUNT(hipModuleGetFunction);
-    sim_module *m;
-    hipError_t r = get_module(module, &m);
-    if (r)
-        return r;
-    sim_function *f = NULL;
-    sim_status st = sim_ctx_health(m->obj.owner);
+    uint64_t h;
+    sim_status st = sim_face_module_function(FACE, SIM_HANDLE(module), function != NULL, kname, &h);
     if (!st)
-        st = function && kname ? sim_module_function(m, kname, &f) : SIM_ERR_INVALID_VALUE;
-    if (!st) {
-        *function = SIM_AS(hipFunction_t, &f->obj);
-        sim_obj_release(&f->obj);
-    }
-    sim_obj_release(&m->obj);
+        *function = (hipFunction_t)(uintptr_t)h;
     return sim_hip_result(st);
 }
 
 /* ---- launches ----------------------------------------------------------- */
 
-/* The context a launch on h goes to, retained and healthy, and the stream. */
-static hipError_t launch_target(hipStream_t h, sim_ctx **c, sim_stream **s)
+hipError_t sim_hip_target(hipStream_t h, hipError_t (*null_ctx)(uint64_t arg, sim_ctx **c),
+                          uint64_t arg, sim_ctx **c, sim_stream **s)
 {
     hipError_t r;
     if (sim_hip_is_null_stream(h)) {
-        if ((r = sim_hip_enter(c)))
+        if ((r = null_ctx(arg, c)))
             return r;
     } else {
         if ((r = sim_hip_init()))
@@ -362,6 +177,13 @@ static hipError_t launch_target(hipStream_t h, sim_ctx **c, sim_stream **s)
     return sim_hip_result(st);
 }
 
+/* A launch on the null stream goes to the current device. */
+static hipError_t current_ctx(uint64_t unused, sim_ctx **c)
+{
+    (void)unused;
+    return sim_hip_enter(c);
+}
+
 SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
                                             unsigned int gridDimY, unsigned int gridDimZ,
                                             unsigned int blockDimX, unsigned int blockDimY,
@@ -372,7 +194,7 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDi
     SIM_HIP_COUNT(hipModuleLaunchKernel);
     sim_ctx *c;
     sim_stream *s;
-    hipError_t r = launch_target(stream, &c, &s);
+    hipError_t r = sim_hip_target(stream, current_ctx, 0, &c, &s);
     if (r)
         return r;
     sim_function *fn = (sim_function *)sim_registry_get(SIM_HANDLE(f), SIM_KIND_FUNCTION);
@@ -384,14 +206,9 @@ SIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDi
         sim_detail("hipModuleLaunchKernel: the `extra` form is not simulated; use kernelParams");
         st = SIM_ERR_INVALID_VALUE;
     } else {
-        sim_launch_desc d = {
-            .fn = fn,
-            .grid = { gridDimX, gridDimY, gridDimZ },
-            .block = { blockDimX, blockDimY, blockDimZ },
-            .shared_bytes = sharedMemBytes,
-            .params = kernelParams,
-        };
-        st = sim_launch_submit(s, &d);
+        st = sim_face_launch(s, fn, (const unsigned int[3]){ gridDimX, gridDimY, gridDimZ },
+                             (const unsigned int[3]){ blockDimX, blockDimY, blockDimZ },
+                             sharedMemBytes, kernelParams);
     }
     if (fn)
         sim_obj_release(&fn->obj);

@@ -23,13 +23,18 @@
 
 static _Thread_local int t_device;
 
-hipError_t sim_hip_init(void)
+static sim_status ready(void)
 {
     if (sim_is_initialized())
-        return hipSuccess;
+        return SIM_OK;
     sim_status st = sim_init();
     /* No device: what ROCm's initialisation failure looks like. */
-    return st == SIM_ERR_NO_DEVICE ? hipErrorInvalidDevice : sim_hip_result(st);
+    return st == SIM_ERR_NO_DEVICE ? SIM_ERR_INVALID_DEVICE : st;
+}
+
+hipError_t sim_hip_init(void)
+{
+    return sim_hip_result(ready());
 }
 
 int sim_hip_current_device(void)
@@ -60,31 +65,54 @@ sim_status sim_hip_primary(sim_device *d, sim_ctx **out)
     return sim_primary_retain(d, out);
 }
 
-hipError_t sim_hip_current(sim_ctx **c)
+static sim_status current(sim_ctx **c)
 {
-    hipError_t r = sim_hip_init();
-    if (r)
-        return r;
+    sim_status st = ready();
+    if (st)
+        return st;
     sim_device *d = sim_device_get(t_device);
     if (!d) {
         sim_detail("the current device %d does not exist", t_device);
-        return hipErrorInvalidDevice;
+        return SIM_ERR_INVALID_DEVICE;
     }
-    return sim_hip_result(sim_hip_primary(d, c));
+    return sim_hip_primary(d, c);
+}
+
+hipError_t sim_hip_current(sim_ctx **c)
+{
+    return sim_hip_result(current(c));
+}
+
+static sim_status enter(sim_ctx **c)
+{
+    sim_status st = current(c);
+    if (st)
+        return st;
+    st = sim_ctx_health(*c);
+    if (st)
+        sim_obj_release(&(*c)->obj);
+    return st;
 }
 
 hipError_t sim_hip_enter(sim_ctx **c)
 {
-    hipError_t r = sim_hip_current(c);
-    if (r)
-        return r;
-    sim_status st = sim_ctx_health(*c);
-    if (st) {
-        sim_obj_release(&(*c)->obj);
-        return sim_hip_result(st);
-    }
-    return hipSuccess;
+    return sim_hip_result(enter(c));
 }
+
+static bool is_null_stream(uint64_t v)
+{
+    return v == 0 || v == SIM_HIP_STREAM_PER_THREAD;
+}
+
+/* Implicit initialisation, the current device's primary context, details
+ * that name devices. */
+const sim_face sim_hip_face = {
+    .ready = ready,
+    .current = current,
+    .enter = enter,
+    .is_null_stream = is_null_stream,
+    .by_device = true,
+};
 
 static hipError_t get_device(int dev, sim_device **out)
 {

@@ -1,0 +1,22 @@
+/*
+ * The simulator-only exports (gg_sim_control.h) that read the core alike in
+ * both faces; each face library links its own copy, over its own core.
+ */
+#include "gg_sim_control.h"
+#include "sim_core.h"
+
+SIM_EXPORT const char *gg_sim_last_config_error(void)
+{
+    return sim_config_error();
+}
+
+SIM_EXPORT const char *gg_sim_last_error_detail(void)
+{
+    return sim_detail_get();
+}
+
+SIM_EXPORT unsigned long long gg_sim_device_memory_used(int device)
+{
+    sim_device *d = sim_device_get(device);
+    return d ? atomic_load(&d->mem_used) : 0;
+}
