@@ -23,7 +23,8 @@ void gg__report_leaks(const char *when)
 {
     if (!gg__log_enabled(GG_LOG_WARN))
         return;
-    static gg__context *all[MAX_CONTEXTS];
+    /* On the stack (32 KiB), not static: two threads may report at once. */
+    gg__context *all[MAX_CONTEXTS];
     size_t n = gg__contexts_snapshot(all, MAX_CONTEXTS);
     if (n == 0)
         return;
@@ -79,7 +80,7 @@ gg_status gg_dump_json(char **json)
     cJSON_AddStringToObject(root, "backend", c.b->name);
     cJSON_AddStringToObject(root, "library", c.b->library ? c.b->library : "");
     cJSON *contexts = cJSON_AddArrayToObject(root, "contexts");
-    static gg__context *all[MAX_CONTEXTS];
+    gg__context *all[MAX_CONTEXTS];
     size_t n = gg__contexts_snapshot(all, MAX_CONTEXTS);
     for (size_t i = 0; i < n; i++) {
         gg__context *ctx = all[i];
