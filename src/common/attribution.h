@@ -20,6 +20,14 @@ static inline void gg__launch_log_record(gg__launch_log *log, uint64_t sequence,
     atomic_store_explicit(&r->sequence, sequence, memory_order_release);
 }
 
+/* Gives a launch the driver accepted on `st` (NULL: the default stream) its
+ * sequence number in the context and records it for attribution. */
+static inline void gg__launch_recorded(gg__context *ctx, gg__stream *st, const char *kernel_name)
+{
+    uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
+    gg__launch_log_record(st ? &st->log : &ctx->default_log, seq, kernel_name);
+}
+
 static inline uint64_t gg__launch_log_submitted(gg__launch_log *log)
 {
     return atomic_load_explicit(&log->submitted, memory_order_acquire);

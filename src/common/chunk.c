@@ -179,9 +179,8 @@ static gg_status run_slice(gg__call *c, gg__kernel *k, gg__stream *st, const gg_
     if (status != GG_OK)
         return status;
     gg__context *ctx = k->h.context;
-    uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
+    gg__launch_recorded(ctx, st, k->name);
     gg__launch_log *log = st ? &st->log : &ctx->default_log;
-    gg__launch_log_record(log, seq, k->name);
     n = gg__drv(c, GG__OP_EVENT_RECORD, c->b->event_record(c->b->self, run->end, s));
     status = gg__check(c, GG__OP_EVENT_RECORD, n);
     if (status != GG_OK)
@@ -281,20 +280,11 @@ gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chu
         status = check_chunk_desc(&c, desc, chunk);
     if (status != GG_OK)
         return status;
-    gg__kernel *k = gg__lookup(&c, desc->kernel.id, GG__T_KERNEL, "kernel");
-    if (k == NULL)
-        return GG_INVALID_HANDLE;
-    c.kernel_name = k->name;
-    gg__stream *st = NULL;
-    if (desc->stream.id != 0) {
-        st = gg__lookup(&c, desc->stream.id, GG__T_STREAM, "stream");
-        if (st == NULL)
-            return GG_INVALID_HANDLE;
-        c.stream = st;
-        status = gg__check_same_context(&c, &k->h, "kernel", &st->h, "stream");
-        if (status != GG_OK)
-            return status;
-    }
+    gg__kernel *k;
+    gg__stream *st;
+    status = gg__launch_resolve(&c, desc, &k, &st);
+    if (status != GG_OK)
+        return status;
     status = gg__enter(&c, k->h.context);
     if (status == GG_OK)
         status = gg__launch_chunked_entered(&c, k, st, desc, chunk, stats);

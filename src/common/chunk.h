@@ -20,6 +20,24 @@ void gg__timing_release(gg__call *c, gg__kernel *k, bool call_driver);
 gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
                                      const gg_chunk_desc *chunk, gg_chunk_stats *stats);
 
+/* Looks up desc's kernel and (unless GG_NO_STREAM) stream, and checks they
+ * share a context; fills the call's kernel name and stream for errors. */
+GG__HOT gg_status gg__launch_resolve(gg__call *c, const gg_launch_desc *desc, gg__kernel **k, gg__stream **st)
+{
+    *st = NULL;
+    *k = gg__lookup(c, desc->kernel.id, GG__T_KERNEL, "kernel");
+    if (GG__UNLIKELY(*k == NULL))
+        return GG_INVALID_HANDLE;
+    c->kernel_name = (*k)->name;
+    if (desc->stream.id == 0)
+        return GG_OK;
+    *st = gg__lookup(c, desc->stream.id, GG__T_STREAM, "stream");
+    if (GG__UNLIKELY(*st == NULL))
+        return GG_INVALID_HANDLE;
+    c->stream = *st;
+    return gg__check_same_context(c, &(*k)->h, "kernel", &(*st)->h, "stream");
+}
+
 /* Copies desc's grid and block, refusing zero components (launch.c). */
 gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid[3], unsigned block[3]);
 

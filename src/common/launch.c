@@ -43,8 +43,7 @@ static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *s
                                                    desc->params));
     status = gg__check(c, GG__OP_LAUNCH, n);
     if (status == GG_OK) {
-        uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
-        gg__launch_log_record(st ? &st->log : &ctx->default_log, seq, k->name);
+        gg__launch_recorded(ctx, st, k->name);
         gg__timing_after(c, k, s, (uint64_t)grid[0] * grid[1] * grid[2]);
     }
     return status;
@@ -61,20 +60,11 @@ gg_status gg_launch(const gg_launch_desc *desc)
     gg_status status = gg__require_library(&c);
     if (GG__UNLIKELY(status != GG_OK))
         return status;
-    gg__kernel *k = gg__lookup(&c, desc->kernel.id, GG__T_KERNEL, "kernel");
-    if (GG__UNLIKELY(k == NULL))
-        return GG_INVALID_HANDLE;
-    c.kernel_name = k->name;
-    gg__stream *st = NULL;
-    if (desc->stream.id != 0) {
-        st = gg__lookup(&c, desc->stream.id, GG__T_STREAM, "stream");
-        if (GG__UNLIKELY(st == NULL))
-            return GG_INVALID_HANDLE;
-        c.stream = st;
-        status = gg__check_same_context(&c, &k->h, "kernel", &st->h, "stream");
-        if (GG__UNLIKELY(status != GG_OK))
-            return status;
-    }
+    gg__kernel *k;
+    gg__stream *st;
+    status = gg__launch_resolve(&c, desc, &k, &st);
+    if (GG__UNLIKELY(status != GG_OK))
+        return status;
     gg__context *ctx = k->h.context;
     unsigned grid[3] = { desc->grid.x, desc->grid.y, desc->grid.z };
     unsigned block[3] = { desc->block.x, desc->block.y, desc->block.z };
@@ -88,24 +78,16 @@ gg_status gg_launch(const gg_launch_desc *desc)
     status = gg__enter(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {
         status = launch_under_watchdog(&c, k, st, desc, grid, block);
-        if (status == GG_OK && gg__lib.config.sync_launches)
-            status = st ? gg__stream_wait(&c, st, 0) : gg__context_wait(&c, ctx, 0);
     } else if (GG__LIKELY(status == GG_OK)) {
         int n = gg__drv(&c, GG__OP_LAUNCH, c.b->launch(c.b->self, k->native, grid, block, desc->shared_bytes,
                                                        st ? st->native : NULL, desc->params));
         status = gg__check(&c, GG__OP_LAUNCH, n);
-        if (GG__LIKELY(status == GG_OK)) {
-            uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
-            gg__launch_log_record(st ? &st->log : &ctx->default_log, seq, k->name);
-            /* Exact attribution on request: the launch's own errors surface here. */
-            if (GG__UNLIKELY(gg__lib.config.sync_launches)) {
-                if (st != NULL)
-                    status = gg__stream_wait(&c, st, 0);
-                else
-                    status = gg__context_wait(&c, ctx, 0);
-            }
-        }
+        if (GG__LIKELY(status == GG_OK))
+            gg__launch_recorded(ctx, st, k->name);
     }
+    /* Exact attribution on request: the launch's own errors surface here. */
+    if (GG__UNLIKELY(gg__lib.config.sync_launches) && status == GG_OK)
+        status = st ? gg__stream_wait(&c, st, 0) : gg__context_wait(&c, ctx, 0);
     gg__leave(&c);
     return status;
 }

@@ -6,49 +6,30 @@
 #include "common/lifetime.h"
 #include "common/wait.h"
 
-/* Shared front half of every call on a stream: library, handle, context. */
-GG__HOT gg__stream *enter_stream(gg__call *c, gg_stream s, gg_status *status)
-{
-    return gg__use_begin(c, s.id, GG__T_STREAM, "stream", status);
-}
-
 gg_status gg_stream_create(gg_context ctx_handle, const char *tag, gg_stream *out)
 {
     gg__call c = GG__CALL("gg_stream_create");
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: out is NULL");
     out->id = 0;
-    gg_status status = gg__require_library(&c);
-    if (status != GG_OK)
-        return status;
-    gg__context *ctx = gg__lookup(&c, ctx_handle.id, GG__T_CONTEXT, "context");
+    gg_status status;
+    gg__context *ctx = gg__create_begin(&c, ctx_handle, &status);
     if (ctx == NULL)
-        return GG_INVALID_HANDLE;
-    pthread_mutex_lock(&ctx->lock);
-    status = gg__enter(&c, ctx);
+        return status;
+    gg__nstream native = NULL;
+    int n = gg__drv(&c, GG__OP_STREAM_CREATE, c.b->stream_create(c.b->self, &native));
+    status = gg__check(&c, GG__OP_STREAM_CREATE, n);
     if (status == GG_OK) {
-        gg__nstream native = NULL;
-        int n = gg__drv(&c, GG__OP_STREAM_CREATE, c.b->stream_create(c.b->self, &native));
-        status = gg__check(&c, GG__OP_STREAM_CREATE, n);
-        if (status == GG_OK) {
-            gg__stream *st = gg__object_new(GG__T_STREAM);
-            uint64_t id = st ? gg__handle_alloc(GG__T_STREAM, st) : 0;
-            if (id == 0) {
-                c.b->stream_destroy(c.b->self, native);
-                gg__object_delete(st);
-                status = gg__fail(&c, GG_OUT_OF_MEMORY, "gg_stream_create: out of host memory");
-            } else {
-                st->native = native;
-                st->h.created_by = "gg_stream_create";
-                gg__copy_tag(st->h.tag, sizeof st->h.tag, tag);
-                gg__child_attach(ctx, &st->h);
-                atomic_store_explicit(&st->h.id, id, memory_order_release);
-                out->id = id;
-            }
+        gg__stream *st = gg__object_new(GG__T_STREAM);
+        if (st)
+            st->native = native;
+        out->id = gg__create_record(&c, ctx, st ? &st->h : NULL, tag);
+        if (out->id == 0) {
+            c.b->stream_destroy(c.b->self, native);
+            status = GG_OUT_OF_MEMORY;
         }
     }
-    gg__leave(&c);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__create_end(&c, ctx);
     return status;
 }
 
@@ -61,7 +42,7 @@ gg_status gg_stream_query(gg_stream s)
 {
     gg__call c = GG__CALL("gg_stream_query");
     gg_status status;
-    gg__stream *st = enter_stream(&c, s, &status);
+    gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
     if (status == GG_OK) {
         uint64_t mark = gg__launch_log_submitted(&st->log);
         int n = gg__drv(&c, GG__OP_STREAM_QUERY, c.b->stream_query(c.b->self, st->native));
@@ -96,7 +77,7 @@ gg_status gg_stream_synchronize(gg_stream s, uint32_t timeout_ms)
 {
     gg__call c = GG__CALL("gg_stream_synchronize");
     gg_status status;
-    gg__stream *st = enter_stream(&c, s, &status);
+    gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
     if (status == GG_OK)
         status = gg__stream_wait(&c, st, timeout_ms);
     gg__leave(&c);
@@ -107,7 +88,7 @@ gg_status gg_stream_wait_event(gg_stream s, gg_event e)
 {
     gg__call c = GG__CALL("gg_stream_wait_event");
     gg_status status;
-    gg__stream *st = enter_stream(&c, s, &status);
+    gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
     if (status == GG_OK) {
         gg__event *ev = gg__lookup(&c, e.id, GG__T_EVENT, "event");
         if (ev == NULL)
