@@ -41,8 +41,10 @@ typedef struct CUmod_st *ggcu_module;
 typedef struct CUfunc_st *ggcu_function;
 typedef struct CUstream_st *ggcu_stream;
 typedef struct CUevent_st *ggcu_event;
-/* Only ever passed as NULL (cuCtxCreate_v4 with no affinity/CIG parameters). */
+/* Only ever passed as NULL: cuCtxCreate_v4 with no affinity/CIG parameters,
+ * cuCtxCreate_v3 with an empty affinity array. */
 typedef struct CUctxCreateParams_st ggcu_ctx_create_params;
+typedef struct CUexecAffinityParam_st ggcu_exec_affinity_param;
 
 /* ------------------------------------------------------------------------ */
 /* Result codes                                                             */
@@ -223,7 +225,9 @@ typedef ggcu_result (*ggcu_fn_cuDeviceGetAttribute)(int *pi, ggcu_device_attribu
 typedef ggcu_result (*ggcu_fn_cuCtxCreate_v4)(ggcu_context *pctx,
                                               ggcu_ctx_create_params *ctxCreateParams,
                                               unsigned int flags, ggcu_device dev);
-typedef ggcu_result (*ggcu_fn_cuCtxCreate_v2)(ggcu_context *pctx, unsigned int flags,
+typedef ggcu_result (*ggcu_fn_cuCtxCreate_v3)(ggcu_context *pctx,
+                                              ggcu_exec_affinity_param *paramsArray,
+                                              int numParams, unsigned int flags,
                                               ggcu_device dev);
 typedef ggcu_result (*ggcu_fn_cuCtxDestroy_v2)(ggcu_context ctx);
 typedef ggcu_result (*ggcu_fn_cuCtxGetCurrent)(ggcu_context *pctx);
@@ -288,22 +292,32 @@ typedef ggcu_result (*ggcu_fn_cuLaunchKernel)(ggcu_function f, unsigned int grid
                                               void **kernelParams, void **extra);
 
 /*
- * The entry points the backend resolves, with the ABI version asked of
- * cuGetProcAddress (the CUDA release that introduced that signature; it is
- * the suffix of cudaTypedefs.h's PFN_<base>_v<version>, which the conformance
- * test compares against ggcu_fn_<exported name>).
+ * The entry points the backend calls, and for each the variants (ABIs) it
+ * can call it through:
  *
  *   X(base name, ABI version, exported (versioned) name, need)
  *
- * need: REQUIRED (open fails naming it), OPTIONAL (calls that need it return
- * CUDA_ERROR_NOT_SUPPORTED), or ONE_OF (one of the entries with that base
- * name must be found; the first found in list order is used).
+ * The ABI version is the CUDA release that introduced that variant's
+ * signature: the suffix of cudaTypedefs.h's PFN_<base>_v<version>, which the
+ * conformance test compares against ggcu_fn_<exported name>.
  *
- * cuCtxSynchronize is asked at 2000 on purpose: CUDA 13 added
- * cuCtxSynchronize_v2(CUcontext) under the same base name at 13000.
- * cuCtxCreate_v4 is asked at 12050 (where that signature appeared): a driver
- * older than the version asked answers CUDA_ERROR_INVALID_VALUE and the _v2
- * form is used instead.
+ * Rows of one base name are adjacent, newest variant first. The loader
+ * (cuda_loader.c) takes, for each base name, the newest row whose version is
+ * at or below the driver's own version (cuDriverGetVersion), asks
+ * cuGetProcAddress for the base name at exactly that version, and calls the
+ * pointer only through that row's signature. Measured on real drivers:
+ * cuGetProcAddress answers with the newest variant the driver has at or
+ * below the version asked and never refuses a newer version, so the version
+ * asked must never exceed the driver's (DRIVER-FACTS.md).
+ *
+ * need: REQUIRED (the open fails naming the base name, the variants and the
+ * driver version when none can be had) or OPTIONAL (the operations that need
+ * it return CUDA_ERROR_NOT_SUPPORTED).
+ *
+ * cuCtxSynchronize lists only 2000: CUDA 13 added cuCtxSynchronize_v2
+ * (CUcontext) under the same base name at 13000, and we call the v1 form.
+ * cuCtxCreate_v2 (3020) is not listed: every supported driver (11.4 and
+ * later, GGCU_OLDEST_DRIVER) has _v3.
  */
 #define GGCU_SYMBOL_LIST(X)                                                  \
     X(cuInit,                    2000, cuInit,                    REQUIRED)   \
@@ -313,8 +327,8 @@ typedef ggcu_result (*ggcu_fn_cuLaunchKernel)(ggcu_function f, unsigned int grid
     X(cuDeviceGetName,           2000, cuDeviceGetName,           REQUIRED)   \
     X(cuDeviceTotalMem,          3020, cuDeviceTotalMem_v2,       REQUIRED)   \
     X(cuDeviceGetAttribute,      2000, cuDeviceGetAttribute,      REQUIRED)   \
-    X(cuCtxCreate,              12050, cuCtxCreate_v4,            ONE_OF)     \
-    X(cuCtxCreate,               3020, cuCtxCreate_v2,            ONE_OF)     \
+    X(cuCtxCreate,              12050, cuCtxCreate_v4,            REQUIRED)   \
+    X(cuCtxCreate,              11040, cuCtxCreate_v3,            REQUIRED)   \
     X(cuCtxDestroy,              4000, cuCtxDestroy_v2,           REQUIRED)   \
     X(cuCtxGetCurrent,           4000, cuCtxGetCurrent,           REQUIRED)   \
     X(cuCtxSetCurrent,           4000, cuCtxSetCurrent,           REQUIRED)   \
@@ -334,8 +348,8 @@ typedef ggcu_result (*ggcu_fn_cuLaunchKernel)(ggcu_function f, unsigned int grid
     X(cuEventRecord,             2000, cuEventRecord,             REQUIRED)   \
     X(cuEventQuery,              2000, cuEventQuery,              REQUIRED)   \
     X(cuEventSynchronize,        2000, cuEventSynchronize,        REQUIRED)   \
-    X(cuEventElapsedTime,       12080, cuEventElapsedTime_v2,     ONE_OF)     \
-    X(cuEventElapsedTime,        2000, cuEventElapsedTime,        ONE_OF)     \
+    X(cuEventElapsedTime,       12080, cuEventElapsedTime_v2,     REQUIRED)   \
+    X(cuEventElapsedTime,        2000, cuEventElapsedTime,        REQUIRED)   \
     X(cuMemAlloc,                3020, cuMemAlloc_v2,             REQUIRED)   \
     X(cuMemFree,                 3020, cuMemFree_v2,              REQUIRED)   \
     X(cuMemAllocHost,            3020, cuMemAllocHost_v2,         OPTIONAL)   \
@@ -353,6 +367,10 @@ typedef ggcu_result (*ggcu_fn_cuLaunchKernel)(ggcu_function f, unsigned int grid
     X(cuModuleUnload,            2000, cuModuleUnload,            REQUIRED)   \
     X(cuModuleGetFunction,       2000, cuModuleGetFunction,       REQUIRED)   \
     X(cuLaunchKernel,            4000, cuLaunchKernel,            REQUIRED)
+
+/* The oldest driver gpuguard supports: CUDA 11.4 (R470), the first with
+ * cuCtxCreate_v3 and, before it, cuGetProcAddress (11.3). */
+#define GGCU_OLDEST_DRIVER 11040
 
 #ifdef __cplusplus
 }

@@ -105,10 +105,11 @@ static int cuda_ctx_create(void *self, int device, bool use_primary, gg__nctx *o
 
     /* cuCtxCreate makes the new context current (pushes it); pop it so the
      * caller's current context is what it was. */
+    /* Each variant through its own signature: the loader set exactly one. */
     if (d->cuCtxCreate_v4 != NULL)
         rc = (int)d->cuCtxCreate_v4(&ctx, NULL, GGCU_CTX_SCHED_AUTO, dev);
     else
-        rc = (int)d->cuCtxCreate_v2(&ctx, GGCU_CTX_SCHED_AUTO, dev);
+        rc = (int)d->cuCtxCreate_v3(&ctx, NULL, 0, GGCU_CTX_SCHED_AUTO, dev);
     if (rc != GGCU_SUCCESS)
         return rc;
 
@@ -395,7 +396,7 @@ static void fill_op_names(gg__backend *b, const ggcu_driver *d)
     n[GG__OP_DRIVER_VERSION] = "cuDriverGetVersion";
     n[GG__OP_DEVICE_COUNT] = "cuDeviceGetCount";
     n[GG__OP_DEVICE_PROPS] = "cuDeviceGetAttribute";
-    n[GG__OP_CTX_CREATE] = d->cuCtxCreate_v4 != NULL ? "cuCtxCreate_v4" : "cuCtxCreate_v2";
+    n[GG__OP_CTX_CREATE] = gg__cuda_entry_point(d, "cuCtxCreate")->variant;
     n[GG__OP_CTX_DESTROY] = "cuCtxDestroy_v2";
     n[GG__OP_CTX_GET_CURRENT] = "cuCtxGetCurrent";
     n[GG__OP_CTX_SET_CURRENT] = "cuCtxSetCurrent";
@@ -412,8 +413,7 @@ static void fill_op_names(gg__backend *b, const ggcu_driver *d)
     n[GG__OP_EVENT_RECORD] = "cuEventRecord";
     n[GG__OP_EVENT_QUERY] = "cuEventQuery";
     n[GG__OP_EVENT_SYNCHRONIZE] = "cuEventSynchronize";
-    n[GG__OP_EVENT_ELAPSED] =
-        d->cuEventElapsedTime_v2 != NULL ? "cuEventElapsedTime_v2" : "cuEventElapsedTime";
+    n[GG__OP_EVENT_ELAPSED] = gg__cuda_entry_point(d, "cuEventElapsedTime")->variant;
     n[GG__OP_MEM_ALLOC] = "cuMemAlloc_v2";
     n[GG__OP_MEM_FREE] = "cuMemFree_v2";
     n[GG__OP_HOST_ALLOC] = "cuMemAllocHost_v2";

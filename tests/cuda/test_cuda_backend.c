@@ -12,6 +12,7 @@
 
 #include "common/backend.h"
 #include "cuda/cuda_abi.h"
+#include "cuda/cuda_loader.h"
 
 #define STUB_LIBRARY "/usr/local/cuda/lib64/stubs/libcuda.so"
 #define SIM_LIBRARY GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so"
@@ -164,11 +165,11 @@ Test(cuda_loader, a_missing_library_is_no_driver_naming_the_path)
 
 Test(cuda_loader, a_library_that_is_no_driver_is_refused)
 {
-    /* libc loads fine but has no cuInit. */
+    /* libc loads fine but has no cuDriverGetVersion. */
     gg__backend b;
     gg__backend_open_result r = gg__cuda_backend_open("libc.so.6", &b);
     cr_assert_eq(r.status, GG_NO_DRIVER, "status %s: %s", gg_status_name(r.status), r.message);
-    cr_expect_not_null(strstr(r.message, "lacks cuInit"), "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "lacks cuDriverGetVersion"), "message: %s", r.message);
 }
 
 Test(cuda_loader, the_toolkit_stub_is_reported_as_a_stub_not_a_driver)
@@ -432,56 +433,230 @@ Test(cuda_sim, a_module_that_does_not_exist_is_refused)
 
 /* ------------------------------------------------------------------------ */
 /* Entry-point resolution, against a fake driver (tests/cuda/fake_libcuda.c) */
+/* whose cuGetProcAddress answers as Debian's 535 driver was measured to.    */
 /* ------------------------------------------------------------------------ */
+
+static void *fake_symbol(const char *library, const char *name)
+{
+    void *h = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(h, "the fake driver %s is loaded", library);
+    void *p = dlsym(h, name);
+    dlclose(h); /* the loader's RTLD_NODELETE keeps it mapped */
+    return p;
+}
 
 static int asked_version(const char *base)
 {
-    void *h = dlopen(GG_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-    cr_assert_not_null(h, "the fake driver is loaded");
-    int (*asked)(const char *) = (int (*)(const char *))dlsym(h, "fake_cuda_asked_version");
+    int (*asked)(const char *) =
+        (int (*)(const char *))fake_symbol(GG_FAKE_LIBCUDA, "fake_cuda_asked_version");
     cr_assert_not_null(asked);
-    int v = asked(base);
-    dlclose(h);
-    return v;
+    return asked(base);
 }
 
-Test(cuda_resolve, a_cuda_13_driver_gives_the_newest_signatures_through_cuGetProcAddress)
+static void fake_reset(void)
 {
-    setenv("FAKE_CUDA_VERSION", "13000", 1);
-    gg__backend b;
-    gg__backend_open_result r = gg__cuda_backend_open(GG_FAKE_LIBCUDA, &b);
+    unsetenv("FAKE_CUDA_VERSION");
+    unsetenv("FAKE_CUDA_NULL");
+    unsetenv("FAKE_CUDA_LIE");
+    unsetenv("FAKE_CUDA_INIT");
+}
+
+static gg__backend_open_result load_fake(const char *library, const char *version,
+                                         ggcu_driver *drv)
+{
+    fake_reset();
+    if (version != NULL)
+        setenv("FAKE_CUDA_VERSION", version, 1);
+    return gg__cuda_driver_load(drv, library);
+}
+
+/* What the measured rule makes the loader pick on each driver version. */
+static const struct {
+    const char *version;
+    const char *ctx_create;
+    const char *elapsed;
+} picks[] = {
+    { "11040", "cuCtxCreate_v3", "cuEventElapsedTime" },
+    { "12020", "cuCtxCreate_v3", "cuEventElapsedTime" }, /* Debian 12's 535 driver */
+    { "12040", "cuCtxCreate_v3", "cuEventElapsedTime" },
+    { "12050", "cuCtxCreate_v4", "cuEventElapsedTime" },
+    { "12080", "cuCtxCreate_v4", "cuEventElapsedTime_v2" },
+    { "13000", "cuCtxCreate_v4", "cuEventElapsedTime_v2" },
+};
+
+Test(cuda_resolve, each_driver_version_gets_the_variants_it_has)
+{
+    for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+        ggcu_driver *drv = calloc(1, sizeof *drv);
+        cr_assert_not_null(drv);
+        gg__backend_open_result r = load_fake(GG_FAKE_LIBCUDA, picks[i].version, drv);
+        cr_assert_eq(r.status, GG_OK, "driver %s: %s", picks[i].version, r.message);
+        cr_expect_eq(drv->driver_version, atoi(picks[i].version));
+        cr_expect_str_eq(gg__cuda_entry_point(drv, "cuCtxCreate")->variant, picks[i].ctx_create,
+                         "driver %s", picks[i].version);
+        cr_expect_str_eq(gg__cuda_entry_point(drv, "cuEventElapsedTime")->variant,
+                         picks[i].elapsed, "driver %s", picks[i].version);
+        /* Exactly the member of the variant in use is set. */
+        cr_expect_eq(drv->cuCtxCreate_v4 != NULL,
+                     strcmp(picks[i].ctx_create, "cuCtxCreate_v4") == 0);
+        cr_expect_eq(drv->cuCtxCreate_v3 != NULL,
+                     strcmp(picks[i].ctx_create, "cuCtxCreate_v3") == 0);
+        for (size_t e = 0; e < drv->entry_count; e++) {
+            const ggcu_entry_point *ep = &drv->entries[e];
+            if (ep->variant == NULL)
+                continue;
+            /* Never a version above the driver's: it would answer with an
+             * older variant under the newer one's name. */
+            cr_expect_leq(ep->version, drv->driver_version, "%s asked at %d on driver %d",
+                          ep->base, ep->version, drv->driver_version);
+            cr_expect_str_eq(ep->resolved_by, "cuGetProcAddress_v2");
+            cr_expect(ep->exported, "%s", ep->variant);
+            cr_expect_eq(ep->fn, fake_symbol(GG_FAKE_LIBCUDA, ep->variant),
+                         "%s is dlsym(%s)", ep->base, ep->variant);
+        }
+        gg__cuda_driver_close(drv);
+        free(drv);
+    }
+}
+
+Test(cuda_resolve, the_version_asked_is_the_variants_own)
+{
+    ggcu_driver drv;
+    void (*forget)(void) = NULL;
+    gg__backend_open_result r = load_fake(GG_FAKE_LIBCUDA, "13000", &drv);
     cr_assert_eq(r.status, GG_OK, "%s", r.message);
-    cr_expect_str_eq(b.op_names[GG__OP_CTX_CREATE], "cuCtxCreate_v4");
-    cr_expect_str_eq(b.op_names[GG__OP_EVENT_ELAPSED], "cuEventElapsedTime_v2");
-    /* Asked with the ABI version of the signature we call, never "the newest":
-     * CUDA 13's cuCtxSynchronize at 13000 takes a context argument. */
+    forget = (void (*)(void))fake_symbol(GG_FAKE_LIBCUDA, "fake_cuda_forget_questions");
+    gg__cuda_driver_close(&drv);
+    forget();
+    r = load_fake(GG_FAKE_LIBCUDA, "13000", &drv);
+    cr_assert_eq(r.status, GG_OK, "%s", r.message);
+    /* CUDA 13's cuCtxSynchronize at 13000 takes a context argument: the
+     * 2000 form is asked for, never "the newest". */
     cr_expect_eq(asked_version("cuCtxSynchronize"), 2000);
     cr_expect_eq(asked_version("cuCtxCreate"), 12050);
     cr_expect_eq(asked_version("cuMemAlloc"), 3020);
     cr_expect_eq(asked_version("cuLaunchKernel"), 4000);
-    b.close(b.self, true);
+    gg__cuda_driver_close(&drv);
 }
 
-Test(cuda_resolve, an_older_driver_falls_back_to_the_older_signatures)
+/* The bug this loader fixes: on 11.4-12.4 drivers cuCtxCreate is _v3, whose
+ * device argument comes after numParams and flags. */
+Test(cuda_resolve, a_context_is_created_through_the_resolved_variants_signature)
 {
-    setenv("FAKE_CUDA_VERSION", "12040", 1);
-    gg__backend b;
-    gg__backend_open_result r = gg__cuda_backend_open(GG_FAKE_LIBCUDA, &b);
+    const struct { const char *version; const char *variant; } cases[] = {
+        { "12020", "cuCtxCreate_v3" }, { "13000", "cuCtxCreate_v4" },
+    };
+    typedef struct { const char *variant; int device; unsigned flags; int params_count;
+                     int params_null; } record;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_reset();
+        setenv("FAKE_CUDA_VERSION", cases[i].version, 1);
+        gg__backend b;
+        gg__backend_open_result r = gg__cuda_backend_open(GG_FAKE_LIBCUDA, &b);
+        cr_assert_eq(r.status, GG_OK, "%s", r.message);
+        cr_expect_str_eq(b.op_names[GG__OP_CTX_CREATE], cases[i].variant);
+        gg__nctx ctx = NULL;
+        cr_assert_eq(b.ctx_create(b.self, 1, false, &ctx), 0);
+        const record *(*last)(void) =
+            (const record *(*)(void))fake_symbol(GG_FAKE_LIBCUDA, "fake_cuda_last_create");
+        const record *rec = last();
+        cr_expect_str_eq(rec->variant, cases[i].variant);
+        cr_expect_eq(rec->device, 1, "%s got device %d", rec->variant, rec->device);
+        cr_expect_eq(rec->flags, 0u);
+        cr_expect(rec->params_null);
+        if (strcmp(cases[i].variant, "cuCtxCreate_v3") == 0)
+            cr_expect_eq(rec->params_count, 0);
+        b.close(b.self, true);
+    }
+}
+
+Test(cuda_resolve, an_11x_driver_is_asked_through_the_older_cuGetProcAddress)
+{
+    ggcu_driver drv;
+    gg__backend_open_result r = load_fake(GG_FAKE_LIBCUDA_GPA11, "11040", &drv);
     cr_assert_eq(r.status, GG_OK, "%s", r.message);
-    cr_expect_str_eq(b.op_names[GG__OP_CTX_CREATE], "cuCtxCreate_v2");
-    cr_expect_str_eq(b.op_names[GG__OP_EVENT_ELAPSED], "cuEventElapsedTime");
-    b.close(b.self, true);
+    const ggcu_entry_point *ep = gg__cuda_entry_point(&drv, "cuCtxCreate");
+    cr_expect_str_eq(ep->variant, "cuCtxCreate_v3");
+    cr_expect_str_eq(ep->resolved_by, "cuGetProcAddress");
+    cr_expect_eq(ep->fn, fake_symbol(GG_FAKE_LIBCUDA_GPA11, "cuCtxCreate_v3"));
+    gg__cuda_driver_close(&drv);
 }
 
-Test(cuda_resolve, a_required_entry_point_missing_is_named)
+Test(cuda_resolve, a_library_without_cuGetProcAddress_is_no_driver)
 {
-    /* Without cuGetProcAddress only exported names are found, and the fake
-     * does not export cuLaunchKernel. */
-    setenv("FAKE_CUDA_GPA", "off", 1);
-    gg__backend b;
-    gg__backend_open_result r = gg__cuda_backend_open(GG_FAKE_LIBCUDA, &b);
+    ggcu_driver drv;
+    gg__backend_open_result r = load_fake(GG_FAKE_LIBCUDA_NOGPA, "12020", &drv);
     cr_assert_eq(r.status, GG_NO_DRIVER, "%s", r.message);
-    cr_expect_not_null(strstr(r.message, "lacks cuLaunchKernel"), "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "exports neither cuGetProcAddress_v2 nor cuGetProcAddress"),
+                       "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "fake_libcuda_nogpa"), "message: %s", r.message);
+    cr_expect_null(drv.handle, "nothing stays loaded");
+}
+
+Test(cuda_resolve, a_driver_older_than_11_4_is_no_driver_naming_both_versions)
+{
+    ggcu_driver drv;
+    gg__backend_open_result r = load_fake(GG_FAKE_LIBCUDA_GPA11, "11030", &drv);
+    cr_assert_eq(r.status, GG_NO_DRIVER, "%s", r.message);
+    cr_expect_not_null(strstr(r.message, "CUDA 11.3 (11030)"), "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "11.4 (11040)"), "message: %s", r.message);
+}
+
+Test(cuda_resolve, a_required_entry_point_the_driver_does_not_return_is_named)
+{
+    ggcu_driver drv;
+    fake_reset();
+    setenv("FAKE_CUDA_VERSION", "12020", 1);
+    setenv("FAKE_CUDA_NULL", "cuLaunchKernel", 1);
+    gg__backend_open_result r = gg__cuda_driver_load(&drv, GG_FAKE_LIBCUDA);
+    unsetenv("FAKE_CUDA_NULL");
+    cr_assert_eq(r.status, GG_NO_DRIVER, "%s", r.message);
+    cr_expect_not_null(strstr(r.message, "cuLaunchKernel"), "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "12.2 (12020)"), "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "SYMBOL_NOT_FOUND"), "message: %s", r.message);
+}
+
+Test(cuda_resolve, an_optional_entry_point_the_driver_lacks_is_left_unset)
+{
+    ggcu_driver drv;
+    fake_reset();
+    setenv("FAKE_CUDA_NULL", "cuMemAllocHost", 1);
+    gg__backend_open_result r = gg__cuda_driver_load(&drv, GG_FAKE_LIBCUDA);
+    unsetenv("FAKE_CUDA_NULL");
+    cr_assert_eq(r.status, GG_OK, "%s", r.message);
+    cr_expect_null(drv.cuMemAllocHost_v2);
+    cr_expect_null(gg__cuda_entry_point(&drv, "cuMemAllocHost")->variant);
+    gg__cuda_driver_close(&drv);
+}
+
+Test(cuda_resolve, a_driver_answering_with_another_variant_is_not_trusted)
+{
+    /* cuGetProcAddress hands out the variant before the one asked for (a
+     * different signature): refused, never called. */
+    ggcu_driver drv;
+    fake_reset();
+    setenv("FAKE_CUDA_LIE", "cuCtxCreate", 1);
+    gg__backend_open_result r = gg__cuda_driver_load(&drv, GG_FAKE_LIBCUDA);
+    unsetenv("FAKE_CUDA_LIE");
+    cr_assert_eq(r.status, GG_NO_DRIVER, "%s", r.message);
+    cr_expect_not_null(strstr(r.message, "cuCtxCreate"), "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "not trusted"), "message: %s", r.message);
+}
+
+Test(cuda_resolve, a_garbage_file_is_no_driver_naming_the_path)
+{
+    char path[] = "/tmp/gg-garbage-libcuda-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const char junk[] = "this is not an ELF shared object\n";
+    cr_assert_eq(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+    close(fd);
+    gg__backend b;
+    gg__backend_open_result r = gg__cuda_backend_open(path, &b);
+    unlink(path);
+    cr_assert_eq(r.status, GG_NO_DRIVER, "%s", r.message);
+    cr_expect_not_null(strstr(r.message, path), "message: %s", r.message);
+    cr_expect_not_null(strstr(r.message, "cannot load the CUDA driver"), "message: %s", r.message);
 }
 
 Test(cuda_resolve, cuInit_failures_become_open_errors)
@@ -492,11 +667,30 @@ Test(cuda_resolve, cuInit_failures_become_open_errors)
         { "999", GG_NO_DRIVER, "CUDA_ERROR_UNKNOWN" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_reset();
+        setenv("FAKE_CUDA_VERSION", "12020", 1);
         setenv("FAKE_CUDA_INIT", cases[i].code, 1);
         gg__backend b;
         gg__backend_open_result r = gg__cuda_backend_open(GG_FAKE_LIBCUDA, &b);
         cr_expect_eq(r.status, cases[i].status, "cuInit %s: %s", cases[i].code, r.message);
         cr_expect_eq(r.native_code, atoi(cases[i].code));
         cr_expect_not_null(strstr(r.message, cases[i].text), "message: %s", r.message);
+        cr_expect_not_null(strstr(r.message, "fake_libcuda"), "message: %s", r.message);
+        cr_expect_not_null(strstr(r.message, "12.2 (12020)"), "message: %s", r.message);
     }
+    unsetenv("FAKE_CUDA_INIT");
+}
+
+Test(cuda_resolve, no_device_says_when_the_kernel_module_is_not_loaded)
+{
+    if (access("/proc/driver/nvidia", F_OK) == 0)
+        cr_skip_test("this machine has the NVIDIA kernel module loaded");
+    fake_reset();
+    setenv("FAKE_CUDA_INIT", "100", 1);
+    gg__backend b;
+    gg__backend_open_result r = gg__cuda_backend_open(GG_FAKE_LIBCUDA, &b);
+    unsetenv("FAKE_CUDA_INIT");
+    cr_assert_eq(r.status, GG_NO_DEVICE, "%s", r.message);
+    cr_expect_not_null(strstr(r.message, "the NVIDIA kernel module is not loaded"),
+                       "message: %s", r.message);
 }
