@@ -208,6 +208,27 @@ GG_API gg_status gg_get_config(gg_init_desc *out);
 GG_API const char *gg_backend_name(void);
 GG_API gg_status gg_driver_version(int *version);
 
+/* One driver entry point the backend resolved at gg_init, and the variant
+ * (ABI) gpuguard calls it through. The strings are static or live in the
+ * loaded backend: valid until gg_shutdown. */
+typedef struct gg_entry_point_info {
+    const char *name;        /* base name: "cuCtxCreate", "hipMalloc" */
+    const char *variant;     /* the symbol called: "cuCtxCreate_v3"; NULL when the
+                                driver has none (an optional entry point) */
+    int abi_version;         /* the driver version that variant appeared in (CUDA:
+                                the version asked of cuGetProcAddress); 0 if unversioned */
+    const char *resolved_by; /* "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym" */
+    bool required;           /* gg_init fails without it */
+} gg_entry_point_info;
+
+/* Describes the index-th entry point of the backend in use (0, 1, ... in a
+ * fixed order), for diagnostics such as `gpuguard info --verbose`.
+ * GG_OK and *info filled; GG_INVALID_ARGUMENT when info is NULL or index is
+ * past the last entry point (the message says how many there are);
+ * GG_NOT_INITIALIZED before gg_init; GG_UNSUPPORTED when the backend does
+ * not report its entry points. Makes no driver call; thread-safe. */
+GG_API gg_status gg_driver_entry_point(size_t index, gg_entry_point_info *info);
+
 /* ------------------------------------------------------------------------ */
 /* Devices and contexts                                                     */
 /* ------------------------------------------------------------------------ */

@@ -109,6 +109,10 @@ struct gg__backend {
     const char *(*code_name)(int native);     /* "CUDA_ERROR_..."; never NULL */
     int (*native_for_status)(gg_status status); /* for injected faults */
 
+    /* The entry points the backend resolved (optional: NULL when it does not
+     * report them). False past the last one. Makes no driver call. */
+    bool (*entry_point)(void *self, size_t index, gg_entry_point_info *out);
+
     /* Devices */
     int (*driver_version)(void *self, int *version);
     int (*device_count)(void *self, int *count);

@@ -266,6 +266,32 @@ gg_status gg_driver_version(int *version)
     return gg__check(&c, GG__OP_DRIVER_VERSION, n);
 }
 
+gg_status gg_driver_entry_point(size_t index, gg_entry_point_info *info)
+{
+    gg__call c = GG__CALL("gg_driver_entry_point");
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
+    if (info == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_driver_entry_point: info is NULL");
+    if (c.b->entry_point == NULL)
+        return gg__fail(&c, GG_UNSUPPORTED,
+                        "gg_driver_entry_point: the %s backend does not report its entry points",
+                        c.b->name);
+    if (!c.b->entry_point(c.b->self, index, info)) {
+        size_t count = 0;
+        gg_entry_point_info ignored;
+        while (c.b->entry_point(c.b->self, count, &ignored))
+            count++;
+        memset(info, 0, sizeof *info);
+        return gg__fail(&c, GG_INVALID_ARGUMENT,
+                        "gg_driver_entry_point: index %zu is past the last entry point "
+                        "(the %s backend has %zu)",
+                        index, c.b->name, count);
+    }
+    return GG_OK;
+}
+
 gg_status gg_device_count(int *count)
 {
     gg__call c = GG__CALL("gg_device_count");

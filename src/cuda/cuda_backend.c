@@ -29,6 +29,20 @@ static int device_of(const ggcu_driver *d, int ordinal, ggcu_device *dev)
 
 /* ---- devices ---------------------------------------------------------- */
 
+static bool cuda_entry_point(void *self, size_t index, gg_entry_point_info *out)
+{
+    const ggcu_driver *d = drv_of(self);
+    if (index >= d->entry_count)
+        return false;
+    const ggcu_entry_point *e = &d->entries[index];
+    out->name = e->base;
+    out->variant = e->variant;
+    out->abi_version = e->version;
+    out->resolved_by = e->resolved_by;
+    out->required = e->required;
+    return true;
+}
+
 static int cuda_driver_version(void *self, int *version)
 {
     return (int)drv_of(self)->cuDriverGetVersion(version);
@@ -454,6 +468,7 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
     out->code_name = gg__cuda_code_name;
     out->native_for_status = gg__cuda_native_for_status;
 
+    out->entry_point = cuda_entry_point;
     out->driver_version = cuda_driver_version;
     out->device_count = cuda_device_count;
     out->device_props = cuda_device_props;

@@ -238,11 +238,11 @@ static gg__backend_open_result init_failure(const ggcu_driver *drv, ggcu_result 
     case GGCU_ERROR_NO_DEVICE:
     case GGCU_ERROR_INVALID_DEVICE:
         return open_result(GG_NO_DEVICE, code,
-                           "cuInit: %s (%d): the driver %s (CUDA %s) sees no CUDA device%s",
+                           "cuInit: %s (%d): the driver %s, CUDA %s, sees no CUDA device%s",
                            gg__cuda_code_name(code), code, drv->library, version,
                            no_device_reason(drv));
     default:
-        return open_result(GG_NO_DRIVER, code, "cuInit failed with %s (%d) in %s (CUDA %s)",
+        return open_result(GG_NO_DRIVER, code, "cuInit failed with %s (%d) in %s, CUDA %s",
                            gg__cuda_code_name(code), code, drv->library, version);
     }
 }

@@ -1,5 +1,5 @@
 /*
- * gpuguard info [--json] [--backend NAME]
+ * gpuguard info [--json] [--verbose] [--backend NAME]
  *
  * Initialises the library and describes what it found: backend, driver
  * version, and every device. Exit 0 when at least one device is usable,
@@ -16,6 +16,7 @@
 
 typedef struct info_options {
     bool json;
+    bool verbose; /* also list the driver entry points and their variants */
     const char *backend; /* NULL: GPUGUARD_BACKEND, else auto */
 } info_options;
 
@@ -31,11 +32,14 @@ typedef struct info_report {
 static void info_usage(FILE *out)
 {
     fprintf(out,
-            "usage: gpuguard info [--json] [--backend NAME]\n"
+            "usage: gpuguard info [--json] [--verbose] [--backend NAME]\n"
             "\n"
             "Shows the backend in use, the driver version and each device.\n"
             "\n"
             "  --json          print one JSON object instead of text\n"
+            "  -v, --verbose   also list each driver entry point gpuguard calls,\n"
+            "                  the variant (ABI) it calls it through and how it\n"
+            "                  was resolved\n"
             "  --backend NAME  auto, cuda, hip, sim or sim-hip (overrides\n"
             "                  GPUGUARD_BACKEND; default auto: CUDA, then HIP)\n"
             "  -h, --help      show this help\n"
@@ -50,6 +54,8 @@ static int parse_options(int argc, char **argv, info_options *opt)
         const char *arg = argv[i];
         if (strcmp(arg, "--json") == 0) {
             opt->json = true;
+        } else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
+            opt->verbose = true;
         } else if (strcmp(arg, "--backend") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "gpuguard info: --backend needs a name\n\n");
@@ -141,10 +147,36 @@ static void print_driver_version(const char *backend, int v)
         printf("driver version: %d\n", v);
 }
 
-static void print_text(const info_report *rep)
+/* "cuCtxCreate -> cuCtxCreate_v3 (11040, cuGetProcAddress_v2)", one a line. */
+static void print_entry_points(void)
+{
+    gg_entry_point_info e;
+    if (gg_driver_entry_point(0, &e) != GG_OK) {
+        printf("entry points:   not reported by this backend\n");
+        return;
+    }
+    printf("entry points:\n");
+    for (size_t i = 0; gg_driver_entry_point(i, &e) == GG_OK; i++) {
+        if (e.variant == NULL) {
+            printf("  %-28s (none: %s entry point missing from this driver)\n", e.name,
+                   e.required ? "required" : "optional");
+            continue;
+        }
+        printf("  %-28s -> %s", e.name, e.variant);
+        if (e.abi_version != 0)
+            printf(" (ABI %d", e.abi_version);
+        else
+            printf(" (");
+        printf("%s%s)\n", e.abi_version != 0 ? ", " : "", e.resolved_by);
+    }
+}
+
+static void print_text(const info_report *rep, bool verbose)
 {
     printf("backend:        %s\n", rep->backend);
     print_driver_version(rep->backend, rep->driver_version);
+    if (verbose)
+        print_entry_points();
     printf("devices:        %d\n", rep->device_count);
     for (int i = 0; i < rep->device_count; i++) {
         const gg_device_info *d = &rep->devices[i];
@@ -168,11 +200,32 @@ static cJSON *dims_json(const int dims[3])
     return cJSON_CreateIntArray(dims, 3);
 }
 
-static int print_json(const info_report *rep)
+static cJSON *entry_points_json(void)
+{
+    cJSON *list = cJSON_CreateArray();
+    gg_entry_point_info e;
+    for (size_t i = 0; list != NULL && gg_driver_entry_point(i, &e) == GG_OK; i++) {
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddStringToObject(item, "name", e.name);
+        if (e.variant != NULL)
+            cJSON_AddStringToObject(item, "variant", e.variant);
+        else
+            cJSON_AddNullToObject(item, "variant");
+        cJSON_AddNumberToObject(item, "abi_version", e.abi_version);
+        cJSON_AddStringToObject(item, "resolved_by", e.resolved_by ? e.resolved_by : "");
+        cJSON_AddBoolToObject(item, "required", e.required);
+        cJSON_AddItemToArray(list, item);
+    }
+    return list;
+}
+
+static int print_json(const info_report *rep, bool verbose)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "backend", rep->backend);
     cJSON_AddNumberToObject(root, "driver_version", rep->driver_version);
+    if (verbose)
+        cJSON_AddItemToObject(root, "entry_points", entry_points_json());
     cJSON *devices = cJSON_AddArrayToObject(root, "devices");
     for (int i = 0; i < rep->device_count; i++) {
         const gg_device_info *d = &rep->devices[i];
@@ -221,9 +274,9 @@ int cmd_info(int argc, char **argv)
     if (s != GG_OK)
         rc = report_failure(&opt, s);
     else if (opt.json)
-        rc = print_json(&rep);
+        rc = print_json(&rep, opt.verbose);
     else {
-        print_text(&rep);
+        print_text(&rep, opt.verbose);
         rc = CLI_EXIT_OK;
     }
     free(rep.devices);
