@@ -46,6 +46,20 @@ case "$case" in
             len(d["devices"]) > 0 and
             all(x["simulated"] is True and x["total_memory"] > 0 and
                 len(x["max_grid"]) == 3 for x in d["devices"])' ;;
+    info_verbose_sim)
+        # Each entry point with the variant called: on the default simulated
+        # driver (CUDA 13.0) cuCtxCreate is _v4.
+        expect_exit 0 info --verbose --backend sim
+        if ! grep -qE '^  cuCtxCreate +-> cuCtxCreate_v4 \(ABI 12050, cuGetProcAddress_v2\)$' "$out" ||
+           ! grep -qE '^  cuLaunchKernel +-> cuLaunchKernel \(ABI 4000, ' "$out"; then
+            echo "FAIL: entry points not listed as expected"; cat "$out"; exit 1
+        fi ;;
+    info_json_verbose_sim)
+        expect_exit 0 info --json -v --backend sim
+        expect_json 'len(d["entry_points"]) > 40 and
+            all(e["variant"] and 0 < e["abi_version"] <= d["driver_version"]
+                for e in d["entry_points"] if e["required"]) and
+            [e["variant"] for e in d["entry_points"] if e["name"] == "cuCtxCreate"] == ["cuCtxCreate_v4"]' ;;
     info_no_driver)
         # A driver path that cannot load: exit 1, the reason on stderr.
         export GPUGUARD_CUDA_LIBRARY=/nonexistent/libcuda.so.1
