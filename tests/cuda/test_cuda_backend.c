@@ -6,6 +6,8 @@
  */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -693,4 +695,47 @@ Test(cuda_resolve, no_device_says_when_the_kernel_module_is_not_loaded)
     cr_assert_eq(r.status, GG_NO_DEVICE, "%s", r.message);
     cr_expect_not_null(strstr(r.message, "the NVIDIA kernel module is not loaded"),
                        "message: %s", r.message);
+}
+
+/* ------------------------------------------------------------------------ */
+/* gg_driver_entry_point: the loader's record, through the public API        */
+/* ------------------------------------------------------------------------ */
+
+Test(cuda_entry_points, are_listed_after_init_and_refused_before)
+{
+    gg_entry_point_info e;
+    cr_expect_eq(gg_driver_entry_point(0, &e), GG_NOT_INITIALIZED);
+    if (access(SIM_LIBRARY, R_OK) != 0)
+        cr_skip_test("the simulated driver is not built (" SIM_LIBRARY ")");
+    unsetenv("GPUGUARD_SIM_CONFIG");
+    gg_init_desc desc = { .backend = "sim", .cuda_library = SIM_LIBRARY };
+    cr_assert_eq(gg_init(&desc), GG_OK);
+
+    size_t count = 0;
+    bool saw_create = false;
+    while (gg_driver_entry_point(count, &e) == GG_OK) {
+        cr_expect_not_null(e.name);
+        cr_expect_not_null(e.resolved_by);
+        if (e.required)
+            cr_expect_not_null(e.variant, "%s is required but has no variant", e.name);
+        if (strcmp(e.name, "cuCtxCreate") == 0) {
+            saw_create = true;
+            cr_expect_str_eq(e.variant, "cuCtxCreate_v4");
+            cr_expect_eq(e.abi_version, 12050);
+        }
+        count++;
+    }
+    cr_expect(saw_create);
+    cr_expect_gt(count, 40u);
+
+    /* Past the end: refused, saying how many there are. */
+    cr_expect_eq(gg_driver_entry_point(count, &e), GG_INVALID_ARGUMENT);
+    gg_error_info err;
+    gg_last_error(&err);
+    char want[64];
+    snprintf(want, sizeof want, "has %zu", count);
+    cr_expect_not_null(strstr(err.message, want), "message: %s", err.message);
+    cr_expect_eq(gg_driver_entry_point(SIZE_MAX, &e), GG_INVALID_ARGUMENT);
+    cr_expect_eq(gg_driver_entry_point(0, NULL), GG_INVALID_ARGUMENT);
+    cr_expect_eq(gg_shutdown(), GG_OK);
 }
