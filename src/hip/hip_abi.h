@@ -1,9 +1,34 @@
 /*
  * The part of the HIP runtime ABI (libamdhip64) that the HIP backend uses,
  * written here so that gpuguard builds without the HIP headers and loads the
- * runtime at run time. Every value and signature below is checked against
- * Debian's HIP 5.2.3 headers (/usr/include/hip/hip_runtime_api.h,
- * driver_types.h) by tests/hip_abi/ whenever they are installed.
+ * runtime at run time.
+ *
+ * Two runtime ABIs are accepted, each only over the versions whose ABI was
+ * checked (HIP-ABI-FACTS.md has every fact and its source):
+ *  - ROCm 5 (libamdhip64.so.5, HIP 5.0-5.7): every value and signature below
+ *    is checked at compile time against Debian's HIP 5.2.3 headers
+ *    (/usr/include/hip) by tests/hip_abi/ whenever they are installed, and
+ *    was checked the same way against the published headers of every ROCm
+ *    5.x release tag (ROCm/HIP include/ with ROCm/clr hipamd/include).
+ *  - ROCm 6 (libamdhip64.so.6, HIP 6.0-6.2): no ROCm 6 header is installed
+ *    here. The backend's ROCm 6 table (hip_abi_tables.c) holds values
+ *    transcribed from the published headers of the rocm-6.0.0 .. rocm-6.2.2
+ *    tags, and tests/hip checks it against a separate table of those
+ *    published facts (tests/hip_abi/hip_rocm6_facts.c): a check against
+ *    transcribed facts, not against a real header. Configured with
+ *    GG_HIP6_INCLUDE_DIR (a ROCm 6 include tree), tests/hip_abi also compiles
+ *    the conformance test against it.
+ * Any other version (ROCm 4, 6.3 and later, 7) is refused at open: its ABI
+ * was not checked.
+ *
+ * What the check found: for everything gpuguard uses the two ABIs agree (the
+ * 73 error codes, the 9 attribute numbers, the flags, the 47 signatures and
+ * their plain exported names in version node hip_4.2). What ROCm 6 changed
+ * is elsewhere: hipDeviceProp_t and hipGetDeviceProperties/hipChooseDevice
+ * (now macros for the ...R0600 symbols, version node hip_6.0), and
+ * hipDeviceAttribute_t's Name/Uuid/Arch/GcnArch/GcnArchName renamed to
+ * Unused1-5 with their numbers kept. gpuguard uses none of them; the
+ * per-ABI tables exist so that a future difference lands in one place.
  *
  * Names are prefixed (gghip_, GGHIP_) so that this header and
  * hip_runtime_api.h can be included together. The opaque handle types reuse
@@ -24,8 +49,8 @@
  *    they only read it.
  *  - Attribute numbers differ from CUDA's (hipDeviceAttribute_t is sorted by
  *    name, not by CUDA's numbering): KernelExecTimeout is 18, not 17.
- *  - There is no versioned-symbol scheme and no hipGetProcAddress in 5.x: the
- *    exported names are the plain names.
+ *  - No hipGetProcAddress in 5.x: the backend resolves exported names with
+ *    dlsym (each ABI table names the symbol for each entry point).
  */
 #ifndef GPUGUARD_HIP_ABI_H
 #define GPUGUARD_HIP_ABI_H
@@ -182,6 +207,7 @@ enum {
 
 typedef gghip_error (*gghip_fn_hipInit)(unsigned int flags);
 typedef gghip_error (*gghip_fn_hipDriverGetVersion)(int *driverVersion);
+typedef gghip_error (*gghip_fn_hipRuntimeGetVersion)(int *runtimeVersion);
 typedef gghip_error (*gghip_fn_hipGetDeviceCount)(int *count);
 typedef gghip_error (*gghip_fn_hipDeviceGet)(gghip_device *device, int ordinal);
 typedef gghip_error (*gghip_fn_hipDeviceGetName)(char *name, int len, gghip_device device);
@@ -252,11 +278,12 @@ typedef gghip_error (*gghip_fn_hipModuleLaunchKernel)(gghip_function f, unsigned
 typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
 
 /*
- * The entry points the backend resolves, by dlsym of the plain exported name
- * (libamdhip64.so.5 has no hipGetProcAddress, and the names are not
- * versioned).
+ * The entry points the backend resolves, by dlsym of the name the loaded
+ * ABI's table gives (gghip_abi.symbols; today the plain name in both ABIs:
+ * each is exported once, in version node hip_4.2, by libamdhip64.so.5 and
+ * .so.6 alike, so dlsym finds the only definition).
  *
- *   X(exported name, need)
+ *   X(entry point, need)
  *
  * need: REQUIRED (open fails naming it) or OPTIONAL (the backend copes
  * without it). hipGetErrorName only improves an open-failure message for a
@@ -268,12 +295,19 @@ typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
  *    the device made current (see hip_backend.c);
  *  - hipCtxCreate / hipCtxDestroy: they retain and release the same primary
  *    context and hipCtxCreate pushes it; HIP has no separate contexts;
- *  - hipRuntimeGetVersion: on ROCm it is the same number as
- *    hipDriverGetVersion (HIP_VERSION).
+ *  - hipGetDeviceProperties / hipChooseDevice: ROCm 6 renamed them
+ *    (...R0600, a new hipDeviceProp_t layout); the attributes say what the
+ *    backend needs without any struct crossing the ABI.
+ *
+ * hipRuntimeGetVersion (HIP_VERSION: major * 10^7 + minor * 10^5 + build)
+ * is resolved first, by its plain name in every ABI: its answer selects the
+ * ABI table. Debian's 5.2.3 runtime answers 50221153 before hipInit and
+ * without a GPU.
  */
 #define GGHIP_SYMBOL_LIST(X)                 \
     X(hipInit,                    REQUIRED)  \
     X(hipDriverGetVersion,        REQUIRED)  \
+    X(hipRuntimeGetVersion,       REQUIRED)  \
     X(hipGetDeviceCount,          REQUIRED)  \
     X(hipDeviceGet,               REQUIRED)  \
     X(hipDeviceGetName,           REQUIRED)  \
@@ -318,6 +352,61 @@ typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
     X(hipModuleGetFunction,       REQUIRED)  \
     X(hipModuleLaunchKernel,      REQUIRED)  \
     X(hipGetErrorName,            OPTIONAL)
+
+/* Index of each entry point in GGHIP_SYMBOL_LIST (gghip_abi.symbols). */
+enum {
+#define GGHIP__SYMBOL_INDEX(name, need) GGHIP_SYM_##name,
+    GGHIP_SYMBOL_LIST(GGHIP__SYMBOL_INDEX)
+#undef GGHIP__SYMBOL_INDEX
+    GGHIP_SYMBOL_COUNT
+};
+
+/* ------------------------------------------------------------------------ */
+/* Per-runtime ABI tables                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What the backend passes across the ABI that could differ between runtime
+ * majors: attribute numbers, flags, and the exported name of each entry
+ * point. One constant table per checked ABI (hip_abi_tables.c); the loader
+ * picks one from the version the runtime reports. Error codes are not here:
+ * no code has ever changed meaning or value between HIP 5.0 and 6.2 (the
+ * facts), so one table classifies them (hip_errors.c).
+ */
+typedef struct gghip_abi {
+    const char *name;    /* "ROCm 6" */
+    const char *soname;  /* "libamdhip64.so.6": a file so named must report this major */
+    int major;           /* HIP_VERSION_MAJOR of the runtimes it covers */
+    int minor_first;     /* the HIP_VERSION_MINORs whose headers were checked */
+    int minor_last;
+    const char *checked; /* how, and against what, the table was checked */
+
+    gghip_device_attribute attr_max_threads_per_block;
+    gghip_device_attribute attr_max_block_dim[3];
+    gghip_device_attribute attr_max_grid_dim[3];
+    gghip_device_attribute attr_multiprocessor_count;
+    gghip_device_attribute attr_kernel_exec_timeout;
+
+    unsigned int stream_non_blocking; /* hipStreamCreateWithFlags */
+    unsigned int host_malloc_default; /* hipHostMalloc */
+
+    const char *symbols[GGHIP_SYMBOL_COUNT]; /* exported name per GGHIP_SYM_ index */
+} gghip_abi;
+
+/* ROCm 5 (HIP 5.0-5.7): built from the GGHIP_ values above, which
+ * tests/hip_abi compiles against Debian's real 5.2.3 header. */
+extern const gghip_abi gghip_abi_rocm5;
+/* ROCm 6 (HIP 6.0-6.2): transcribed from the published rocm-6.x headers. */
+extern const gghip_abi gghip_abi_rocm6;
+
+/* The ABI table for a runtime reporting `hip_version` (hipRuntimeGetVersion:
+ * major * 10^7 + minor * 10^5 + build), or NULL when that version's ABI was
+ * not checked (ROCm 4, 6.3 and later, 7, nonsense). Pure; any thread. */
+const gghip_abi *gg__hip_abi_for_version(int hip_version);
+
+/* "ROCm 5 (HIP 5.0-5.7), ROCm 6 (HIP 6.0-6.2)": the checked ranges, for
+ * refusal messages. Static storage. */
+const char *gg__hip_abi_checked_ranges(void);
 
 #ifdef __cplusplus
 }

@@ -178,15 +178,15 @@ static int hip_device_props(void *self, int device, gg__device_props *out)
      * Linux compute queues); the simulator reports its configured value. */
     int watchdog = 0;
     const struct { gghip_device_attribute attr; int *dst; } attrs[] = {
-        { GGHIP_DeviceAttributeMaxThreadsPerBlock, &out->max_threads_per_block },
-        { GGHIP_DeviceAttributeMaxBlockDimX, &out->max_block[0] },
-        { GGHIP_DeviceAttributeMaxBlockDimY, &out->max_block[1] },
-        { GGHIP_DeviceAttributeMaxBlockDimZ, &out->max_block[2] },
-        { GGHIP_DeviceAttributeMaxGridDimX, &out->max_grid[0] },
-        { GGHIP_DeviceAttributeMaxGridDimY, &out->max_grid[1] },
-        { GGHIP_DeviceAttributeMaxGridDimZ, &out->max_grid[2] },
-        { GGHIP_DeviceAttributeMultiprocessorCount, &out->multiprocessors },
-        { GGHIP_DeviceAttributeKernelExecTimeout, &watchdog },
+        { rt->abi->attr_max_threads_per_block, &out->max_threads_per_block },
+        { rt->abi->attr_max_block_dim[0], &out->max_block[0] },
+        { rt->abi->attr_max_block_dim[1], &out->max_block[1] },
+        { rt->abi->attr_max_block_dim[2], &out->max_block[2] },
+        { rt->abi->attr_max_grid_dim[0], &out->max_grid[0] },
+        { rt->abi->attr_max_grid_dim[1], &out->max_grid[1] },
+        { rt->abi->attr_max_grid_dim[2], &out->max_grid[2] },
+        { rt->abi->attr_multiprocessor_count, &out->multiprocessors },
+        { rt->abi->attr_kernel_exec_timeout, &watchdog },
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         rc = (int)rt->hipDeviceGetAttribute(attrs[i].dst, attrs[i].attr, dev);
@@ -291,7 +291,8 @@ static int hip_stream_create(void *self, gg__nstream *out)
     gghip_stream s = NULL;
     /* Non-blocking: gpuguard's streams must not serialise with the null
      * stream that other code in the process may be using. */
-    int rc = watch(self, rt_of(self)->hipStreamCreateWithFlags(&s, GGHIP_StreamNonBlocking));
+    const gghip_runtime *rt = rt_of(self);
+    int rc = watch(self, rt->hipStreamCreateWithFlags(&s, rt->abi->stream_non_blocking));
     *out = rc == GGHIP_Success ? s : NULL;
     return rc;
 }
@@ -368,7 +369,8 @@ static int hip_mem_free(void *self, gg__dptr p)
 static int hip_host_alloc(void *self, void **out, size_t bytes)
 {
     void *p = NULL;
-    int rc = watch(self, rt_of(self)->hipHostMalloc(&p, bytes, GGHIP_HostMallocDefault));
+    const gghip_runtime *rt = rt_of(self);
+    int rc = watch(self, rt->hipHostMalloc(&p, bytes, rt->abi->host_malloc_default));
     *out = rc == GGHIP_Success ? p : NULL;
     return rc;
 }

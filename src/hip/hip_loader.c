@@ -73,19 +73,86 @@ static void record_library_path(gghip_runtime *rt, const char *requested)
     snprintf(rt->library, sizeof rt->library, "%s", path);
 }
 
+/* Every entry point, by the exported name the chosen ABI gives it. */
 static void resolve_all(gghip_runtime *rt)
 {
     /* POSIX guarantees that a dlsym'd object pointer converts to a function pointer. */
-#define GGHIP__RESOLVE(name, need) rt->name = (gghip_fn_##name)dlsym(rt->handle, #name);
+#define GGHIP__RESOLVE(name, need) \
+    rt->name = (gghip_fn_##name)dlsym(rt->handle, rt->abi->symbols[GGHIP_SYM_##name]);
     GGHIP_SYMBOL_LIST(GGHIP__RESOLVE)
 #undef GGHIP__RESOLVE
 }
 
-/* The first missing entry point the backend cannot work without, or NULL. */
+/* "6.2.41134" from a HIP_VERSION (major * 10^7 + minor * 10^5 + build). */
+static void version_digits(int v, char *out, size_t size)
+{
+    snprintf(out, size, "%d.%d.%d", v / 10000000, v / 100000 % 100, v % 100000);
+}
+
+/* The N of a file named libamdhip64.so.N[.x...], or -1 for any other name
+ * (the simulator, a test's fake, a renamed copy): such a file's version
+ * alone decides. */
+static int soname_major(const char *path)
+{
+    static const char prefix[] = "libamdhip64.so.";
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    if (strncmp(base, prefix, sizeof prefix - 1) != 0)
+        return -1;
+    const char *digits = base + sizeof prefix - 1;
+    if (*digits < '0' || *digits > '9')
+        return -1;
+    int major = 0;
+    for (; *digits >= '0' && *digits <= '9' && major < 1000; digits++)
+        major = major * 10 + (*digits - '0');
+    return major;
+}
+
+/* Asks the runtime its version and picks the ABI table checked for it
+ * (rt->abi). A runtime that will not say, one of a version whose ABI was
+ * never checked, and one whose version contradicts its file's soname are
+ * refused: calling it through a guessed ABI could pass wrong numbers or
+ * read wrong layouts without any error to show for it. */
+static gg__backend_open_result choose_abi(gghip_runtime *rt)
+{
+    gghip_fn_hipRuntimeGetVersion get_version =
+        (gghip_fn_hipRuntimeGetVersion)dlsym(rt->handle, "hipRuntimeGetVersion");
+    if (get_version == NULL)
+        return open_result(GG_NO_DRIVER, 0,
+                           "%s lacks hipRuntimeGetVersion: cannot tell which HIP ABI it has",
+                           rt->library);
+    int v = 0;
+    gghip_error rc = get_version(&v);
+    if (rc != GGHIP_Success || v <= 0)
+        return open_result(GG_NO_DRIVER, (int)rc,
+                           "hipRuntimeGetVersion of %s failed (%s, %d; version %d): cannot "
+                           "tell which HIP ABI it has",
+                           rt->library, gg__hip_code_name((int)rc), (int)rc, v);
+    rt->runtime_version = v;
+    char digits[48];
+    version_digits(v, digits, sizeof digits);
+    rt->abi = gg__hip_abi_for_version(v);
+    if (rt->abi == NULL)
+        return open_result(GG_NO_DRIVER, 0,
+                           "%s is HIP %s: its ABI is unchecked (gpuguard checked %s), so it is "
+                           "not used",
+                           rt->library, digits, gg__hip_abi_checked_ranges());
+    int named = soname_major(rt->library);
+    if (named >= 0 && named != rt->abi->major)
+        return open_result(GG_NO_DRIVER, 0,
+                           "%s reports HIP %s, but a file named libamdhip64.so.%d must be HIP "
+                           "%d.x: refusing a runtime whose version and soname disagree",
+                           rt->library, digits, named, named);
+    return open_result(GG_OK, 0, NULL);
+}
+
+/* The exported name of the first missing entry point the backend cannot
+ * work without, or NULL. */
 static const char *first_missing(const gghip_runtime *rt)
 {
-#define GGHIP__CHECK(name, need) \
-    if (GGHIP_NEED_##need == GGHIP_NEED_REQUIRED && rt->name == NULL) return #name;
+#define GGHIP__CHECK(name, need)                                            \
+    if (GGHIP_NEED_##need == GGHIP_NEED_REQUIRED && rt->name == NULL)       \
+        return rt->abi->symbols[GGHIP_SYM_##name];
     GGHIP_SYMBOL_LIST(GGHIP__CHECK)
 #undef GGHIP__CHECK
     return NULL;
@@ -169,13 +236,26 @@ gg__backend_open_result gg__hip_runtime_open(gghip_runtime *rt, const char *libr
     record_library_path(rt, requested);
     rt->simulated = dlsym(rt->handle, "gg_sim_identify") != NULL;
 
+    /* hipInit's presence first: a library that is no HIP runtime at all is
+     * better named as such than as one without hipRuntimeGetVersion. */
+    if (dlsym(rt->handle, "hipInit") == NULL) {
+        gg__backend_open_result r =
+            open_result(GG_NO_DRIVER, 0, "%s lacks hipInit: not a HIP runtime", rt->library);
+        gg__hip_runtime_close(rt);
+        return r;
+    }
+    gg__backend_open_result chosen = choose_abi(rt);
+    if (chosen.status != GG_OK) {
+        gg__hip_runtime_close(rt);
+        return chosen;
+    }
     resolve_all(rt);
 
     /* hipInit before the completeness check: a machine without a GPU is
      * better reported as such than as a missing symbol. */
     if (rt->hipInit == NULL) {
-        gg__backend_open_result r =
-            open_result(GG_NO_DRIVER, 0, "%s lacks hipInit: not a HIP runtime", rt->library);
+        gg__backend_open_result r = open_result(GG_NO_DRIVER, 0, "%s lacks %s", rt->library,
+                                                rt->abi->symbols[GGHIP_SYM_hipInit]);
         gg__hip_runtime_close(rt);
         return r;
     }

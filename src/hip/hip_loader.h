@@ -1,7 +1,8 @@
 /*
  * Loading the HIP runtime at run time: dlopen of libamdhip64 (or of a path,
- * e.g. gpuguard's simulator), entry points by dlsym of their plain names,
- * hipInit.
+ * e.g. gpuguard's simulator), the choice of ABI table from the version the
+ * runtime reports (hipRuntimeGetVersion), entry points by dlsym of the names
+ * that table gives, hipInit.
  *
  * One gghip_runtime per opened backend: the pointers live in it, never in
  * globals, so two backends over two libraries can be open at once. After
@@ -27,6 +28,8 @@ typedef struct gghip_runtime {
     void *handle;                     /* from dlopen; NULL once closed */
     char library[GGHIP_LIBRARY_MAX];  /* the file actually loaded (absolute when known) */
     bool simulated;                   /* the library exports gg_sim_identify */
+    int runtime_version;              /* hipRuntimeGetVersion's answer */
+    const gghip_abi *abi;             /* the checked ABI that version has */
 
     /* One member per GGHIP_SYMBOL_LIST entry, named as the exported symbol.
      * NULL for an OPTIONAL entry the runtime lacks. */
@@ -36,10 +39,16 @@ typedef struct gghip_runtime {
 } gghip_runtime;
 
 /* Loads `library` (NULL or "": libamdhip64.so.6, then libamdhip64.so.5,
- * through the dynamic linker's search), resolves the entry points and calls
- * hipInit(0). On failure nothing stays loaded and the result says why:
+ * through the dynamic linker's search), asks it its version, picks the ABI
+ * table checked for that version, resolves the entry points by that table's
+ * names and calls hipInit(0). The version decides, not the file name; a file
+ * named libamdhip64.so.N whose version is not N.x is refused. On failure
+ * nothing stays loaded and the result says why:
  *   GG_NO_DRIVER  no library loadable (every name tried and its dlerror),
- *                 not a HIP runtime ("<lib> lacks hipInit"), a required entry
+ *                 not a HIP runtime ("<lib> lacks hipInit"), no usable
+ *                 hipRuntimeGetVersion, a version whose ABI gpuguard has not
+ *                 checked ("... HIP 7.0.1: its ABI is unchecked ..."), a
+ *                 version that is not its soname's, a required entry
  *                 point missing ("<lib> lacks hipModuleLaunchKernel"), or
  *                 hipInit failing otherwise;
  *   GG_NO_DEVICE  hipInit found no AMD GPU (hipErrorNoDevice, or

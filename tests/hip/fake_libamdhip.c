@@ -3,6 +3,10 @@
  * on the paths a machine without an AMD GPU cannot show, and on the ones the
  * simulator need not model exactly.
  *
+ *  - hipRuntimeGetVersion and hipDriverGetVersion answer $FAKE_HIP_VERSION
+ *    (default 50221153, Debian's 5.2.3), so that one build can stand for a
+ *    ROCm 5, 6 or 7 runtime when the loader chooses its ABI table; a
+ *    negative value makes hipRuntimeGetVersion fail (hipErrorInvalidValue).
  *  - hipInit returns $FAKE_HIP_INIT (default 0: success), and
  *    hipGetErrorName names 1100 "hipErrorFromTheFuture" (a code newer than
  *    the backend's table), so the loader's failure messages can be checked.
@@ -56,10 +60,22 @@ EXPORT unsigned hipInit(unsigned flags)
     return v != NULL && v[0] != '\0' ? (unsigned)atoi(v) : OK;
 }
 
+static int reported_version(void)
+{
+    const char *v = getenv("FAKE_HIP_VERSION");
+    return v != NULL && v[0] != '\0' ? atoi(v) : 50221153;
+}
+
 EXPORT unsigned hipDriverGetVersion(int *v)
 {
-    *v = 50221153;
+    *v = reported_version();
     return OK;
+}
+
+EXPORT unsigned hipRuntimeGetVersion(int *v)
+{
+    *v = reported_version();
+    return *v < 0 ? INVALID_VALUE : OK;
 }
 
 EXPORT unsigned hipGetDeviceCount(int *count)

@@ -11,8 +11,14 @@
  *  - each gghip_fn_<name> is the type of the function the header declares
  *    under that name (_Generic), and the function's address converts to it
  *    without a diagnostic (initialisers, under -Werror).
+ *  - at run time: the backend's ABI table for the header's major
+ *    (gghip_abi_rocm5 or _rocm6, src/hip/hip_abi_tables.c) asks the
+ *    header's attribute numbers, passes its flags, and covers its version.
  * Neither _Generic nor sizeof evaluates its operand, so naming hip*
  * functions here makes no reference to libamdhip64.
+ *
+ * Built against Debian's 5.2.3 headers by default; with GG_HIP6_INCLUDE_DIR
+ * (a ROCm 6 include tree) it is built a second time against those.
  */
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>
@@ -106,8 +112,42 @@ GGHIP_SYMBOL_LIST(CHECK_ASSIGN)
 
 #pragma GCC diagnostic pop
 
+/* The backend's table for this header's runtime major, field by field. */
+static int table_mismatches(void)
+{
+    const gghip_abi *abi = gg__hip_abi_for_version(HIP_VERSION);
+    if (abi == NULL) {
+        printf("test_hip_abi: HIP %d.%d has no checked ABI table\n", HIP_VERSION_MAJOR,
+               HIP_VERSION_MINOR);
+        return 1;
+    }
+    int bad = 0;
+#define TABLE_EQ(field, theirs)                                                      \
+    if ((long long)abi->field != (long long)(theirs)) {                              \
+        printf("test_hip_abi: %s: " #field " is %lld, the header says %lld\n",      \
+               abi->name, (long long)abi->field, (long long)(theirs));               \
+        bad++;                                                                       \
+    }
+    TABLE_EQ(attr_max_threads_per_block, hipDeviceAttributeMaxThreadsPerBlock)
+    TABLE_EQ(attr_max_block_dim[0], hipDeviceAttributeMaxBlockDimX)
+    TABLE_EQ(attr_max_block_dim[1], hipDeviceAttributeMaxBlockDimY)
+    TABLE_EQ(attr_max_block_dim[2], hipDeviceAttributeMaxBlockDimZ)
+    TABLE_EQ(attr_max_grid_dim[0], hipDeviceAttributeMaxGridDimX)
+    TABLE_EQ(attr_max_grid_dim[1], hipDeviceAttributeMaxGridDimY)
+    TABLE_EQ(attr_max_grid_dim[2], hipDeviceAttributeMaxGridDimZ)
+    TABLE_EQ(attr_multiprocessor_count, hipDeviceAttributeMultiprocessorCount)
+    TABLE_EQ(attr_kernel_exec_timeout, hipDeviceAttributeKernelExecTimeout)
+    TABLE_EQ(stream_non_blocking, hipStreamNonBlocking)
+    TABLE_EQ(host_malloc_default, hipHostMallocDefault)
+    TABLE_EQ(major, HIP_VERSION_MAJOR)
+#undef TABLE_EQ
+    return bad;
+}
+
 int main(void)
 {
+    if (table_mismatches() != 0)
+        return 1;
     int codes = 0, symbols = 0;
 #define COUNT_ERROR(name, value, gg, sticky) codes += listed(hip##name);
     GGHIP_ERROR_LIST(COUNT_ERROR)
@@ -116,7 +156,8 @@ int main(void)
     GGHIP_SYMBOL_LIST(COUNT_SYMBOL)
 #undef COUNT_SYMBOL
     printf("test_hip_abi: hip_abi.h agrees with hip_runtime_api.h (HIP %d.%d.%d): "
-           "%d error codes, %d entry points\n",
-           HIP_VERSION_MAJOR, HIP_VERSION_MINOR, HIP_VERSION_PATCH, codes, symbols);
+           "%d error codes, %d entry points, ABI table %s\n",
+           HIP_VERSION_MAJOR, HIP_VERSION_MINOR, HIP_VERSION_PATCH, codes, symbols,
+           gg__hip_abi_for_version(HIP_VERSION)->name);
     return 0;
 }
