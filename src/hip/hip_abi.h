@@ -353,6 +353,9 @@ typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
     X(hipModuleLaunchKernel,      REQUIRED)  \
     X(hipGetErrorName,            OPTIONAL)
 
+#define GGHIP__NEED_IS_REQUIRED_REQUIRED true
+#define GGHIP__NEED_IS_REQUIRED_OPTIONAL false
+
 /* Index of each entry point in GGHIP_SYMBOL_LIST (gghip_abi.symbols). */
 enum {
 #define GGHIP__SYMBOL_INDEX(name, need) GGHIP_SYM_##name,

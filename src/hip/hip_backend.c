@@ -55,6 +55,7 @@
  * On ROCm a GPU memory fault usually aborts the whole process inside ROCr
  * before any error is returned; gpuguard cannot prevent that.
  */
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,35 @@ static int reset_device(void *self, int device)
 }
 
 /* ---- devices ---------------------------------------------------------- */
+
+/* Entry points in GGHIP_SYMBOL_LIST order: unversioned (plain dlsym of the
+ * name the loaded ABI's table gives). */
+static const bool hip_entry_required[GGHIP_SYMBOL_COUNT] = {
+#define GGHIP__REQUIRED(name, need) [GGHIP_SYM_##name] = GGHIP__NEED_IS_REQUIRED_##need,
+    GGHIP_SYMBOL_LIST(GGHIP__REQUIRED)
+#undef GGHIP__REQUIRED
+};
+
+static bool hip_entry_point(void *self, size_t index, gg_entry_point_info *out)
+{
+    static const char *const names[GGHIP_SYMBOL_COUNT] = {
+#define GGHIP__NAME(name, need) [GGHIP_SYM_##name] = #name,
+        GGHIP_SYMBOL_LIST(GGHIP__NAME)
+#undef GGHIP__NAME
+    };
+    const gghip_runtime *rt = rt_of(self);
+    if (index >= GGHIP_SYMBOL_COUNT)
+        return false;
+    /* Which members are set is known by name only: look it up again (cheap,
+     * and this is a diagnostics call). */
+    void *fn = dlsym(rt->handle, rt->abi->symbols[index]);
+    out->name = names[index];
+    out->variant = fn != NULL ? rt->abi->symbols[index] : NULL;
+    out->abi_version = 0;
+    out->resolved_by = "dlsym";
+    out->required = hip_entry_required[index];
+    return true;
+}
 
 static int hip_driver_version(void *self, int *version)
 {
@@ -549,6 +579,7 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     out->code_name = gg__hip_code_name;
     out->native_for_status = gg__hip_native_for_status;
 
+    out->entry_point = hip_entry_point;
     out->driver_version = hip_driver_version;
     out->device_count = hip_device_count;
     out->device_props = hip_device_props;

@@ -60,6 +60,11 @@ case "$case" in
             all(e["variant"] and 0 < e["abi_version"] <= d["driver_version"]
                 for e in d["entry_points"] if e["required"]) and
             [e["variant"] for e in d["entry_points"] if e["name"] == "cuCtxCreate"] == ["cuCtxCreate_v4"]' ;;
+    info_verbose_sim_hip)
+        # HIP has no versioned entry points: each is the plain name, by dlsym.
+        expect_exit 0 info --verbose --backend sim-hip
+        grep -qE '^  hipModuleLaunchKernel +-> hipModuleLaunchKernel \(dlsym\)$' "$out" ||
+            { echo "FAIL: entry points not listed as expected"; cat "$out"; exit 1; } ;;
     info_no_driver)
         # A driver path that cannot load: exit 1, the reason on stderr.
         export GPUGUARD_CUDA_LIBRARY=/nonexistent/libcuda.so.1
