@@ -4,7 +4,7 @@
  * runtime at run time.
  *
  * Two runtime ABIs are accepted, each only over the versions whose ABI was
- * checked (HIP-ABI-FACTS.md has every fact and its source):
+ * checked (docs/HIP-ABI-FACTS.md has every fact and its source):
  *  - ROCm 5 (libamdhip64.so.5, HIP 5.0-5.7): every value and signature below
  *    is checked at compile time against Debian's HIP 5.2.3 headers
  *    (/usr/include/hip) by tests/hip_abi/ whenever they are installed, and

@@ -4,7 +4,7 @@
  * machines). tests/hip/test_hip_abi_tables.c checks the backend's ROCm 6
  * table (src/hip/hip_abi_tables.c) and its error table against these: a
  * check against transcriptions of published facts, not against a real
- * header. HIP-ABI-FACTS.md says how they were read.
+ * header. docs/HIP-ABI-FACTS.md says how they were read.
  *
  * Sources (all identical for these entries at every tag listed):
  *   [api] ROCm/HIP include/hip/hip_runtime_api.h at the tags rocm-6.0.0
