@@ -24,10 +24,12 @@ function(gg_use_criterion target scope)
   endif()
 endfunction()
 
-# gg_add_criterion_test(NAME SOURCES... [LIBS libs...]): one Criterion
-# executable in build/bin, registered with ctest.
+# gg_add_criterion_test(NAME SOURCES... [LIBS libs...] [LAUNCHER cmd...]):
+# one Criterion executable in build/bin, registered with ctest; LAUNCHER, if
+# given, is the command ctest runs it through (it gets the executable and
+# its arguments).
 function(gg_add_criterion_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LAUNCHER" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   gg_use_criterion(${name} PRIVATE)
   if(GG_SANITIZE MATCHES "thread")
@@ -44,7 +46,11 @@ function(gg_add_criterion_test name)
   # --jobs 1: Criterion forks one process per test; tests that time waits
   # must not fight over two cores with each other. (The TSan stand-in runs
   # tests one at a time and ignores the option.)
-  add_test(NAME ${name} COMMAND ${name} --jobs=1 --verbose=0)
+  if(T_LAUNCHER)
+    add_test(NAME ${name} COMMAND ${T_LAUNCHER} $<TARGET_FILE:${name}> --jobs=1 --verbose=0)
+  else()
+    add_test(NAME ${name} COMMAND ${name} --jobs=1 --verbose=0)
+  endif()
   set_tests_properties(${name} PROPERTIES TIMEOUT 900)
 endfunction()
 

@@ -11,6 +11,12 @@ GG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
              libpng-dev python3 python3-dev libamdhip64-dev)
 
+# Debian packages the tests use as referees: real libraries we did not
+# write, fetched by scripts/fetch-referees.sh into build/referees (never
+# installed; see there). libcuda1 is NVIDIA's driver library (non-free).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+GG_REFEREE_PACKAGES=(libcuda1)
+
 gg_log() { printf '==> %s\n' "$*"; }
 gg_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
