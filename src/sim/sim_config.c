@@ -26,6 +26,11 @@
  *                                        calling thread at submission, kernels
  *                                        are not run (for benchmarks); not with
  *                                        "misbehave"
+ *   "driver_version": 12020              the CUDA driver the CUDA face imitates
+ *                                        (cuDriverGetVersion, cuGetProcAddress):
+ *                                        a positive multiple of 10; which
+ *                                        versions a library accepts, and its
+ *                                        default, are the face's (src/sim/README.md)
  * }
  *
  * With no variable set: device 0 "gpuguard sim display GPU" (watchdog on,
@@ -245,6 +250,17 @@ static sim_status parse_rule(const cJSON *o, int i, int ndevices, sim_misbehave 
     return SIM_OK;
 }
 
+/* A CUDA version number as the driver reports it: 1000 * major + 10 * minor. */
+static sim_status get_driver_version(const cJSON *k, int *out, perr *e)
+{
+    if (!cJSON_IsNumber(k) || !(k->valuedouble >= 1 && k->valuedouble <= 1e6) ||
+        k->valuedouble != (double)(int)k->valuedouble || (int)k->valuedouble % 10 != 0)
+        return fail(e, "driver_version: expected a CUDA version number such as 12020 "
+                       "(1000 * major + 10 * minor)");
+    *out = (int)k->valuedouble;
+    return SIM_OK;
+}
+
 static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
 {
     if (!cJSON_IsObject(root))
@@ -259,6 +275,10 @@ static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
             if (!cJSON_IsBool(k))
                 return fail(e, "fast: expected true or false");
             c->fast = cJSON_IsTrue(k);
+        } else if (!strcmp(k->string, "driver_version")) {
+            sim_status st = get_driver_version(k, &c->driver_version, e);
+            if (st)
+                return st;
         } else {
             return fail(e, "top level: unknown key \"%s\"", k->string);
         }
@@ -360,6 +380,31 @@ sim_status sim_config_load(sim_config *out, char *err, size_t errlen)
     st = sim_config_parse(text, out, err, errlen);
     free(text);
     return st;
+}
+
+static pthread_mutex_t g_peek_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *g_peek_text;   /* the GPUGUARD_SIM_CONFIG text last peeked at */
+static int g_peek_version;
+
+int sim_config_peek_driver_version(void)
+{
+    const char *env = getenv("GPUGUARD_SIM_CONFIG");
+    const char *text = env ? env : "";
+    pthread_mutex_lock(&g_peek_lock);
+    if (!g_peek_text || strcmp(g_peek_text, text) != 0) {
+        free(g_peek_text);
+        g_peek_text = strdup(text);
+        sim_config c;
+        char err[256];
+        g_peek_version = 0;
+        if (sim_config_load(&c, err, sizeof err) == SIM_OK) {
+            g_peek_version = c.driver_version;
+            sim_config_free(&c);
+        }
+    }
+    int v = g_peek_version;
+    pthread_mutex_unlock(&g_peek_lock);
+    return v;
 }
 
 void sim_config_free(sim_config *c)

@@ -155,6 +155,7 @@ typedef struct sim_config {
     int nrules;
     sim_misbehave *rules;
     bool fast;                  /* "fast": work completes at submission (sim_stream.c) */
+    int driver_version;         /* "driver_version" as given; 0: not set (the face's default) */
 } sim_config;
 
 /* Parses the configuration text (NULL: defaults). On error returns
@@ -163,6 +164,11 @@ sim_status sim_config_parse(const char *text, sim_config *out, char *err, size_t
 /* Reads GPUGUARD_SIM_CONFIG (text or @path) and parses it. */
 sim_status sim_config_load(sim_config *out, char *err, size_t errlen);
 void sim_config_free(sim_config *c);
+/* "driver_version" of the configuration in GPUGUARD_SIM_CONFIG now, for
+ * the calls a driver answers before it is initialised; 0 when the key is
+ * absent or the configuration is invalid. Parsed again only when the
+ * variable's text changes. */
+int sim_config_peek_driver_version(void);
 
 /* ---- devices ------------------------------------------------------------ */
 
@@ -200,7 +206,13 @@ typedef struct sim_device {
     unsigned primary_refs;
 } sim_device;
 
-sim_status sim_init(void);
+/* What a face refuses in a configuration that parsed (e.g. a driver version
+ * its library does not simulate): SIM_OK, or an error with a message naming
+ * the key written to err. */
+typedef sim_status (*sim_config_check)(const sim_config *c, char *err, size_t errlen);
+/* Reads the configuration, has `check` (NULL: none) accept it, and sets up
+ * the devices; the first success fixes them for the life of the process. */
+sim_status sim_init(sim_config_check check);
 extern atomic_bool sim_initialized_flag;
 /* True after a successful sim_init (checked by every export: inline). */
 static inline bool sim_is_initialized(void)

@@ -37,7 +37,24 @@ typedef enum CUdriverProcAddressQueryResult_enum {
     CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
 } CUdriverProcAddressQueryResult;
 
-#define SIM_CUDA_DRIVER_VERSION 13000
+/* The family of driver releases a CUDA-face library imitates. The faces'
+ * objects are shared; each library links one definition of it
+ * (sim_cuda_line_12.c or sim_cuda_line_11.c). */
+typedef struct sim_cuda_line {
+    const char *library;        /* the library's file name, for messages */
+    int default_version;        /* driver_version when the configuration has none */
+    int min_version, max_version; /* the driver versions it accepts */
+    const char *other;          /* what to use outside them */
+} sim_cuda_line;
+extern const sim_cuda_line sim_cuda_line_in_use;
+
+/* The CUDA version this driver reports (cuDriverGetVersion) and answers
+ * cuGetProcAddress for: the successful cuInit's "driver_version"; before
+ * it, the one in GPUGUARD_SIM_CONFIG now; the library's default when there
+ * is none or the configuration is invalid. */
+int sim_cuda_driver_version(void);
+/* Refuses a "driver_version" the library does not imitate (cuInit). */
+sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen);
 
 /* Every exported cu* function; each counts its calls. */
 #define SIM_CUDA_EXPORTS(X)                                              \
@@ -46,7 +63,8 @@ typedef enum CUdriverProcAddressQueryResult_enum {
     X(cuCtxCreate_v2) X(cuCtxCreate_v3) X(cuCtxCreate_v4)                \
     X(cuCtxDestroy_v2) X(cuCtxPushCurrent_v2) X(cuCtxPopCurrent_v2)      \
     X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice)              \
-    X(cuCtxSynchronize) X(cuDevicePrimaryCtxRetain)                      \
+    X(cuCtxGetDevice_v2) X(cuCtxSynchronize) X(cuCtxSynchronize_v2)      \
+    X(cuDevicePrimaryCtxRetain)                                          \
     X(cuDevicePrimaryCtxRelease_v2) X(cuDevicePrimaryCtxReset_v2)        \
     X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamQuery)             \
     X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate)         \
@@ -57,7 +75,8 @@ typedef enum CUdriverProcAddressQueryResult_enum {
     X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemcpyDtoDAsync_v2) \
     X(cuMemsetD8_v2) X(cuMemsetD8Async) X(cuModuleLoad) X(cuModuleLoadData) \
     X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)           \
-    X(cuGetErrorName) X(cuGetErrorString) X(cuGetProcAddress_v2)
+    X(cuGetErrorName) X(cuGetErrorString) X(cuGetProcAddress)            \
+    X(cuGetProcAddress_v2)
 
 enum sim_cuda_fn {
 #define SIM_CUDA_FN_ENUM(name) SIM_FN_##name,

@@ -38,7 +38,9 @@ API CUresult cuCtxPopCurrent_v2(CUcontext *pctx);
 API CUresult cuCtxGetCurrent(CUcontext *pctx);
 API CUresult cuCtxSetCurrent(CUcontext ctx);
 API CUresult cuCtxGetDevice(CUdevice *device);
+API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
 API CUresult cuCtxSynchronize(void);
+API CUresult cuCtxSynchronize_v2(CUcontext ctx);
 API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
@@ -76,6 +78,10 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gr
                             void **kernelParams, void **extra);
 API CUresult cuGetErrorName(CUresult error, const char **pStr);
 API CUresult cuGetErrorString(CUresult error, const char **pStr);
+/* The CUDA 11.3 form (no status). cuda.h names it only with
+ * __CUDA_API_VERSION_INTERNAL; otherwise it #defines cuGetProcAddress to
+ * cuGetProcAddress_v2, so test_sim_abi.c #undefs the macro first. */
+API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
                                  cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus);
 #undef API

@@ -31,20 +31,42 @@ static CUresult get_device(CUdevice dev, sim_device **out)
     return CUDA_SUCCESS;
 }
 
+sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen)
+{
+    const sim_cuda_line *line = &sim_cuda_line_in_use;
+    int v = c->driver_version;
+    if (v == 0 || (v >= line->min_version && v <= line->max_version))
+        return SIM_OK;
+    snprintf(err, errlen, "driver_version: %s simulates CUDA %d.%d to %d.%d drivers, not %d; %s",
+             line->library, line->min_version / 1000, line->min_version % 1000 / 10,
+             line->max_version / 1000, line->max_version % 1000 / 10, v, line->other);
+    return SIM_ERR_INVALID_VALUE;
+}
+
+int sim_cuda_driver_version(void)
+{
+    const sim_cuda_line *line = &sim_cuda_line_in_use;
+    const sim_config *c = sim_get_config();
+    int v = c ? c->driver_version : sim_config_peek_driver_version();
+    /* Absent, or a value cuInit refuses: the library's own version. */
+    return v >= line->min_version && v <= line->max_version ? v : line->default_version;
+}
+
 SIM_EXPORT CUresult cuInit(unsigned int flags)
 {
     SIM_COUNT(cuInit);
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
-    return sim_cuda_result(sim_init());
+    return sim_cuda_result(sim_init(sim_cuda_config_check));
 }
 
+/* Works before cuInit, as the real driver's does. */
 SIM_EXPORT CUresult cuDriverGetVersion(int *version)
 {
     SIM_COUNT(cuDriverGetVersion);
     if (!version)
         return CUDA_ERROR_INVALID_VALUE;
-    *version = SIM_CUDA_DRIVER_VERSION;
+    *version = sim_cuda_driver_version();
     return CUDA_SUCCESS;
 }
 
@@ -283,16 +305,59 @@ SIM_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
     return device ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-SIM_EXPORT CUresult cuCtxSynchronize(void)
+/* The CUDA 13.0 forms name their context; NULL means the current one. A
+ * named context is checked as the current one is (live, not poisoned). */
+static CUresult ctx_named_or_current(CUcontext ctx, sim_ctx **out)
 {
-    SIM_COUNT(cuCtxSynchronize);
+    if (!ctx)
+        return sim_cuda_enter(out);
+    REQUIRE_INIT();
+    sim_ctx *c = sim_ctx_from_handle(SIM_HANDLE(ctx));
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    sim_status st = sim_ctx_health(c);
+    if (st) {
+        sim_obj_release(&c->obj);
+        return sim_cuda_result(st);
+    }
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+    SIM_COUNT(cuCtxGetDevice_v2);
     sim_ctx *c;
-    CUresult r = sim_cuda_enter(&c);
+    CUresult r = ctx_named_or_current(ctx, &c);
+    if (r)
+        return r;
+    if (device)
+        *device = c->dev->ordinal;
+    sim_obj_release(&c->obj);
+    return device ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult ctx_sync(CUcontext ctx)
+{
+    sim_ctx *c;
+    CUresult r = ctx_named_or_current(ctx, &c);
     if (r)
         return r;
     sim_status st = sim_ctx_sync(c);
     sim_obj_release(&c->obj);
     return sim_cuda_result(st);
+}
+
+SIM_EXPORT CUresult cuCtxSynchronize(void)
+{
+    SIM_COUNT(cuCtxSynchronize);
+    return ctx_sync(NULL);
+}
+
+SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+    SIM_COUNT(cuCtxSynchronize_v2);
+    return ctx_sync(ctx);
 }
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)

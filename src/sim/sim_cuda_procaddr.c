@@ -1,10 +1,23 @@
 /*
  * cuGetProcAddress: base name + requested CUDA version -> the export with
- * that ABI. Versions are the ones cudaTypedefs.h names each variant by
- * (PFN_cuMemAlloc_v3020 is cuMemAlloc_v2, ...). Variants the simulator does
- * not export (the 32-bit v1 ABIs of 2.0) give VERSION_NOT_SUFFICIENT. The
- * per-thread-default-stream flag returns the same functions: the simulator
- * has one default stream per context.
+ * that ABI, by the rule measured on a real driver (Debian 12's 535.261.03,
+ * CUDA 12.2): the newest variant at or below the requested version, where
+ * variants newer than the driver's own version do not exist. So a request
+ * newer than the driver is not refused: cuCtxCreate asked at 13000 of a
+ * 12.2 driver gives cuCtxCreate_v3, the newest it has.
+ *
+ * The table lists every variant that cudaTypedefs.h (CUDA 13.0) has for
+ * each name served, by the version it names the variant with
+ * (PFN_cuMemAlloc_v3020 is cuMemAlloc_v2, ...), including the ones the
+ * simulator does not implement (fn NULL: the 32-bit ABIs of 2.0, the
+ * pre-4.0 context calls, ...). When the rule picks one of those, the
+ * answer is NULL with VERSION_NOT_SUFFICIENT, never another variant's
+ * pointer: its signature or behaviour differs, and calling through the
+ * wrong one is the bug this table exists to prevent.
+ *
+ * The per-thread default stream variants (_ptsz, _ptds, 7.0) are listed
+ * too; they are the legacy functions here, since the simulator has one
+ * default stream per context and takes CU_STREAM_PER_THREAD for it.
  */
 #include "sim_cuda.h"
 
@@ -12,13 +25,14 @@
 
 typedef struct proc {
     const char *name;
-    int version;     /* first CUDA version with this ABI */
-    void *fn;
+    int version;        /* the CUDA version that introduced this variant */
+    bool per_thread;    /* the per-thread default stream form (_ptsz, _ptds) */
+    void *fn;           /* NULL: not implemented by the simulator */
 } proc;
 
-#define P(name, version, fn) { name, version, (void *)(uintptr_t)(fn) }
-
-static CUresult cuGetProcAddress_v1(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+#define P(name, version, fn) { name, version, false, (void *)(uintptr_t)(fn) }
+#define PT(name, version, fn) { name, version, true, (void *)(uintptr_t)(fn) }
+#define NONE NULL
 
 /* For each name, variants in increasing version order. */
 static const proc g_procs[] = {
@@ -27,98 +41,145 @@ static const proc g_procs[] = {
     P("cuDeviceGetCount", 2000, cuDeviceGetCount),
     P("cuDeviceGet", 2000, cuDeviceGet),
     P("cuDeviceGetName", 2000, cuDeviceGetName),
+    P("cuDeviceTotalMem", 2000, NONE), /* 32-bit size */
     P("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2),
     P("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute),
+    P("cuCtxCreate", 2000, NONE), /* the pre-3.2 ABI */
     P("cuCtxCreate", 3020, cuCtxCreate_v2),
     P("cuCtxCreate", 11040, cuCtxCreate_v3),
     P("cuCtxCreate", 12050, cuCtxCreate_v4),
+    P("cuCtxDestroy", 2000, NONE), /* the pre-4.0 context stack semantics */
     P("cuCtxDestroy", 4000, cuCtxDestroy_v2),
+    P("cuCtxPushCurrent", 2000, NONE),
     P("cuCtxPushCurrent", 4000, cuCtxPushCurrent_v2),
+    P("cuCtxPopCurrent", 2000, NONE),
     P("cuCtxPopCurrent", 4000, cuCtxPopCurrent_v2),
     P("cuCtxGetCurrent", 4000, cuCtxGetCurrent),
     P("cuCtxSetCurrent", 4000, cuCtxSetCurrent),
     P("cuCtxGetDevice", 2000, cuCtxGetDevice),
+    P("cuCtxGetDevice", 13000, cuCtxGetDevice_v2),
     P("cuCtxSynchronize", 2000, cuCtxSynchronize),
+    P("cuCtxSynchronize", 13000, cuCtxSynchronize_v2),
     P("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
-    /* v1 and v2 share a signature; the simulator has one behaviour. */
-    P("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease_v2),
-    P("cuDevicePrimaryCtxReset", 7000, cuDevicePrimaryCtxReset_v2),
+    P("cuDevicePrimaryCtxRelease", 7000, NONE), /* the 7.0 semantics */
+    P("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2),
+    P("cuDevicePrimaryCtxReset", 7000, NONE),
+    P("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2),
     P("cuStreamCreate", 2000, cuStreamCreate),
+    P("cuStreamDestroy", 2000, NONE),
     P("cuStreamDestroy", 4000, cuStreamDestroy_v2),
     P("cuStreamQuery", 2000, cuStreamQuery),
+    PT("cuStreamQuery", 7000, cuStreamQuery),
     P("cuStreamSynchronize", 2000, cuStreamSynchronize),
+    PT("cuStreamSynchronize", 7000, cuStreamSynchronize),
     P("cuStreamWaitEvent", 3020, cuStreamWaitEvent),
+    PT("cuStreamWaitEvent", 7000, cuStreamWaitEvent),
     P("cuEventCreate", 2000, cuEventCreate),
+    P("cuEventDestroy", 2000, NONE),
     P("cuEventDestroy", 4000, cuEventDestroy_v2),
     P("cuEventRecord", 2000, cuEventRecord),
+    PT("cuEventRecord", 7000, cuEventRecord),
     P("cuEventQuery", 2000, cuEventQuery),
     P("cuEventSynchronize", 2000, cuEventSynchronize),
     P("cuEventElapsedTime", 2000, cuEventElapsedTime),
     P("cuEventElapsedTime", 12080, cuEventElapsedTime_v2),
+    P("cuMemAlloc", 2000, NONE), /* 2.0: 32-bit sizes and device pointers */
     P("cuMemAlloc", 3020, cuMemAlloc_v2),
+    P("cuMemFree", 2000, NONE),
     P("cuMemFree", 3020, cuMemFree_v2),
+    P("cuMemAllocHost", 2000, NONE),
     P("cuMemAllocHost", 3020, cuMemAllocHost_v2),
     P("cuMemFreeHost", 2000, cuMemFreeHost),
+    P("cuMemcpyHtoD", 2000, NONE),
     P("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2),
+    PT("cuMemcpyHtoD", 7000, cuMemcpyHtoD_v2),
+    P("cuMemcpyDtoH", 2000, NONE),
     P("cuMemcpyDtoH", 3020, cuMemcpyDtoH_v2),
+    PT("cuMemcpyDtoH", 7000, cuMemcpyDtoH_v2),
+    P("cuMemcpyDtoD", 2000, NONE),
     P("cuMemcpyDtoD", 3020, cuMemcpyDtoD_v2),
+    PT("cuMemcpyDtoD", 7000, cuMemcpyDtoD_v2),
+    P("cuMemcpyHtoDAsync", 2000, NONE),
     P("cuMemcpyHtoDAsync", 3020, cuMemcpyHtoDAsync_v2),
+    PT("cuMemcpyHtoDAsync", 7000, cuMemcpyHtoDAsync_v2),
+    P("cuMemcpyDtoHAsync", 2000, NONE),
     P("cuMemcpyDtoHAsync", 3020, cuMemcpyDtoHAsync_v2),
+    PT("cuMemcpyDtoHAsync", 7000, cuMemcpyDtoHAsync_v2),
+    P("cuMemcpyDtoDAsync", 3000, NONE),
     P("cuMemcpyDtoDAsync", 3020, cuMemcpyDtoDAsync_v2),
+    PT("cuMemcpyDtoDAsync", 7000, cuMemcpyDtoDAsync_v2),
+    P("cuMemsetD8", 2000, NONE),
     P("cuMemsetD8", 3020, cuMemsetD8_v2),
+    PT("cuMemsetD8", 7000, cuMemsetD8_v2),
     P("cuMemsetD8Async", 3020, cuMemsetD8Async),
+    PT("cuMemsetD8Async", 7000, cuMemsetD8Async),
     P("cuModuleLoad", 2000, cuModuleLoad),
     P("cuModuleLoadData", 2000, cuModuleLoadData),
     P("cuModuleUnload", 2000, cuModuleUnload),
     P("cuModuleGetFunction", 2000, cuModuleGetFunction),
     P("cuLaunchKernel", 4000, cuLaunchKernel),
+    PT("cuLaunchKernel", 7000, cuLaunchKernel),
     P("cuGetErrorName", 6000, cuGetErrorName),
     P("cuGetErrorString", 6000, cuGetErrorString),
-    P("cuGetProcAddress", 11030, cuGetProcAddress_v1),
+    P("cuGetProcAddress", 11030, cuGetProcAddress),
     P("cuGetProcAddress", 12000, cuGetProcAddress_v2),
 };
 
-static CUresult lookup(const char *symbol, void **pfn, int version,
+/* cuGetProcAddress flags (cuda.h): DEFAULT 0, LEGACY_STREAM 1,
+ * PER_THREAD_DEFAULT_STREAM 2; the real driver refuses anything above 3. */
+#define PER_THREAD_DEFAULT_STREAM 2u
+#define KNOWN_FLAGS 3u
+
+static CUresult lookup(const char *symbol, void **pfn, int requested, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status)
 {
-    CUdriverProcAddressQueryResult res = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    void *best = NULL;
-    if (!symbol || !pfn)
+    /* The real driver crashes on a NULL symbol or pfn; refusing is kinder. */
+    if (!symbol || !pfn || flags > KNOWN_FLAGS)
         return CUDA_ERROR_INVALID_VALUE;
-    if (version > SIM_CUDA_DRIVER_VERSION) {
-        sim_detail("cuGetProcAddress: version %d is newer than the driver's %d", version,
-                   SIM_CUDA_DRIVER_VERSION);
-        return CUDA_ERROR_INVALID_VALUE;
-    }
+    int driver = sim_cuda_driver_version();
+    int limit = requested < driver ? requested : driver;
+    bool per_thread = (flags & PER_THREAD_DEFAULT_STREAM) != 0;
+    bool known = false;
+    const proc *best = NULL;
     for (size_t i = 0; i < sizeof g_procs / sizeof g_procs[0]; i++) {
-        if (strcmp(g_procs[i].name, symbol) != 0)
+        const proc *p = &g_procs[i];
+        if (strcmp(p->name, symbol) != 0)
             continue;
-        if (g_procs[i].version <= version) {
-            best = g_procs[i].fn;
-            res = CU_GET_PROC_ADDRESS_SUCCESS;
-        } else if (!best) {
-            res = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-        }
+        known = true;
+        if (p->version > limit || (p->per_thread && !per_thread))
+            continue;
+        /* Newest wins (the table is in version order, so at one version
+         * the per-thread form, listed after the legacy one, when asked). */
+        if (!best || p->version >= best->version)
+            best = p;
     }
-    *pfn = best;
+    CUdriverProcAddressQueryResult res = CU_GET_PROC_ADDRESS_SUCCESS;
+    if (!known)
+        res = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    else if (!best || !best->fn)
+        res = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    if (res != CU_GET_PROC_ADDRESS_SUCCESS)
+        sim_detail("cuGetProcAddress(\"%s\", %d) of a %d driver: %s", symbol, requested, driver,
+                   !known ? "no such function"
+                   : best ? "that variant is not simulated"
+                          : "no variant that old");
+    *pfn = res == CU_GET_PROC_ADDRESS_SUCCESS ? best->fn : NULL;
     if (status)
         *status = res;
     return CUDA_SUCCESS;
 }
 
-/* The CUDA 11.3 form, without the status out-parameter. */
-static CUresult cuGetProcAddress_v1(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+/* The CUDA 11.3 form, without the status out-parameter; drivers from 11.3
+ * on export it under this name. */
+SIM_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
-    SIM_COUNT(cuGetProcAddress_v2);
-    (void)flags;
-    return lookup(symbol, pfn, cudaVersion, NULL);
+    SIM_COUNT(cuGetProcAddress);
+    return lookup(symbol, pfn, cudaVersion, flags, NULL);
 }
 
 SIM_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
                                         cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
     SIM_COUNT(cuGetProcAddress_v2);
-    if (flags > 3) /* DEFAULT, LEGACY_STREAM, PER_THREAD_DEFAULT_STREAM */
-        return CUDA_ERROR_INVALID_VALUE;
-    return lookup(symbol, pfn, cudaVersion, symbolStatus);
+    return lookup(symbol, pfn, cudaVersion, flags, symbolStatus);
 }

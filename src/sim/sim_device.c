@@ -19,7 +19,7 @@ static sim_device *g_devices;
 static char g_config_error[512];
 atomic_bool sim_fast_flag;
 
-sim_status sim_init(void)
+sim_status sim_init(sim_config_check check)
 {
     if (atomic_load_explicit(&sim_initialized_flag, memory_order_acquire))
         return SIM_OK;
@@ -33,6 +33,12 @@ sim_status sim_init(void)
     if (st) {
         memcpy(g_config_error, err, sizeof err);
         sim_detail("%s", err);
+        goto out;
+    }
+    if (check && (st = check(&cfg, err, sizeof err)) != SIM_OK) {
+        memcpy(g_config_error, err, sizeof err);
+        sim_detail("%s", err);
+        sim_config_free(&cfg);
         goto out;
     }
     if (cfg.ndevices == 0) {

@@ -23,11 +23,22 @@
 
 static _Thread_local int t_device;
 
+/* "driver_version" picks which CUDA driver the CUDA face imitates; the HIP
+ * face has no such choice, so the key is refused rather than ignored. */
+static sim_status hip_config_check(const sim_config *c, char *err, size_t errlen)
+{
+    if (c->driver_version == 0)
+        return SIM_OK;
+    snprintf(err, errlen, "driver_version: only the CUDA face (libgpuguard_sim_cuda*.so) "
+                          "simulates driver versions; remove the key for the HIP face");
+    return SIM_ERR_INVALID_VALUE;
+}
+
 static sim_status ready(void)
 {
     if (sim_is_initialized())
         return SIM_OK;
-    sim_status st = sim_init();
+    sim_status st = sim_init(hip_config_check);
     /* No device: what ROCm's initialisation failure looks like. */
     return st == SIM_ERR_NO_DEVICE ? SIM_ERR_INVALID_DEVICE : st;
 }

@@ -214,7 +214,9 @@ Test(sim_init, get_proc_address_maps_base_names_and_versions)
     CU_OK(cuGetProcAddress_v2("cuNoSuchFunction", &p, 13000, 0, &q));
     cr_assert_null(p);
     cr_assert_eq(q, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
-    CU_IS(cuGetProcAddress_v2("cuInit", &p, 13010, 0, &q), CUDA_ERROR_INVALID_VALUE);
+    /* Newer than the driver: its newest, not a refusal (measured on 535). */
+    CU_OK(cuGetProcAddress_v2("cuCtxCreate", &p, 99999, 0, &q));
+    cr_assert_eq(p, (void *)(uintptr_t)cuCtxCreate_v4);
     /* What it returns works. */
     CU_OK(cuGetProcAddress_v2("cuInit", &p, 13000, 0, NULL));
     CU_OK(((CUresult(*)(unsigned))(uintptr_t)p)(0));
@@ -239,7 +241,8 @@ Test(sim_init, call_counters_count_each_export)
     cr_assert_eq(gg_sim_call_count("cuMemFree_v2"), 2);
     cr_assert_eq(gg_sim_call_count("cuCtxCreate"), 1);
     cr_assert_eq(gg_sim_call_count("cuCtxCreate_v4"), 1);
-    cr_assert_eq(gg_sim_call_count("cuGetProcAddress"), 1);
+    cr_assert_eq(gg_sim_call_count("cuGetProcAddress_v2"), 1);
+    cr_assert_eq(gg_sim_call_count("cuGetProcAddress"), 0); /* the 11.3 form, not called */
     cr_assert_eq(gg_sim_call_count("cuNoSuch"), 0);
     cr_assert_eq(gg_sim_total_calls(), 6);
     gg_sim_reset_counts();

@@ -174,6 +174,16 @@ Test(sim_hip_init, bad_config_fails_every_call_until_fixed)
     sim_hip_test_assert_no_leaks();
 }
 
+/* "driver_version" is the CUDA face's (which CUDA driver it imitates): the
+ * HIP face refuses it, naming the key, rather than ignore it. */
+Test(sim_hip_init, driver_version_is_refused_naming_the_key)
+{
+    setenv("GPUGUARD_SIM_CONFIG", "{\"driver_version\":12020}", 1);
+    HIP_IS(hipInit(0), hipErrorInvalidValue);
+    cr_assert(strstr(gg_sim_last_config_error(), "driver_version") != NULL, "%s",
+              gg_sim_last_config_error());
+}
+
 /* "devices": [] is a machine without a GPU, where ROCm 5.2's runtime
  * answers like this. */
 Test(sim_hip_init, no_device_looks_like_rocm_without_a_gpu)

@@ -1,5 +1,7 @@
 #include "support/gg_test.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,23 +17,70 @@ static const gg_test_backend backends[] = {
       .fn_launch = "hipModuleLaunchKernel", .fn_get_current = "hipCtxGetCurrent",
       .illegal_address_name = "hipErrorIllegalAddress" },
 };
+/* "sim" as a CUDA 11.x driver (GG_TEST_SIM_DRIVER_VERSION below 12000). */
+static const gg_test_backend sim_cuda11 = {
+    .name = "sim", .library = GG_TEST_SIM_CUDA11, .hip = false,
+    .fn_context_destroy = "cuCtxDestroy_v2", .fn_context_pop = "cuCtxPopCurrent_v2",
+    .fn_launch = "cuLaunchKernel", .fn_get_current = "cuCtxGetCurrent",
+    .illegal_address_name = "CUDA_ERROR_ILLEGAL_ADDRESS" };
+
+/* GG_TEST_SIM_DRIVER_VERSION, whatever the backend; 0 when unset. */
+static int requested_driver_version(void)
+{
+    const char *text = getenv("GG_TEST_SIM_DRIVER_VERSION");
+    if (text == NULL || text[0] == '\0')
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    cr_assert(errno == 0 && *end == '\0' && v > 0 && v < 1000000,
+              "GG_TEST_SIM_DRIVER_VERSION='%s' is not a CUDA version number such as 12020", text);
+    return (int)v;
+}
 
 const gg_test_backend *gg_test_backend_in_use(void)
 {
     const char *name = getenv("GG_TEST_BACKEND");
+    const gg_test_backend *tb = &backends[0];
     for (size_t i = 0; name != NULL && i < sizeof backends / sizeof backends[0]; i++)
         if (strcmp(name, backends[i].name) == 0)
-            return &backends[i];
-    cr_assert(name == NULL, "GG_TEST_BACKEND='%s' is not sim or sim-hip", name);
-    return &backends[0];
+            tb = &backends[i];
+    cr_assert(name == NULL || strcmp(name, tb->name) == 0, "GG_TEST_BACKEND='%s' is not sim or sim-hip", name);
+    if (!tb->hip && requested_driver_version() != 0 && requested_driver_version() < 12000)
+        return &sim_cuda11;
+    return tb;
+}
+
+int gg_test_sim_driver_version(void)
+{
+    return gg_test_backend_in_use()->hip ? 0 : requested_driver_version();
+}
+
+/* Sets GPUGUARD_SIM_CONFIG to `sim_config` with "driver_version" added from
+ * GG_TEST_SIM_DRIVER_VERSION (CUDA face only) unless the test set it, or
+ * the configuration is not a JSON object (a test of bad configurations:
+ * passed as it is). */
+static void set_sim_config(const char *sim_config)
+{
+    int version = gg_test_sim_driver_version();
+    cJSON *root = version != 0 ? cJSON_Parse(sim_config != NULL ? sim_config : "{}") : NULL;
+    if (cJSON_IsObject(root) && !cJSON_HasObjectItem(root, "driver_version")) {
+        cr_assert_not_null(cJSON_AddNumberToObject(root, "driver_version", version));
+        char *merged = cJSON_PrintUnformatted(root);
+        cr_assert_not_null(merged);
+        setenv("GPUGUARD_SIM_CONFIG", merged, 1);
+        cJSON_free(merged);
+    } else if (sim_config != NULL) {
+        setenv("GPUGUARD_SIM_CONFIG", sim_config, 1);
+    } else {
+        unsetenv("GPUGUARD_SIM_CONFIG");
+    }
+    cJSON_Delete(root);
 }
 
 void gg_test_init_sim_desc(const char *sim_config, gg_init_desc *desc)
 {
-    if (sim_config != NULL)
-        setenv("GPUGUARD_SIM_CONFIG", sim_config, 1);
-    else
-        unsetenv("GPUGUARD_SIM_CONFIG");
+    set_sim_config(sim_config);
     const gg_test_backend *tb = gg_test_backend_in_use();
     desc->backend = tb->name;
     if (tb->hip)

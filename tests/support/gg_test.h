@@ -10,10 +10,15 @@
 #include "gpuguard/gpuguard.h"
 
 #define GG_TEST_SIM_CUDA GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so"
+#define GG_TEST_SIM_CUDA11 GG_TEST_LIB_DIR "/libgpuguard_sim_cuda11.so"
 #define GG_TEST_SIM_HIP GG_TEST_LIB_DIR "/libgpuguard_sim_hip.so"
 
 /* The backend a conformance suite runs over (GG_TEST_BACKEND: sim or
- * sim-hip) and the names its driver gives to what the tests count. */
+ * sim-hip) and the names its driver gives to what the tests count. Over the
+ * CUDA face, GG_TEST_SIM_DRIVER_VERSION (e.g. 12020) picks the CUDA driver
+ * the simulator imitates: below 12000 the library is
+ * libgpuguard_sim_cuda11.so, and gg_test_init_sim_desc adds the version to
+ * the simulator's configuration. */
 typedef struct gg_test_backend {
     const char *name;       /* the gg_init backend: "sim" or "sim-hip" */
     const char *library;    /* the simulator face it loads */
@@ -22,6 +27,9 @@ typedef struct gg_test_backend {
     const char *illegal_address_name;
 } gg_test_backend;
 const gg_test_backend *gg_test_backend_in_use(void);
+/* GG_TEST_SIM_DRIVER_VERSION over the CUDA face; 0 when unset (the
+ * library's default) or over HIP. */
+int gg_test_sim_driver_version(void);
 
 /* Asserts a gpuguard call's status, printing the last error when it differs. */
 #define GG_EXPECT(expected, call)                                                             \
@@ -36,8 +44,10 @@ const gg_test_backend *gg_test_backend_in_use(void);
     } while (0)
 #define GG_OK_(call) GG_EXPECT(GG_OK, call)
 
-/* Initialises gpuguard over the simulated CUDA driver. `sim_config` (JSON or
- * NULL for the default two devices) is handed to the simulator. */
+/* Initialises gpuguard over the simulated driver. `sim_config` (JSON or
+ * NULL for the default two devices) is handed to the simulator, with
+ * "driver_version" added from GG_TEST_SIM_DRIVER_VERSION unless it sets
+ * the key itself. */
 void gg_test_init_sim(const char *sim_config);
 void gg_test_init_sim_desc(const char *sim_config, gg_init_desc *desc);
 /* Shuts down and asserts that nothing was left alive before it. */
