@@ -150,6 +150,13 @@ unsigned long long gg_test_sim_call_count(const char *function)
     return count(function);
 }
 
+unsigned long long gg_test_sim_device_memory_used(int device)
+{
+    unsigned long long (*used)(int) =
+        (unsigned long long (*)(int))sim_symbol("gg_sim_device_memory_used");
+    return used(device);
+}
+
 void *gg_test_sim_current_context(void)
 {
     int (*get)(void **) = (int (*)(void **))sim_symbol(gg_test_backend_in_use()->fn_get_current);

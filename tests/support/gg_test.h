@@ -61,6 +61,8 @@ const char *gg_test_last_message(void);
 unsigned long long gg_test_sim_total_calls(void);
 unsigned long long gg_test_sim_call_count(const char *function);
 void *gg_test_sim_current_context(void);
+/* Device memory the simulator has allocated on `device` (every context). */
+unsigned long long gg_test_sim_device_memory_used(int device);
 /* cuCtxCreate_v2 on device 1 directly: pushes a raw context on this thread. */
 int gg_test_sim_push_raw_context(void **out);
 int gg_test_sim_destroy_raw_context(void *ctx);
