@@ -54,6 +54,16 @@ case "$case" in
            ! grep -qE '^  cuLaunchKernel +-> cuLaunchKernel \(ABI 4000, ' "$out"; then
             echo "FAIL: entry points not listed as expected"; cat "$out"; exit 1
         fi ;;
+    info_verbose_sim_drv12020)
+        # The simulator playing Debian 12's driver (CUDA 12.2): cuCtxCreate is
+        # _v3 there, asked at its own version, never above the driver's.
+        export GPUGUARD_SIM_CONFIG='{"driver_version": 12020}'
+        expect_exit 0 info --verbose --backend sim
+        if ! grep -q '^driver version: 12020 (12.2)$' "$out" ||
+           ! grep -qE '^  cuCtxCreate +-> cuCtxCreate_v3 \(ABI 11040, cuGetProcAddress_v2\)$' "$out" ||
+           ! grep -qE '^  cuEventElapsedTime +-> cuEventElapsedTime \(ABI 2000, ' "$out"; then
+            echo "FAIL: entry points not listed as expected"; cat "$out"; exit 1
+        fi ;;
     info_json_verbose_sim)
         expect_exit 0 info --json -v --backend sim
         expect_json 'len(d["entry_points"]) > 40 and
