@@ -12,6 +12,11 @@
  * worker, op by op, so bookkeeping ops (frees) still run and every waiter
  * sees the queue drain instead of hanging.
  *
+ * A write-value op (cuStreamWriteValue32/64, hipStreamWriteValue32/64) is
+ * an op like the others: it runs when the worker reaches it, after every
+ * earlier op of its stream, and is discarded like them once the context is
+ * poisoned, so a value written behind a faulting kernel never lands.
+ *
  * Fast mode ("fast": true) hands nothing to the worker (which stays idle):
  * each op runs on the submitting thread, under the stream's run lock so that
  * a stream's ops still run one at a time in submission order, and is
@@ -106,6 +111,26 @@ static bool copy_op(sim_stream *s, sim_op *op)
     return ok;
 }
 
+/* Stores the op's value in mapped host memory or device memory; false if
+ * neither holds the target any more (freed since submission). */
+static bool write_value_op(sim_stream *s, sim_op *op)
+{
+    uint64_t dst = op->u.write.dst, value = op->u.write.value;
+    unsigned n = op->u.write.bytes;
+    if (sim_host_mapped_store(dst, value, n))
+        return true;
+    sim_alloc *pa = NULL;
+    void *p = sim_mem_map(s->ctx, dst, n, op->clock, &pa);
+    if (p != NULL) {
+        if (n == 8)
+            __atomic_store_n((uint64_t *)p, value, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n((uint32_t *)p, (uint32_t)value, __ATOMIC_RELEASE);
+    }
+    sim_alloc_release(pa);
+    return p != NULL;
+}
+
 typedef struct wait_arg {
     sim_stream *self;
     sim_stream *target;
@@ -140,6 +165,10 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
         sim_progress_wait(wait_done, &w, NULL);
         break;
     }
+    case SIM_OP_WRITE_VALUE:
+        if (!write_value_op(s, op)) /* its memory was freed before it ran */
+            sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch);
+        break;
     default:
         if (!copy_op(s, op)) /* an async copy that overran its allocation */
             sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch);
