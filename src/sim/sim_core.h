@@ -423,6 +423,11 @@ uint64_t sim_stream_submit(sim_stream *s, sim_op *op);
  * if an op had been submitted and run. Returns it, or 0 if the stream is
  * closing. */
 uint64_t sim_stream_submit_done(sim_stream *s);
+/* Fast mode only: runs op, which the caller owns (e.g. on its stack) and
+ * which holds no reference, as a submission would; returns its sequence
+ * number, or 0 if the stream is closing. Saves the allocation of ops that
+ * are submitted on hot paths (write-values). */
+uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op);
 sim_op *sim_op_new(sim_op_kind kind);
 void sim_op_free(sim_op *op);
 sim_status sim_stream_query(sim_stream *s);

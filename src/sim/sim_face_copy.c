@@ -121,6 +121,13 @@ sim_status sim_write_value_submit(sim_ctx *c, sim_stream *s, uint64_t dst, uint6
             return SIM_ERR_INVALID_VALUE;
         }
     }
+    if (sim_fast()) { /* no allocation on the fast path */
+        sim_op inline_op = { .kind = SIM_OP_WRITE_VALUE };
+        inline_op.u.write.dst = dst;
+        inline_op.u.write.value = value;
+        inline_op.u.write.bytes = bytes;
+        return sim_stream_run_inline(s, &inline_op) ? SIM_OK : SIM_ERR_CONTEXT_DESTROYED;
+    }
     sim_op *op = sim_op_new(SIM_OP_WRITE_VALUE);
     if (!op)
         return SIM_ERR_OUT_OF_MEMORY;

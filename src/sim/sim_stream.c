@@ -383,8 +383,9 @@ static void legacy_ordering(sim_stream *s)
     free(list);
 }
 
-/* Fast mode: numbers op (NULL: work already done) and runs it here. */
-static uint64_t run_now(sim_stream *s, sim_op *op)
+/* Fast mode: numbers op (NULL: work already done) and runs it here; the
+ * caller keeps op. */
+static uint64_t run_now_borrowed(sim_stream *s, sim_op *op)
 {
     sim_ctx *c = s->ctx;
     uint64_t seq = 0;
@@ -400,10 +401,21 @@ static uint64_t run_now(sim_stream *s, sim_op *op)
         atomic_store_explicit(&s->completed, seq, memory_order_release);
     }
     pthread_mutex_unlock(&s->run_lock);
-    sim_op_free(op);
     if (seq)
         sim_progress_notify();
     return seq;
+}
+
+static uint64_t run_now(sim_stream *s, sim_op *op)
+{
+    uint64_t seq = run_now_borrowed(s, op);
+    sim_op_free(op);
+    return seq;
+}
+
+uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op)
+{
+    return run_now_borrowed(s, op);
 }
 
 uint64_t sim_stream_submit_done(sim_stream *s)
