@@ -64,7 +64,11 @@ typedef uint64_t gg__dptr;  /* device address */
     X(MODULE_LOAD, "module_load")                    \
     X(MODULE_UNLOAD, "module_unload")                \
     X(MODULE_GET_FUNCTION, "kernel_get")             \
-    X(LAUNCH, "launch")
+    X(LAUNCH, "launch")                              \
+    X(KERNEL_PARAMS, "kernel_params")                \
+    X(HOST_ALLOC_MAPPED, "host_alloc_mapped")        \
+    X(HOST_FREE_MAPPED, "host_free_mapped")          \
+    X(STREAM_WRITE_VALUE, "stream_write_value")
 
 typedef enum gg__op {
 #define GG__OP_ENUM(name, str) GG__OP_##name,
@@ -83,6 +87,18 @@ typedef struct gg__device_props {
     int max_threads_per_block;
     int max_block[3];
     int max_grid[3];
+    /* Dynamic + static shared memory one block may use, in bytes: without
+     * opting in, and the most a kernel may opt in to (CUDA's
+     * MAX_SHARED_MEMORY_PER_BLOCK_OPTIN; HIP has no opt-in and reports its
+     * one limit in both). 0: the driver did not say (do not check). */
+    int max_shared_per_block;
+    int max_shared_per_block_optin;
+    /* The device says it runs stream write-value operations
+     * (stream_write_value) of 32 and of 64 bits. From the device's own
+     * attributes, never from names or versions; false when the backend or
+     * driver lacks the entry points. */
+    bool stream_write_value_32;
+    bool stream_write_value_64;
 } gg__device_props;
 
 /* Classification of a native code by the backend's error table. */
@@ -165,6 +181,40 @@ struct gg__backend {
     int (*module_get_function)(void *self, gg__nfunc *out, gg__nmodule m, const char *name);
     int (*launch)(void *self, gg__nfunc f, const unsigned grid[3], const unsigned block[3],
                   unsigned shared_bytes, gg__nstream s, void **params);
+
+    /* Optional entries (NULL when the backend has none; a backend that has
+     * the entry but whose driver lacks the call returns its NOT_SUPPORTED
+     * code, classified GG_UNSUPPORTED). */
+
+    /* The kernel's parameters as the driver knows them. Returns 0 with
+     * *known true, *count the number of parameters and sizes[i] (bytes) for
+     * i < min(*count, max_sizes); or 0 with *known false and *count 0 when
+     * the driver cannot tell (CUDA before 12.4, HIP): then nothing about the
+     * parameters can be checked. Another native code is a failure of the
+     * query (dead context, bad function). sizes may be NULL when max_sizes
+     * is 0. CUDA makes *count + 1 driver calls: ask once per kernel. */
+    int (*kernel_params)(void *self, gg__nfunc f, bool *known, size_t *count, size_t *sizes,
+                         size_t max_sizes);
+
+    /* Page-locked host memory mapped for the device of the current context
+     * (cuMemHostAlloc(DEVICEMAP) + cuMemHostGetDevicePointer; hipHostMalloc
+     * (mapped) + hipHostGetDevicePointer): *host for the host, *dev for
+     * stream_write_value. Both 0/NULL on failure (nothing stays allocated).
+     * It belongs to the current context: it stays readable by the host
+     * after the context dies (sticky error) and is freed by the driver when
+     * the context is destroyed or reset, so read it before recovering.
+     * Free it with host_free_mapped while the context lives. */
+    int (*host_alloc_mapped)(void *self, void **host, gg__dptr *dev, size_t bytes);
+    int (*host_free_mapped)(void *self, void *host);
+
+    /* Queues on stream s (NULL: default stream) a store of `value` at device
+     * address addr, executed in stream order: after all earlier work of s
+     * completes, and never if the context dies first. wide: 64-bit store
+     * (addr 8-byte aligned; needs props.stream_write_value_64); else the
+     * low 32 bits (addr 4-byte aligned; props.stream_write_value_32). Host
+     * readers of the target must use atomic (or volatile) loads. */
+    int (*stream_write_value)(void *self, gg__nstream s, gg__dptr addr, uint64_t value,
+                              bool wide);
 
     /* Releases the backend (dlclose). `driver_alive` false: the process is
      * exiting and the driver may be unloading, so make no driver call. */

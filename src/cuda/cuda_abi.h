@@ -182,8 +182,25 @@ enum {
     GGCU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
     GGCU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
     GGCU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+    GGCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
     GGCU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
-    GGCU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT = 17
+    GGCU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT = 17,
+    GGCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    /* Stream memory operations. The 8.0/9.0 API (cuStreamWriteValue32,
+     * cuStreamWriteValue64) is governed by 92 and 93, named
+     * CAN_USE_STREAM_MEM_OPS / CAN_USE_64_BIT_STREAM_MEM_OPS before CUDA 12
+     * and ..._V1 since (deprecated with that API). The 11.7 _v2 API's
+     * 64-bit operations by 122 (CAN_USE_64_BIT_STREAM_MEM_OPS_V2 in 11.7 and
+     * 11.8, CAN_USE_64_BIT_STREAM_MEM_OPS since 12.0). cuda.h has no
+     * attribute for the _v2 API's 32-bit operations. */
+    GGCU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+    GGCU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
+    GGCU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122
+};
+
+enum {
+    GGCU_MEMHOSTALLOC_DEVICEMAP = 0x02,     /* cuMemHostAlloc flag */
+    GGCU_STREAM_WRITE_VALUE_DEFAULT = 0x0   /* CUstreamWriteValue_flags */
 };
 
 enum {
@@ -279,6 +296,19 @@ typedef ggcu_result (*ggcu_fn_cuMemsetD8_v2)(ggcu_deviceptr dstDevice, unsigned 
 typedef ggcu_result (*ggcu_fn_cuMemsetD8Async)(ggcu_deviceptr dstDevice, unsigned char uc,
                                                size_t N, ggcu_stream hStream);
 
+typedef ggcu_result (*ggcu_fn_cuMemHostAlloc)(void **pp, size_t bytesize, unsigned int Flags);
+typedef ggcu_result (*ggcu_fn_cuMemHostGetDevicePointer_v2)(ggcu_deviceptr *pdptr, void *p,
+                                                            unsigned int Flags);
+/* The 8.0/9.0 forms and the 11.7 _v2 forms share one C signature. */
+typedef ggcu_result (*ggcu_fn_cuStreamWriteValue32_v2)(ggcu_stream stream, ggcu_deviceptr addr,
+                                                       uint32_t value, unsigned int flags);
+typedef ggcu_result (*ggcu_fn_cuStreamWriteValue32)(ggcu_stream stream, ggcu_deviceptr addr,
+                                                    uint32_t value, unsigned int flags);
+typedef ggcu_result (*ggcu_fn_cuStreamWriteValue64_v2)(ggcu_stream stream, ggcu_deviceptr addr,
+                                                       uint64_t value, unsigned int flags);
+typedef ggcu_result (*ggcu_fn_cuStreamWriteValue64)(ggcu_stream stream, ggcu_deviceptr addr,
+                                                    uint64_t value, unsigned int flags);
+
 typedef ggcu_result (*ggcu_fn_cuModuleLoad)(ggcu_module *module, const char *fname);
 typedef ggcu_result (*ggcu_fn_cuModuleLoadData)(ggcu_module *module, const void *image);
 typedef ggcu_result (*ggcu_fn_cuModuleUnload)(ggcu_module hmod);
@@ -290,6 +320,8 @@ typedef ggcu_result (*ggcu_fn_cuLaunchKernel)(ggcu_function f, unsigned int grid
                                               unsigned int blockDimZ,
                                               unsigned int sharedMemBytes, ggcu_stream hStream,
                                               void **kernelParams, void **extra);
+typedef ggcu_result (*ggcu_fn_cuFuncGetParamInfo)(ggcu_function func, size_t paramIndex,
+                                                  size_t *paramOffset, size_t *paramSize);
 
 /*
  * The entry points the backend calls, and for each the variants (ABIs) it
@@ -313,6 +345,10 @@ typedef ggcu_result (*ggcu_fn_cuLaunchKernel)(ggcu_function f, unsigned int grid
  * need: REQUIRED (the open fails naming the base name, the variants and the
  * driver version when none can be had) or OPTIONAL (the operations that need
  * it return CUDA_ERROR_NOT_SUPPORTED).
+ *
+ * cuStreamWriteValue32/64 list the 11.7 _v2 variant and the 8.0/9.0 one:
+ * same C signature, but each is governed by its own device attributes
+ * (cuda_backend.c's device_props reads the ones of the variant in use).
  *
  * cuCtxSynchronize lists only 2000: CUDA 13 added cuCtxSynchronize_v2
  * (CUcontext) under the same base name at 13000, and we call the v1 form.
@@ -366,7 +402,14 @@ typedef ggcu_result (*ggcu_fn_cuLaunchKernel)(ggcu_function f, unsigned int grid
     X(cuModuleLoadData,          2000, cuModuleLoadData,          REQUIRED)   \
     X(cuModuleUnload,            2000, cuModuleUnload,            REQUIRED)   \
     X(cuModuleGetFunction,       2000, cuModuleGetFunction,       REQUIRED)   \
-    X(cuLaunchKernel,            4000, cuLaunchKernel,            REQUIRED)
+    X(cuLaunchKernel,            4000, cuLaunchKernel,            REQUIRED)   \
+    X(cuFuncGetParamInfo,       12040, cuFuncGetParamInfo,        OPTIONAL)   \
+    X(cuMemHostAlloc,            2020, cuMemHostAlloc,            OPTIONAL)   \
+    X(cuMemHostGetDevicePointer, 3020, cuMemHostGetDevicePointer_v2, OPTIONAL) \
+    X(cuStreamWriteValue32,     11070, cuStreamWriteValue32_v2,   OPTIONAL)   \
+    X(cuStreamWriteValue32,      8000, cuStreamWriteValue32,      OPTIONAL)   \
+    X(cuStreamWriteValue64,     11070, cuStreamWriteValue64_v2,   OPTIONAL)   \
+    X(cuStreamWriteValue64,      9000, cuStreamWriteValue64,      OPTIONAL)
 
 /* The oldest driver gpuguard supports: CUDA 11.4 (R470), the first with
  * cuCtxCreate_v3 and, before it, cuGetProcAddress (11.3). */

@@ -29,6 +29,44 @@ static int device_of(const ggcu_driver *d, int ordinal, ggcu_device *dev)
 
 /* ---- devices ---------------------------------------------------------- */
 
+/* The attribute's value, or 0 when the driver refuses it (too old to know it). */
+static int optional_attr(const ggcu_driver *d, ggcu_device_attribute attr, ggcu_device dev)
+{
+    int v = 0;
+    if (d->cuDeviceGetAttribute(&v, attr, dev) != GGCU_SUCCESS)
+        return 0;
+    return v;
+}
+
+/* Whether the device runs the write-value variant the loader resolved,
+ * from the attributes that govern that variant (cuda.h):
+ *  - the 11.7 _v2 API: 64-bit operations by CAN_USE_64_BIT_STREAM_MEM_OPS
+ *    (122). cuda.h has no attribute for its 32-bit ones; gpuguard claims
+ *    them only where the device claims the 64-bit ones, so that support is
+ *    always something the device said;
+ *  - the 8.0/9.0 API (drivers before 11.7): CAN_USE_STREAM_MEM_OPS_V1 (92)
+ *    and CAN_USE_64_BIT_STREAM_MEM_OPS_V1 (93); on Linux these are 0 unless
+ *    the nvidia module was loaded with NVreg_EnableStreamMemOPs=1.
+ * Mapped host memory (cuMemHostAlloc, cuMemHostGetDevicePointer) is needed
+ * to read what was written: without it, neither. */
+static void stream_mem_ops(const ggcu_driver *d, ggcu_device dev, gg__device_props *out)
+{
+    out->stream_write_value_32 = out->stream_write_value_64 = false;
+    if (d->cuMemHostAlloc == NULL || d->cuMemHostGetDevicePointer_v2 == NULL)
+        return;
+    if (d->cuStreamWriteValue64_v2 != NULL) {
+        bool wide = optional_attr(d, GGCU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev) != 0;
+        out->stream_write_value_64 = wide;
+        out->stream_write_value_32 = wide && d->cuStreamWriteValue32_v2 != NULL;
+        return;
+    }
+    bool v1 = optional_attr(d, GGCU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, dev) != 0;
+    out->stream_write_value_32 = v1 && d->cuStreamWriteValue32 != NULL;
+    out->stream_write_value_64 =
+        v1 && d->cuStreamWriteValue64 != NULL &&
+        optional_attr(d, GGCU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1, dev) != 0;
+}
+
 static bool cuda_entry_point(void *self, size_t index, gg_entry_point_info *out)
 {
     const ggcu_driver *d = drv_of(self);
@@ -92,6 +130,13 @@ static int cuda_device_props(void *self, int device, gg__device_props *out)
             return rc;
     }
     out->watchdog = watchdog != 0;
+
+    /* Optional facts: an attribute this driver does not know leaves the
+     * limit unknown (0) or the feature off, never fails the query. */
+    out->max_shared_per_block = optional_attr(d, GGCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev);
+    out->max_shared_per_block_optin =
+        optional_attr(d, GGCU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+    stream_mem_ops(d, dev, out);
     return GGCU_SUCCESS;
 }
 
@@ -385,6 +430,83 @@ static int cuda_launch(void *self, gg__nfunc f, const unsigned grid[3], const un
                                              (ggcu_stream)s, params, NULL);
 }
 
+/* More parameters than any kernel can have: CUDA 12.1 raised the
+ * parameter space to 32764 bytes, and a parameter has at least one. */
+#define GGCU_MAX_PARAMS 32768u
+
+/* cuFuncGetParamInfo (12.4) at increasing indices: the first index it
+ * refuses with CUDA_ERROR_INVALID_VALUE is the count ("paramIndex must be
+ * less than the number of parameters that func takes"). */
+static int cuda_kernel_params(void *self, gg__nfunc f, bool *known, size_t *count,
+                              size_t *sizes, size_t max_sizes)
+{
+    const ggcu_driver *d = drv_of(self);
+    *known = false;
+    *count = 0;
+    if (d->cuFuncGetParamInfo == NULL)
+        return GGCU_SUCCESS;
+    for (size_t i = 0; i < GGCU_MAX_PARAMS; i++) {
+        size_t offset = 0, size = 0;
+        int rc = (int)d->cuFuncGetParamInfo((ggcu_function)f, i, &offset, &size);
+        if (rc == GGCU_ERROR_INVALID_VALUE) {
+            *known = true;
+            *count = i;
+            return GGCU_SUCCESS;
+        }
+        if (rc == GGCU_ERROR_NOT_SUPPORTED)
+            return GGCU_SUCCESS; /* e.g. a function the driver has no layout for */
+        if (rc != GGCU_SUCCESS)
+            return rc;
+        if (i < max_sizes)
+            sizes[i] = size;
+    }
+    return GGCU_SUCCESS; /* no end found: unknown */
+}
+
+static int cuda_host_alloc_mapped(void *self, void **host, gg__dptr *dev, size_t bytes)
+{
+    const ggcu_driver *d = drv_of(self);
+    *host = NULL;
+    *dev = 0;
+    if (d->cuMemHostAlloc == NULL || d->cuMemHostGetDevicePointer_v2 == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    void *p = NULL;
+    int rc = (int)d->cuMemHostAlloc(&p, bytes, GGCU_MEMHOSTALLOC_DEVICEMAP);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    ggcu_deviceptr dp = 0;
+    rc = (int)d->cuMemHostGetDevicePointer_v2(&dp, p, 0);
+    if (rc != GGCU_SUCCESS) {
+        (void)d->cuMemFreeHost(p);
+        return rc;
+    }
+    *host = p;
+    *dev = (gg__dptr)dp;
+    return GGCU_SUCCESS;
+}
+
+static int cuda_stream_write_value(void *self, gg__nstream s, gg__dptr addr, uint64_t value,
+                                   bool wide)
+{
+    const ggcu_driver *d = drv_of(self);
+    ggcu_stream st = (ggcu_stream)s;
+    /* Each variant through its own row's pointer: the loader set one. */
+    if (wide) {
+        if (d->cuStreamWriteValue64_v2 != NULL)
+            return (int)d->cuStreamWriteValue64_v2(st, addr, value, GGCU_STREAM_WRITE_VALUE_DEFAULT);
+        if (d->cuStreamWriteValue64 != NULL)
+            return (int)d->cuStreamWriteValue64(st, addr, value, GGCU_STREAM_WRITE_VALUE_DEFAULT);
+        return GGCU_ERROR_NOT_SUPPORTED;
+    }
+    if (d->cuStreamWriteValue32_v2 != NULL)
+        return (int)d->cuStreamWriteValue32_v2(st, addr, (uint32_t)value,
+                                               GGCU_STREAM_WRITE_VALUE_DEFAULT);
+    if (d->cuStreamWriteValue32 != NULL)
+        return (int)d->cuStreamWriteValue32(st, addr, (uint32_t)value,
+                                            GGCU_STREAM_WRITE_VALUE_DEFAULT);
+    return GGCU_ERROR_NOT_SUPPORTED;
+}
+
 /* ---- lifetime --------------------------------------------------------- */
 
 static void cuda_close(void *self, bool driver_alive)
@@ -399,6 +521,12 @@ static void cuda_close(void *self, bool driver_alive)
         return;
     gg__cuda_driver_close(d);
     free(d);
+}
+
+static const char *variant_or_base(const ggcu_driver *d, const char *base)
+{
+    const ggcu_entry_point *e = gg__cuda_entry_point(d, base);
+    return e != NULL && e->variant != NULL ? e->variant : base;
 }
 
 /* The driver function named in error reports for each operation (the main
@@ -440,6 +568,11 @@ static void fill_op_names(gg__backend *b, const ggcu_driver *d)
     n[GG__OP_MODULE_UNLOAD] = "cuModuleUnload";
     n[GG__OP_MODULE_GET_FUNCTION] = "cuModuleGetFunction";
     n[GG__OP_LAUNCH] = "cuLaunchKernel";
+    /* Optional entries: the variant in use, or the base name if none. */
+    n[GG__OP_KERNEL_PARAMS] = variant_or_base(d, "cuFuncGetParamInfo");
+    n[GG__OP_HOST_ALLOC_MAPPED] = variant_or_base(d, "cuMemHostAlloc");
+    n[GG__OP_HOST_FREE_MAPPED] = "cuMemFreeHost";
+    n[GG__OP_STREAM_WRITE_VALUE] = variant_or_base(d, "cuStreamWriteValue64");
 }
 
 gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *out)
@@ -509,6 +642,11 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
     out->module_unload = cuda_module_unload;
     out->module_get_function = cuda_module_get_function;
     out->launch = cuda_launch;
+
+    out->kernel_params = cuda_kernel_params;
+    out->host_alloc_mapped = cuda_host_alloc_mapped;
+    out->host_free_mapped = cuda_host_free; /* cuMemFreeHost frees both kinds */
+    out->stream_write_value = cuda_stream_write_value;
 
     out->close = cuda_close;
     return r;

@@ -549,6 +549,31 @@ static void fill_op_names(gg__backend *b)
     n[GG__OP_MODULE_UNLOAD] = "hipModuleUnload";
     n[GG__OP_MODULE_GET_FUNCTION] = "hipModuleGetFunction";
     n[GG__OP_LAUNCH] = "hipModuleLaunchKernel";
+    /* HIP's nearest query; it reports no parameters (see hip_kernel_params). */
+    n[GG__OP_KERNEL_PARAMS] = "hipFuncGetAttributes";
+    /* The HIP calls these operations map to. The backend does not offer
+     * them yet (host_alloc_mapped, host_free_mapped and stream_write_value
+     * are NULL, and device_props reports no write-value support), so no
+     * completion timeline runs over HIP. */
+    n[GG__OP_HOST_ALLOC_MAPPED] = "hipHostMalloc";
+    n[GG__OP_HOST_FREE_MAPPED] = "hipHostFree";
+    n[GG__OP_STREAM_WRITE_VALUE] = "hipStreamWriteValue64";
+}
+
+/* HIP 5.x and 6.0-6.2 have no per-parameter query: hipFuncGetAttributes
+ * fills hipFuncAttributes (shared, constant and local sizes, registers,
+ * max threads per block, binary and PTX versions), with no parameter count
+ * or sizes; there is no hipFuncGetParamInfo. So: unknown, with no call. */
+static int hip_kernel_params(void *self, gg__nfunc f, bool *known, size_t *count, size_t *sizes,
+                             size_t max_sizes)
+{
+    (void)self;
+    (void)f;
+    (void)sizes;
+    (void)max_sizes;
+    *known = false;
+    *count = 0;
+    return 0;
 }
 
 gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *out)
@@ -620,6 +645,7 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     out->module_unload = hip_module_unload;
     out->module_get_function = hip_module_get_function;
     out->launch = hip_launch;
+    out->kernel_params = hip_kernel_params;
 
     out->close = hip_close;
     return r;

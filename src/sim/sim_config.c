@@ -11,7 +11,9 @@
  *       "multiprocessors": 8,
  *       "max_threads_per_block": 1024,
  *       "max_grid": [2147483647, 65535, 65535],
- *       "max_block": [1024, 1024, 64] } ],
+ *       "max_block": [1024, 1024, 64],
+ *       "stream_mem_ops": true,          stream write-value operations (32-bit) supported
+ *       "stream_mem_ops_64": true } ],   64-bit ones too (only with stream_mem_ops)
  *   "misbehave": [ {
  *       "kernel": "name",                required
  *       "device": 0,                     optional, default any device
@@ -74,6 +76,8 @@ static void device_defaults(sim_device_config *d, int ordinal)
     d->watchdog_ms = 2000;
     d->multiprocessors = 8;
     d->max_threads_per_block = 1024;
+    d->stream_mem_ops = true;
+    d->stream_mem_ops_64 = true;
     d->max_grid[0] = 2147483647u;
     d->max_grid[1] = 65535;
     d->max_grid[2] = 65535;
@@ -158,6 +162,13 @@ static sim_status parse_device(const cJSON *o, int i, sim_device_config *d, perr
         } else if (!strcmp(k->string, "max_threads_per_block")) {
             if (!(st = get_uint(k, where, k->string, 1, 1u << 20, &x, e)))
                 d->max_threads_per_block = (unsigned)x;
+        } else if (!strcmp(k->string, "stream_mem_ops") ||
+                   !strcmp(k->string, "stream_mem_ops_64")) {
+            if (!cJSON_IsBool(k))
+                return fail(e, "%s.%s: expected true or false", where, k->string);
+            bool *dst = strcmp(k->string, "stream_mem_ops") ? &d->stream_mem_ops_64
+                                                             : &d->stream_mem_ops;
+            *dst = cJSON_IsTrue(k);
         } else if (!strcmp(k->string, "max_grid")) {
             st = get_dim3(k, where, k->string, d->max_grid, e);
         } else if (!strcmp(k->string, "max_block")) {

@@ -128,6 +128,8 @@ typedef struct sim_device_config {
     unsigned max_threads_per_block;
     unsigned max_grid[3];
     unsigned max_block[3];
+    bool stream_mem_ops;        /* stream write-value operations (32-bit) */
+    bool stream_mem_ops_64;     /* 64-bit ones; effective only with stream_mem_ops */
 } sim_device_config;
 
 typedef enum sim_mb_action {
@@ -191,11 +193,18 @@ typedef enum sim_attr {
     SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR,
     SIM_ATTR_ASYNC_ENGINE_COUNT,
     SIM_ATTR_UNIFIED_ADDRESSING,
-    SIM_ATTR_COMPUTE_CAPABILITY_MAJOR, SIM_ATTR_COMPUTE_CAPABILITY_MINOR
+    SIM_ATTR_COMPUTE_CAPABILITY_MAJOR, SIM_ATTR_COMPUTE_CAPABILITY_MINOR,
+    SIM_ATTR_MAX_SHARED_PER_BLOCK_OPTIN,
+    SIM_ATTR_STREAM_MEM_OPS,        /* 32-bit stream write/wait-value operations */
+    SIM_ATTR_STREAM_MEM_OPS_64      /* 64-bit ones */
 } sim_attr;
 
 /* The shared memory one block may use (bytes); also the launch limit. */
 #define SIM_MAX_SHARED_PER_BLOCK 49152u
+/* What a block may use after opting in (CUDA's ..._OPTIN attribute); the
+ * simulator's launches accept only SIM_MAX_SHARED_PER_BLOCK, since opting
+ * in (cuFuncSetAttribute) is not simulated. An A100's value. */
+#define SIM_MAX_SHARED_PER_BLOCK_OPTIN 166912u
 
 typedef struct sim_device {
     int ordinal;
@@ -332,8 +341,22 @@ void sim_mem_free_all(sim_ctx *c);
 void *sim_mem_map(sim_ctx *c, uint64_t dptr, size_t bytes, uint64_t clock, sim_alloc **pin);
 
 sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p);
+/* Page-locked host memory that is also mapped for the device (CUDA's
+ * CU_MEMHOSTALLOC_DEVICEMAP, HIP's hipHostMallocMapped). Its device address
+ * is the host address (unified addressing, as on 64-bit CUDA and ROCm). */
+sim_status sim_host_alloc_mapped(sim_ctx *c, size_t bytes, void **p);
 sim_status sim_host_free(void *p);
 bool sim_host_contains(const void *p, size_t bytes);
+/* The device address of host pointer p: SIM_OK only if [p, p+1) lies in a
+ * mapped allocation of context c's device. */
+sim_status sim_host_device_pointer(sim_ctx *c, const void *p, uint64_t *dptr);
+/* True when [dptr, dptr+bytes) lies in a mapped host allocation usable by
+ * context c (owned by a context on c's device). */
+bool sim_host_mapped_contains(sim_ctx *c, uint64_t dptr, size_t bytes);
+/* Stores `bytes` (4 or 8) of value at dptr if it lies in a mapped host
+ * allocation, atomically (release), under the allocation lock so that a
+ * concurrent free cannot pull the memory away; false if it does not. */
+bool sim_host_mapped_store(uint64_t dptr, uint64_t value, unsigned bytes);
 void sim_host_free_all(sim_ctx *c);
 
 /* ---- streams, ops, events ----------------------------------------------- */
@@ -346,7 +369,8 @@ typedef enum sim_op_kind {
     SIM_OP_LAUNCH,
     SIM_OP_RECORD,
     SIM_OP_WAIT,
-    SIM_OP_FREE
+    SIM_OP_FREE,
+    SIM_OP_WRITE_VALUE          /* a 4- or 8-byte store, in stream order */
 } sim_op_kind;
 
 struct sim_event;
@@ -360,6 +384,7 @@ typedef struct sim_op {
     union {
         struct { uint64_t dst, src; void *host; void *staged; size_t bytes; } copy;
         struct { uint64_t dst; unsigned char value; size_t bytes; } set;
+        struct { uint64_t dst; uint64_t value; unsigned bytes; } write;
         struct sim_launch *launch;
         struct { struct sim_event *ev; uint64_t rec; } record;
         struct { struct sim_stream *target; uint64_t seq; } wait;
@@ -398,6 +423,11 @@ uint64_t sim_stream_submit(sim_stream *s, sim_op *op);
  * if an op had been submitted and run. Returns it, or 0 if the stream is
  * closing. */
 uint64_t sim_stream_submit_done(sim_stream *s);
+/* Fast mode only: runs op, which the caller owns (e.g. on its stack) and
+ * which holds no reference, as a submission would; returns its sequence
+ * number, or 0 if the stream is closing. Saves the allocation of ops that
+ * are submitted on hot paths (write-values). */
+uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op);
 sim_op *sim_op_new(sim_op_kind kind);
 void sim_op_free(sim_op *op);
 sim_status sim_stream_query(sim_stream *s);

@@ -22,6 +22,7 @@ typedef enum cudaError_enum {
 
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
+typedef uint32_t cuuint32_t;
 typedef uint64_t cuuint64_t;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
@@ -76,7 +77,10 @@ sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen);
     X(cuMemsetD8_v2) X(cuMemsetD8Async) X(cuModuleLoad) X(cuModuleLoadData) \
     X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)           \
     X(cuGetErrorName) X(cuGetErrorString) X(cuGetProcAddress)            \
-    X(cuGetProcAddress_v2)
+    X(cuGetProcAddress_v2) X(cuFuncGetParamInfo) X(cuMemHostAlloc)       \
+    X(cuMemHostGetDevicePointer_v2) X(cuStreamWriteValue32)              \
+    X(cuStreamWriteValue32_v2) X(cuStreamWriteValue64)                   \
+    X(cuStreamWriteValue64_v2)
 
 enum sim_cuda_fn {
 #define SIM_CUDA_FN_ENUM(name) SIM_FN_##name,

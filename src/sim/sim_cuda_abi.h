@@ -84,6 +84,22 @@ API CUresult cuGetErrorString(CUresult error, const char **pStr);
 API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
                                  cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus);
+API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                size_t *paramSize);
+API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
+API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags);
+/* The 8.0/9.0 forms and the 11.7 _v2 ones have the same C signature; cuda.h
+ * names the unsuffixed ones only with __CUDA_API_VERSION_INTERNAL and
+ * #defines cuStreamWriteValue32/64 to the _v2 names otherwise, so
+ * test_sim_abi.c #undefs those macros first. */
+API CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                  unsigned int flags);
+API CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                     unsigned int flags);
+API CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                  unsigned int flags);
+API CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                     unsigned int flags);
 #undef API
 
 

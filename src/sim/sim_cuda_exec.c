@@ -208,3 +208,53 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
     sim_obj_release(&c->obj);
     return sim_cuda_result(st);
 }
+
+/* The device-side layout of the declared parameters: each at the next
+ * multiple of its alignment, taken as the largest power of two (up to 16)
+ * dividing its size (a scalar's or vector's own size; a 12-byte struct of
+ * floats gets 4). Real layouts follow the kernel's C types, which the
+ * declaration does not carry; sizes and the count are exact. */
+static size_t param_offset(const sim_function *fn, size_t index)
+{
+    size_t off = 0;
+    for (size_t i = 0;; i++) {
+        size_t sz = fn->sizes[i], align = 1;
+        while (align < 16 && sz % (align * 2) == 0)
+            align *= 2;
+        off = (off + align - 1) / align * align;
+        if (i == index)
+            return off;
+        off += sz;
+    }
+}
+
+/* CUDA 12.4. paramIndex at or past the kernel's parameter count is
+ * CUDA_ERROR_INVALID_VALUE ("paramIndex must be less than the number of
+ * parameters"): callers learn the count by asking until it fails. */
+SIM_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                       size_t *paramSize)
+{
+    SIM_COUNT(cuFuncGetParamInfo);
+    if (!sim_is_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    sim_function *fn = (sim_function *)sim_registry_get(SIM_HANDLE(func), SIM_KIND_FUNCTION);
+    if (!fn) {
+        sim_detail("function %p is not a live kernel", (void *)func);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    CUresult r = CUDA_SUCCESS;
+    if (!paramOffset) {
+        sim_detail("cuFuncGetParamInfo: paramOffset is NULL");
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else if (paramIndex >= fn->nparams) {
+        sim_detail("cuFuncGetParamInfo: kernel \"%s\" has %u parameters, index %zu asked",
+                   fn->name, fn->nparams, paramIndex);
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        *paramOffset = param_offset(fn, paramIndex);
+        if (paramSize)
+            *paramSize = fn->sizes[paramIndex];
+    }
+    sim_obj_release(&fn->obj);
+    return r;
+}

@@ -145,6 +145,13 @@ static bool cuda_attr(int attrib, sim_attr *a)
         { 41, SIM_ATTR_UNIFIED_ADDRESSING },
         { 50, SIM_ATTR_PCI_DOMAIN_ID },
         { 75, SIM_ATTR_COMPUTE_CAPABILITY_MAJOR }, { 76, SIM_ATTR_COMPUTE_CAPABILITY_MINOR },
+        /* CAN_USE_STREAM_MEM_OPS(_V1) and CAN_USE_64_BIT_STREAM_MEM_OPS(_V1):
+         * the 8.0/9.0 write-value API; CAN_USE_64_BIT_STREAM_MEM_OPS (122,
+         * "_V2" in 11.7-11.8): the _v2 API. The simulator has one answer for
+         * both APIs. */
+        { 92, SIM_ATTR_STREAM_MEM_OPS }, { 93, SIM_ATTR_STREAM_MEM_OPS_64 },
+        { 97, SIM_ATTR_MAX_SHARED_PER_BLOCK_OPTIN },
+        { 122, SIM_ATTR_STREAM_MEM_OPS_64 },
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (map[i].cu == attrib) {
@@ -163,7 +170,10 @@ SIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, SIM_CU_DEVICE_ATTRIBUTE attrib
     if (r)
         return r;
     sim_attr a;
-    if (!pi || !cuda_attr(attrib, &a)) {
+    /* Attribute 122 came with the _v2 memory operations of CUDA 11.7: an
+     * older driver does not know the number. */
+    bool known = cuda_attr(attrib, &a) && !(attrib == 122 && sim_cuda_driver_version() < 11070);
+    if (!pi || !known) {
         sim_detail("device attribute %d is not simulated", attrib);
         return CUDA_ERROR_INVALID_VALUE;
     }

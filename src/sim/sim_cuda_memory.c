@@ -137,3 +137,96 @@ SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n,
     sim_copy_req q = { .kind = SIM_OP_MEMSET, .dst = dst, .value = uc, .bytes = n };
     return do_copy(&q, s);
 }
+
+/* ---- mapped host memory and stream write-value operations ------------- */
+
+/* CUmemhostalloc flags (cuda.h): PORTABLE, DEVICEMAP, WRITECOMBINED. */
+#define CU_MEMHOSTALLOC_DEVICEMAP 0x02u
+#define CU_MEMHOSTALLOC_KNOWN 0x07u
+/* CUstreamWriteValue_flags: DEFAULT 0, NO_MEMORY_BARRIER 1 (the simulator's
+ * writes are always ordered, which the flag permits). */
+#define CU_STREAM_WRITE_VALUE_KNOWN 0x1u
+
+SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    SIM_COUNT(cuMemHostAlloc);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    sim_status st = SIM_ERR_INVALID_VALUE;
+    if (!pp || (Flags & ~CU_MEMHOSTALLOC_KNOWN))
+        sim_detail("cuMemHostAlloc: %s", pp ? "unknown flags" : "NULL result pointer");
+    else if (Flags & CU_MEMHOSTALLOC_DEVICEMAP)
+        st = sim_host_alloc_mapped(c, bytesize, pp);
+    else
+        st = sim_host_alloc(c, bytesize, pp);
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+SIM_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    SIM_COUNT(cuMemHostGetDevicePointer_v2);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    uint64_t d = 0;
+    sim_status st = SIM_ERR_INVALID_VALUE;
+    if (!pdptr || Flags != 0) /* "Flags: Options (must be 0)" */
+        sim_detail("cuMemHostGetDevicePointer: %s", pdptr ? "flags must be 0" : "NULL result pointer");
+    else if (!(st = sim_host_device_pointer(c, p, &d)))
+        *pdptr = d;
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+/* Every form of cuStreamWriteValue32/64: the value lands when stream h
+ * reaches it. */
+static CUresult write_value(CUstream h, CUdeviceptr addr, uint64_t value, unsigned bytes,
+                            unsigned int flags)
+{
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    sim_stream *s = NULL;
+    sim_status st = SIM_ERR_INVALID_VALUE;
+    if (flags & ~CU_STREAM_WRITE_VALUE_KNOWN)
+        sim_detail("cuStreamWriteValue: unknown flags 0x%x", flags);
+    else if (!(st = sim_cuda_stream(h, c, &s))) {
+        st = sim_write_value_submit(s->ctx, s, addr, value, bytes);
+        sim_obj_release(&s->obj);
+    }
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+SIM_EXPORT CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                         unsigned int flags)
+{
+    SIM_COUNT(cuStreamWriteValue32);
+    return write_value(stream, addr, value, 4, flags);
+}
+
+SIM_EXPORT CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                            unsigned int flags)
+{
+    SIM_COUNT(cuStreamWriteValue32_v2);
+    return write_value(stream, addr, value, 4, flags);
+}
+
+SIM_EXPORT CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                         unsigned int flags)
+{
+    SIM_COUNT(cuStreamWriteValue64);
+    return write_value(stream, addr, value, 8, flags);
+}
+
+SIM_EXPORT CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                            unsigned int flags)
+{
+    SIM_COUNT(cuStreamWriteValue64_v2);
+    return write_value(stream, addr, value, 8, flags);
+}

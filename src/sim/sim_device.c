@@ -115,7 +115,7 @@ sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out)
     case SIM_ATTR_MULTIPROCESSORS: *out = (int)c->multiprocessors; break;
     case SIM_ATTR_KERNEL_EXEC_TIMEOUT: *out = c->watchdog ? 1 : 0; break;
     case SIM_ATTR_INTEGRATED: *out = 0; break;
-    case SIM_ATTR_CAN_MAP_HOST_MEMORY: *out = 0; break;
+    case SIM_ATTR_CAN_MAP_HOST_MEMORY: *out = 1; break; /* sim_host_alloc_mapped */
     case SIM_ATTR_COMPUTE_MODE: *out = 0; break;
     case SIM_ATTR_CONCURRENT_KERNELS: *out = 1; break;
     case SIM_ATTR_PCI_BUS_ID: *out = d->ordinal + 1; break;
@@ -126,6 +126,9 @@ sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out)
     case SIM_ATTR_UNIFIED_ADDRESSING: *out = 1; break;
     case SIM_ATTR_COMPUTE_CAPABILITY_MAJOR: *out = 8; break;
     case SIM_ATTR_COMPUTE_CAPABILITY_MINOR: *out = 0; break;
+    case SIM_ATTR_MAX_SHARED_PER_BLOCK_OPTIN: *out = (int)SIM_MAX_SHARED_PER_BLOCK_OPTIN; break;
+    case SIM_ATTR_STREAM_MEM_OPS: *out = c->stream_mem_ops ? 1 : 0; break;
+    case SIM_ATTR_STREAM_MEM_OPS_64: *out = c->stream_mem_ops && c->stream_mem_ops_64 ? 1 : 0; break;
     default: return SIM_ERR_INVALID_VALUE;
     }
     return SIM_OK;

@@ -92,3 +92,47 @@ sim_status sim_copy_submit(sim_stream *s, sim_op *op, bool sync)
         return SIM_ERR_CONTEXT_DESTROYED;
     return sync ? sim_stream_finish(s, seq) : SIM_OK;
 }
+
+sim_status sim_write_value_submit(sim_ctx *c, sim_stream *s, uint64_t dst, uint64_t value,
+                                  unsigned bytes)
+{
+    int supported = 0;
+    sim_attr attr = bytes == 8 ? SIM_ATTR_STREAM_MEM_OPS_64 : SIM_ATTR_STREAM_MEM_OPS;
+    if (sim_device_attr(c->dev, attr, &supported) != SIM_OK || !supported) {
+        sim_detail("device %d does not support %u-bit stream memory operations "
+                   "(configuration key stream_mem_ops%s)",
+                   c->dev->ordinal, bytes * 8, bytes == 8 ? "_64" : "");
+        return SIM_ERR_NOT_SUPPORTED;
+    }
+    if (dst % bytes != 0) {
+        sim_detail("stream write-value: address 0x%llx is not %u-byte aligned",
+                   (unsigned long long)dst, bytes);
+        return SIM_ERR_INVALID_VALUE;
+    }
+    if (!sim_host_mapped_contains(c, dst, bytes)) {
+        size_t off = 0;
+        sim_alloc *a = sim_mem_find(c, dst, SIM_CLOCK_NOW, &off);
+        bool inside = a && off + bytes <= a->size;
+        sim_alloc_release(a);
+        if (!inside) {
+            sim_detail("stream write-value: 0x%llx is neither host memory mapped for device %d "
+                       "nor a live device allocation of the context",
+                       (unsigned long long)dst, c->dev->ordinal);
+            return SIM_ERR_INVALID_VALUE;
+        }
+    }
+    if (sim_fast()) { /* no allocation on the fast path */
+        sim_op inline_op = { .kind = SIM_OP_WRITE_VALUE };
+        inline_op.u.write.dst = dst;
+        inline_op.u.write.value = value;
+        inline_op.u.write.bytes = bytes;
+        return sim_stream_run_inline(s, &inline_op) ? SIM_OK : SIM_ERR_CONTEXT_DESTROYED;
+    }
+    sim_op *op = sim_op_new(SIM_OP_WRITE_VALUE);
+    if (!op)
+        return SIM_ERR_OUT_OF_MEMORY;
+    op->u.write.dst = dst;
+    op->u.write.value = value;
+    op->u.write.bytes = bytes;
+    return sim_copy_submit(s, op, false);
+}

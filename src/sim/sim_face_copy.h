@@ -32,4 +32,15 @@ sim_op *sim_copy_op(const sim_copy_req *q);
  * Takes op. */
 sim_status sim_copy_submit(sim_stream *s, sim_op *op, bool sync);
 
+/* A stream write-value (cuStreamWriteValue32/64, hipStreamWriteValue32/64)
+ * on stream s of context c: `bytes` (4 or 8) of value stored at dst when the
+ * stream reaches it. Refused at the call, before anything is queued:
+ *   NOT_SUPPORTED  the device says it has no such operations (attribute
+ *                  STREAM_MEM_OPS, or STREAM_MEM_OPS_64 for 8 bytes);
+ *   INVALID_VALUE  dst not aligned to `bytes`, or [dst, dst+bytes) neither in
+ *                  host memory mapped for c's device nor in a live device
+ *                  allocation of c. */
+sim_status sim_write_value_submit(sim_ctx *c, sim_stream *s, uint64_t dst, uint64_t value,
+                                  unsigned bytes);
+
 #endif /* GG_SIM_FACE_COPY_H */

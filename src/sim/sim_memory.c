@@ -276,12 +276,13 @@ typedef struct host_alloc {
     void *p;
     size_t size;
     sim_ctx *owner;
+    bool mapped;            /* also mapped for the device: stream writes may target it */
 } host_alloc;
 
 static pthread_mutex_t g_host_lock = PTHREAD_MUTEX_INITIALIZER;
 static host_alloc *g_host;
 
-sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p)
+static sim_status host_alloc_flags(sim_ctx *c, size_t bytes, bool mapped, void **p)
 {
     if (bytes == 0) {
         sim_detail("allocation of 0 bytes");
@@ -296,6 +297,7 @@ sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p)
     h->p = mem;
     h->size = bytes;
     h->owner = c;
+    h->mapped = mapped;
     pthread_mutex_lock(&g_host_lock);
     h->next = g_host;
     g_host = h;
@@ -303,6 +305,75 @@ sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p)
     sim_live_count_add(1);
     *p = mem;
     return SIM_OK;
+}
+
+sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p)
+{
+    return host_alloc_flags(c, bytes, false, p);
+}
+
+sim_status sim_host_alloc_mapped(sim_ctx *c, size_t bytes, void **p)
+{
+    return host_alloc_flags(c, bytes, true, p);
+}
+
+/* The allocation holding [q, q+bytes), or NULL; g_host_lock held. */
+static host_alloc *host_find(const char *q, size_t bytes)
+{
+    for (host_alloc *h = g_host; h; h = h->next) {
+        const char *b = h->p;
+        if (q >= b && q < b + h->size && bytes <= (size_t)(b + h->size - q))
+            return h;
+    }
+    return NULL;
+}
+
+sim_status sim_host_device_pointer(sim_ctx *c, const void *p, uint64_t *dptr)
+{
+    pthread_mutex_lock(&g_host_lock);
+    host_alloc *h = host_find(p, 1);
+    sim_status st = SIM_OK;
+    if (!h) {
+        sim_detail("%p is not page-locked host memory of the simulator", p);
+        st = SIM_ERR_INVALID_VALUE;
+    } else if (!h->mapped) {
+        sim_detail("%p was allocated without the device-mapped flag", p);
+        st = SIM_ERR_INVALID_VALUE;
+    } else if (h->owner->dev != c->dev) {
+        sim_detail("%p is mapped for device %d, not for the current context's device %d", p,
+                   h->owner->dev->ordinal, c->dev->ordinal);
+        st = SIM_ERR_INVALID_VALUE;
+    }
+    pthread_mutex_unlock(&g_host_lock);
+    if (!st)
+        *dptr = (uint64_t)(uintptr_t)p;
+    return st;
+}
+
+bool sim_host_mapped_contains(sim_ctx *c, uint64_t dptr, size_t bytes)
+{
+    pthread_mutex_lock(&g_host_lock);
+    host_alloc *h = host_find((const char *)(uintptr_t)dptr, bytes);
+    bool yes = h && h->mapped && h->owner->dev == c->dev;
+    pthread_mutex_unlock(&g_host_lock);
+    return yes;
+}
+
+bool sim_host_mapped_store(uint64_t dptr, uint64_t value, unsigned bytes)
+{
+    pthread_mutex_lock(&g_host_lock);
+    host_alloc *h = host_find((const char *)(uintptr_t)dptr, bytes);
+    bool ok = h && h->mapped;
+    if (ok) {
+        /* Atomic: the host may be reading the slot while the stream writes
+         * it, as with real mapped memory; readers use atomic loads. */
+        if (bytes == 8)
+            __atomic_store_n((uint64_t *)(uintptr_t)dptr, value, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n((uint32_t *)(uintptr_t)dptr, (uint32_t)value, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&g_host_lock);
+    return ok;
 }
 
 sim_status sim_host_free(void *p)
@@ -330,13 +401,8 @@ sim_status sim_host_free(void *p)
 
 bool sim_host_contains(const void *p, size_t bytes)
 {
-    const char *q = p;
-    bool yes = false;
     pthread_mutex_lock(&g_host_lock);
-    for (host_alloc *h = g_host; h && !yes; h = h->next) {
-        const char *b = h->p;
-        yes = q >= b && q < b + h->size && bytes <= (size_t)(b + h->size - q);
-    }
+    bool yes = host_find(p, bytes) != NULL;
     pthread_mutex_unlock(&g_host_lock);
     return yes;
 }

@@ -12,6 +12,11 @@
  * worker, op by op, so bookkeeping ops (frees) still run and every waiter
  * sees the queue drain instead of hanging.
  *
+ * A write-value op (cuStreamWriteValue32/64, hipStreamWriteValue32/64) is
+ * an op like the others: it runs when the worker reaches it, after every
+ * earlier op of its stream, and is discarded like them once the context is
+ * poisoned, so a value written behind a faulting kernel never lands.
+ *
  * Fast mode ("fast": true) hands nothing to the worker (which stays idle):
  * each op runs on the submitting thread, under the stream's run lock so that
  * a stream's ops still run one at a time in submission order, and is
@@ -106,6 +111,26 @@ static bool copy_op(sim_stream *s, sim_op *op)
     return ok;
 }
 
+/* Stores the op's value in mapped host memory or device memory; false if
+ * neither holds the target any more (freed since submission). */
+static bool write_value_op(sim_stream *s, sim_op *op)
+{
+    uint64_t dst = op->u.write.dst, value = op->u.write.value;
+    unsigned n = op->u.write.bytes;
+    if (sim_host_mapped_store(dst, value, n))
+        return true;
+    sim_alloc *pa = NULL;
+    void *p = sim_mem_map(s->ctx, dst, n, op->clock, &pa);
+    if (p != NULL) {
+        if (n == 8)
+            __atomic_store_n((uint64_t *)p, value, __ATOMIC_RELEASE);
+        else
+            __atomic_store_n((uint32_t *)p, (uint32_t)value, __ATOMIC_RELEASE);
+    }
+    sim_alloc_release(pa);
+    return p != NULL;
+}
+
 typedef struct wait_arg {
     sim_stream *self;
     sim_stream *target;
@@ -140,6 +165,10 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
         sim_progress_wait(wait_done, &w, NULL);
         break;
     }
+    case SIM_OP_WRITE_VALUE:
+        if (!write_value_op(s, op)) /* its memory was freed before it ran */
+            sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch);
+        break;
     default:
         if (!copy_op(s, op)) /* an async copy that overran its allocation */
             sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch);
@@ -354,8 +383,9 @@ static void legacy_ordering(sim_stream *s)
     free(list);
 }
 
-/* Fast mode: numbers op (NULL: work already done) and runs it here. */
-static uint64_t run_now(sim_stream *s, sim_op *op)
+/* Fast mode: numbers op (NULL: work already done) and runs it here; the
+ * caller keeps op. */
+static uint64_t run_now_borrowed(sim_stream *s, sim_op *op)
 {
     sim_ctx *c = s->ctx;
     uint64_t seq = 0;
@@ -371,10 +401,21 @@ static uint64_t run_now(sim_stream *s, sim_op *op)
         atomic_store_explicit(&s->completed, seq, memory_order_release);
     }
     pthread_mutex_unlock(&s->run_lock);
-    sim_op_free(op);
     if (seq)
         sim_progress_notify();
     return seq;
+}
+
+static uint64_t run_now(sim_stream *s, sim_op *op)
+{
+    uint64_t seq = run_now_borrowed(s, op);
+    sim_op_free(op);
+    return seq;
+}
+
+uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op)
+{
+    return run_now_borrowed(s, op);
 }
 
 uint64_t sim_stream_submit_done(sim_stream *s)

@@ -76,7 +76,8 @@ static const char *const served[] = {
     "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync",
     "cuMemcpyDtoDAsync", "cuMemsetD8", "cuMemsetD8Async", "cuModuleLoad", "cuModuleLoadData",
     "cuModuleUnload", "cuModuleGetFunction", "cuLaunchKernel", "cuGetErrorName", "cuGetErrorString",
-    "cuGetProcAddress",
+    "cuGetProcAddress", "cuFuncGetParamInfo", "cuMemHostAlloc", "cuMemHostGetDevicePointer",
+    "cuStreamWriteValue32", "cuStreamWriteValue64",
 };
 #define NSERVED (sizeof served / sizeof served[0])
 
