@@ -15,7 +15,7 @@ GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
 # write, fetched by scripts/fetch-referees.sh into build/referees (never
 # installed; see there). libcuda1 is NVIDIA's driver library (non-free).
 # shellcheck disable=SC2034 # used by the scripts that source this file
-GG_REFEREE_PACKAGES=(libcuda1)
+GG_REFEREE_PACKAGES=(libcuda1 python3-pycuda libcurand10)
 
 gg_log() { printf '==> %s\n' "$*"; }
 gg_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -84,6 +84,7 @@ API CUresult cuGetErrorString(CUresult error, const char **pStr);
 API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
                                  cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus);
+#include "sim_cuda_client_abi.h"
 #undef API
 
 

@@ -163,6 +163,8 @@ SIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, SIM_CU_DEVICE_ATTRIBUTE attrib
     if (r)
         return r;
     sim_attr a;
+    if (pi && !cuda_attr(attrib, &a) && sim_cuda_client_attr(d, attrib, pi))
+        return CUDA_SUCCESS;
     if (!pi || !cuda_attr(attrib, &a)) {
         sim_detail("device attribute %d is not simulated", attrib);
         return CUDA_ERROR_INVALID_VALUE;
