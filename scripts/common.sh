@@ -8,14 +8,22 @@ GG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # What a build and a full test run need. valgrind is optional: nothing in the
 # default run uses it, so it is not installed here.
 # shellcheck disable=SC2034 # used by the scripts that source this file
+# The last line is what Debian's python3-pycuda (a referee, below) needs from
+# main: its Python dependencies and the Boost libraries its extension links;
+# ordinary main packages, installed like the rest (python3-pycuda itself is
+# not installed: it would pull in nvidia-cuda-toolkit and libcuda1).
 GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
-             libpng-dev python3 python3-dev libamdhip64-dev)
+             libpng-dev python3 python3-dev libamdhip64-dev
+             python3-numpy python3-pytools python3-mako python3-appdirs python3-decorator
+             libboost-python1.74.0 libboost-thread1.74.0)
 
 # Debian packages the tests use as referees: real libraries we did not
 # write, fetched by scripts/fetch-referees.sh into build/referees (never
-# installed; see there). libcuda1 is NVIDIA's driver library (non-free).
+# installed; see there). libcuda1 is NVIDIA's driver library (non-free);
+# python3-pycuda (contrib) is PyCUDA, a real client of the simulated driver
+# (tests/pycuda), and libcurand10 (non-free) a library its extension links.
 # shellcheck disable=SC2034 # used by the scripts that source this file
-GG_REFEREE_PACKAGES=(libcuda1)
+GG_REFEREE_PACKAGES=(libcuda1 python3-pycuda libcurand10)
 
 gg_log() { printf '==> %s\n' "$*"; }
 gg_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -383,7 +383,13 @@ typedef struct sim_op {
     uint64_t clock;         /* position in its context */
     union {
         struct { uint64_t dst, src; void *host; void *staged; size_t bytes; } copy;
-        struct { uint64_t dst; unsigned char value; size_t bytes; } set;
+        struct {
+            uint64_t dst;
+            unsigned char value;    /* elem 1: the byte */
+            unsigned char elem;     /* bytes per element: 0 or 1 (value), 2 or 4 (pattern) */
+            uint32_t pattern;       /* elem 2 or 4: the element, repeated */
+            size_t bytes;
+        } set;
         struct { uint64_t dst; uint64_t value; unsigned bytes; } write;
         struct sim_launch *launch;
         struct { struct sim_event *ev; uint64_t rec; } record;
@@ -479,6 +485,8 @@ typedef struct sim_function {
     const unsigned *sizes;
     size_t param_bytes;         /* bytes of the copied-parameter buffer */
     char name[128];
+    void *face_state;           /* the CUDA face's settings of the function
+                                 * (sim_cuda_legacy.c), freed with it */
 } sim_function;
 
 sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out);

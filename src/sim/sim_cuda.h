@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "sim_core.h"
+#include "sim_cuda_client.h"
 #include "sim_cuda_errors.h"
 #include "sim_face_copy.h"
 #include "sim_face_objects.h"
@@ -80,7 +81,8 @@ sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen);
     X(cuGetProcAddress_v2) X(cuFuncGetParamInfo) X(cuMemHostAlloc)       \
     X(cuMemHostGetDevicePointer_v2) X(cuStreamWriteValue32)              \
     X(cuStreamWriteValue32_v2) X(cuStreamWriteValue64)                   \
-    X(cuStreamWriteValue64_v2)
+    X(cuStreamWriteValue64_v2) \
+    SIM_CUDA_CLIENT_EXPORTS(X)
 
 enum sim_cuda_fn {
 #define SIM_CUDA_FN_ENUM(name) SIM_FN_##name,
@@ -132,5 +134,12 @@ CUresult sim_cuda_result(sim_status st);
 CUresult sim_cuda_enter(sim_ctx **c);               /* init + current live context */
 sim_status sim_cuda_stream(CUstream h, sim_ctx *cur, sim_stream **out); /* NULL/legacy/per-thread = null stream of cur */
 extern const sim_face sim_cuda_face;               /* the face's rules for the shared calls */
+/* cuLaunchKernel without the count: launches on stream hStream of the
+ * current context, with kernelParams or the `extra` list. */
+CUresult sim_cuda_launch(CUfunction f, const unsigned int grid[3], const unsigned int block[3],
+                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams,
+                         void **extra);
+/* The most parameters a simulator kernel declares (sim_kernel.h). */
+#define SIM_CUDA_MAX_PARAMS 32
 
 #endif /* GG_SIM_CUDA_H */

@@ -100,6 +100,7 @@ API CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t 
                                   unsigned int flags);
 API CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                      unsigned int flags);
+#include "sim_cuda_client_abi.h"
 #undef API
 
 

@@ -18,6 +18,7 @@
     X(CUDA_ERROR_INVALID_IMAGE, 200, "device kernel image is invalid") \
     X(CUDA_ERROR_INVALID_CONTEXT, 201, "invalid device context") \
     X(CUDA_ERROR_ECC_UNCORRECTABLE, 214, "uncorrectable ECC error encountered") \
+    X(CUDA_ERROR_UNSUPPORTED_LIMIT, 215, "limit is not supported on this architecture") \
     X(CUDA_ERROR_FILE_NOT_FOUND, 301, "file not found")      \
     X(CUDA_ERROR_INVALID_HANDLE, 400, "invalid resource handle") \
     X(CUDA_ERROR_NOT_FOUND, 500, "named symbol not found")   \
@@ -27,6 +28,8 @@
     X(CUDA_ERROR_LAUNCH_TIMEOUT, 702, "the launch timed out and was terminated") \
     X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709, "context is destroyed") \
     X(CUDA_ERROR_ASSERT, 710, "device-side assert triggered") \
+    X(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, 712, "part or all of the requested memory range is already mapped") \
+    X(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, 713, "pointer does not correspond to a registered memory region") \
     X(CUDA_ERROR_LAUNCH_FAILED, 719, "unspecified launch failure") \
     X(CUDA_ERROR_NOT_SUPPORTED, 801, "operation not supported") \
     X(CUDA_ERROR_TIMEOUT, 909, "wait operation timed out")   \

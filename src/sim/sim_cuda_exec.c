@@ -174,13 +174,10 @@ SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const 
     return sim_cuda_result(st);
 }
 
-SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                   unsigned int gridDimZ, unsigned int blockDimX,
-                                   unsigned int blockDimY, unsigned int blockDimZ,
-                                   unsigned int sharedMemBytes, CUstream hStream,
-                                   void **kernelParams, void **extra)
+CUresult sim_cuda_launch(CUfunction f, const unsigned int grid[3], const unsigned int block[3],
+                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams,
+                         void **extra)
 {
-    SIM_COUNT(cuLaunchKernel);
     sim_ctx *c;
     CUresult r = sim_cuda_enter(&c);
     if (r)
@@ -188,19 +185,17 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
     sim_function *fn = (sim_function *)sim_registry_get(SIM_HANDLE(f), SIM_KIND_FUNCTION);
     sim_stream *s = NULL;
     sim_status st = SIM_OK;
+    void *unpacked[SIM_CUDA_MAX_PARAMS];
     if (!fn || fn->obj.owner != c) {
         sim_detail("function %p is not a live kernel of the current context", (void *)f);
         st = SIM_ERR_INVALID_HANDLE;
-    } else if (extra) {
-        sim_detail("cuLaunchKernel: the `extra` form is not simulated; use kernelParams");
-        st = SIM_ERR_INVALID_VALUE;
-    } else {
-        st = sim_cuda_stream(hStream, c, &s);
+    } else if (extra && (st = sim_cuda_unpack_extra(fn, kernelParams, extra, unpacked)) == SIM_OK) {
+        kernelParams = unpacked;
     }
     if (!st)
-        st = sim_face_launch(s, fn, (const unsigned int[3]){ gridDimX, gridDimY, gridDimZ },
-                             (const unsigned int[3]){ blockDimX, blockDimY, blockDimZ },
-                             sharedMemBytes, kernelParams);
+        st = sim_cuda_stream(hStream, c, &s);
+    if (!st)
+        st = sim_face_launch(s, fn, grid, block, sharedMemBytes, kernelParams);
     if (s)
         sim_obj_release(&s->obj);
     if (fn)
@@ -257,4 +252,16 @@ SIM_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_
     }
     sim_obj_release(&fn->obj);
     return r;
+}
+
+SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                   unsigned int gridDimZ, unsigned int blockDimX,
+                                   unsigned int blockDimY, unsigned int blockDimZ,
+                                   unsigned int sharedMemBytes, CUstream hStream,
+                                   void **kernelParams, void **extra)
+{
+    SIM_COUNT(cuLaunchKernel);
+    return sim_cuda_launch(f, (const unsigned int[3]){ gridDimX, gridDimY, gridDimZ },
+                           (const unsigned int[3]){ blockDimX, blockDimY, blockDimZ },
+                           sharedMemBytes, hStream, kernelParams, extra);
 }

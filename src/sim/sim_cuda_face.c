@@ -172,7 +172,10 @@ SIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, SIM_CU_DEVICE_ATTRIBUTE attrib
     sim_attr a;
     /* Attribute 122 came with the _v2 memory operations of CUDA 11.7: an
      * older driver does not know the number. */
-    bool known = cuda_attr(attrib, &a) && !(attrib == 122 && sim_cuda_driver_version() < 11070);
+    bool too_new = attrib == 122 && sim_cuda_driver_version() < 11070;
+    bool known = !too_new && cuda_attr(attrib, &a);
+    if (pi && !known && !too_new && sim_cuda_client_attr(d, attrib, pi))
+        return CUDA_SUCCESS;
     if (!pi || !known) {
         sim_detail("device attribute %d is not simulated", attrib);
         return CUDA_ERROR_INVALID_VALUE;

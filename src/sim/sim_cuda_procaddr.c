@@ -20,22 +20,12 @@
  * default stream per context and takes CU_STREAM_PER_THREAD for it.
  */
 #include "sim_cuda.h"
+#include "sim_cuda_procaddr.h"
 
 #include <string.h>
 
-typedef struct proc {
-    const char *name;
-    int version;        /* the CUDA version that introduced this variant */
-    bool per_thread;    /* the per-thread default stream form (_ptsz, _ptds) */
-    void *fn;           /* NULL: not implemented by the simulator */
-} proc;
-
-#define P(name, version, fn) { name, version, false, (void *)(uintptr_t)(fn) }
-#define PT(name, version, fn) { name, version, true, (void *)(uintptr_t)(fn) }
-#define NONE NULL
-
 /* For each name, variants in increasing version order. */
-static const proc g_procs[] = {
+static const sim_proc g_procs[] = {
     P("cuInit", 2000, cuInit),
     P("cuDriverGetVersion", 2020, cuDriverGetVersion),
     P("cuDeviceGetCount", 2000, cuDeviceGetCount),
@@ -152,9 +142,15 @@ static CUresult lookup(const char *symbol, void **pfn, int requested, cuuint64_t
     int limit = requested < driver ? requested : driver;
     bool per_thread = (flags & PER_THREAD_DEFAULT_STREAM) != 0;
     bool known = false;
-    const proc *best = NULL;
-    for (size_t i = 0; i < sizeof g_procs / sizeof g_procs[0]; i++) {
-        const proc *p = &g_procs[i];
+    const sim_proc *best = NULL;
+    /* gpuguard's own calls, then the ones other clients bind. */
+    const struct { const sim_proc *rows; size_t n; } tables[] = {
+        { g_procs, sizeof g_procs / sizeof g_procs[0] },
+        { sim_cuda_client_procs, sim_cuda_client_nprocs },
+    };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+    for (size_t i = 0; i < tables[t].n; i++) {
+        const sim_proc *p = &tables[t].rows[i];
         if (strcmp(p->name, symbol) != 0)
             continue;
         known = true;

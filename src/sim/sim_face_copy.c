@@ -58,6 +58,8 @@ sim_op *sim_copy_op(const sim_copy_req *q)
     if (q->kind == SIM_OP_MEMSET) {
         op->u.set.dst = q->dst;
         op->u.set.value = q->value;
+        op->u.set.elem = q->elem_bytes;
+        op->u.set.pattern = q->pattern;
         op->u.set.bytes = q->bytes;
         return op;
     }

@@ -18,7 +18,9 @@ typedef struct sim_copy_req {
     void *host_dst;
     const void *host_src;
     size_t bytes;
-    unsigned char value;        /* SIM_OP_MEMSET */
+    unsigned char value;        /* SIM_OP_MEMSET of bytes */
+    unsigned char elem_bytes;   /* SIM_OP_MEMSET: 2 or 4 to repeat pattern (0: bytes of value) */
+    uint32_t pattern;
     bool sync;                  /* check the whole range, wait for the copy */
     bool stage_in_fast_mode;    /* stage pageable async sources in fast mode too */
 } sim_copy_req;

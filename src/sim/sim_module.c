@@ -175,6 +175,7 @@ static void function_free(sim_obj *o)
         }
     pthread_mutex_unlock(&m->lock);
     sim_obj_release(&m->obj);
+    free(f->face_state);
     free(f);
 }
 

@@ -68,6 +68,24 @@ static void stream_free(sim_obj *o)
     free(s);
 }
 
+/* A memset: bytes of one value, or a 16- or 32-bit pattern repeated
+ * (cuMemsetD16/D32; the whole range is a multiple of the element). */
+static void fill(void *dst, const sim_op *op)
+{
+    size_t n = op->u.set.bytes;
+    if (op->u.set.elem == 2) {
+        uint16_t v = (uint16_t)op->u.set.pattern;
+        for (size_t i = 0; i + 2 <= n; i += 2)
+            memcpy((char *)dst + i, &v, 2);
+    } else if (op->u.set.elem == 4) {
+        uint32_t v = op->u.set.pattern;
+        for (size_t i = 0; i + 4 <= n; i += 4)
+            memcpy((char *)dst + i, &v, 4);
+    } else {
+        memset(dst, op->u.set.value, n);
+    }
+}
+
 /* ---- running one op ---------------------------------------------------- */
 
 static bool copy_op(sim_stream *s, sim_op *op)
@@ -100,7 +118,7 @@ static bool copy_op(sim_stream *s, sim_op *op)
     case SIM_OP_MEMSET: {
         void *dst = sim_mem_map(c, op->u.set.dst, op->u.set.bytes, op->clock, &pa);
         if ((ok = dst != NULL))
-            memset(dst, op->u.set.value, op->u.set.bytes);
+            fill(dst, op);
         break;
     }
     default:

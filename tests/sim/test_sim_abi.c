@@ -5,6 +5,8 @@
  * then calls through the real typedefs.
  */
 #include <cuda.h>
+#include <cudaGL.h>          /* the GL interoperability calls PyCUDA binds */
+#include <cudaProfiler.h>
 #include <cudaTypedefs.h>
 #include <criterion/criterion.h>
 #include <dlfcn.h>

@@ -121,6 +121,43 @@ Test(sim_module, parameters_are_copied_at_launch)
     sim_test_assert_no_leaks();
 }
 
+/* The `extra` form (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END): one buffer,
+ * each parameter at its size's natural alignment (8, 1, then the 32-byte
+ * struct at 16), copied at launch like kernelParams. */
+Test(sim_module, extra_form_unpacks_the_buffer_at_aligned_offsets)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(1);
+    CUmodule m = sim_test_module();
+    CUfunction store = sim_test_kernel(m, "store_params");
+    CUdeviceptr out;
+    CU_OK(cuMemAlloc_v2(&out, 5 * sizeof(uint64_t)));
+    unsigned char buf[48];
+    memset(buf, 0xee, sizeof buf); /* padding must not be read as values */
+    uint64_t big[4] = { 11, 22, 33, 44 };
+    memcpy(buf, &out, 8);
+    buf[8] = 77;
+    memcpy(buf + 16, big, sizeof big);
+    size_t size = sizeof buf;
+    void *extra[] = { (void *)(uintptr_t)1, buf, (void *)(uintptr_t)2, &size, NULL };
+    CU_OK(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra));
+    memset(buf, 0, sizeof buf); /* copied at launch: reusable at once */
+    uint64_t host[5];
+    CU_OK(cuMemcpyDtoH_v2(host, out, sizeof host));
+    cr_assert_eq(host[0], 77);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(host[1 + i], big[i]);
+    /* A buffer that ends before the last parameter is refused, naming it. */
+    size = 47;
+    CU_IS(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra), CUDA_ERROR_INVALID_VALUE);
+    cr_assert(strstr(gg_sim_last_error_detail(), "parameter 2"), "%s", gg_sim_last_error_detail());
+    /* So is a list without the size. */
+    void *no_size[] = { (void *)(uintptr_t)1, buf, NULL };
+    CU_IS(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, no_size), CUDA_ERROR_INVALID_VALUE);
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
+
 Test(sim_module, launch_dimensions_are_validated)
 {
     sim_test_init("{\"devices\":[{\"max_grid\":[100,10,2],\"max_block\":[64,64,4],"
@@ -135,8 +172,14 @@ Test(sim_module, launch_dimensions_are_validated)
     CU_IS(cuLaunchKernel(noop, 1, 1, 1, 65, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
     CU_IS(cuLaunchKernel(noop, 1, 1, 1, 64, 4, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
     CU_IS(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 49153, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
-    void *extra[] = { NULL };
-    CU_IS(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra), CUDA_ERROR_INVALID_VALUE);
+    /* The `extra` form: an empty list suits a kernel without parameters;
+     * an unknown key, or extra together with kernelParams, is refused. */
+    void *extra_empty[] = { NULL };
+    CU_OK(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra_empty));
+    void *extra_bad_key[] = { (void *)(uintptr_t)0x7, NULL, NULL };
+    CU_IS(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra_bad_key), CUDA_ERROR_INVALID_VALUE);
+    void *no_params[] = { NULL };
+    CU_IS(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, no_params, extra_empty), CUDA_ERROR_INVALID_VALUE);
     CU_IS(cuLaunchKernel((CUfunction)(uintptr_t)0x99, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
           CUDA_ERROR_INVALID_HANDLE);
     CU_OK(cuLaunchKernel(noop, 100, 10, 2, 64, 2, 1, 0, NULL, NULL, NULL));

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Per-call cost of PyCUDA and gpuguard_py over the same simulated driver
+(fast mode: work completes at submission, so the driver's own cost is
+small and the bindings' cost shows). Not a test: it prints a table.
+
+    GPUGUARD_SIM_CONFIG='{"fast": true}' GPUGUARD_BACKEND=sim \\
+    PYTHONPATH=build/python:build/referees/python3-pycuda/usr/lib/python3/dist-packages \\
+    LD_LIBRARY_PATH=DIR_WITH_libcuda.so.1_TO_THE_SIMULATOR:build/referees/libcurand10/usr/lib/x86_64-linux-gnu \\
+    /usr/bin/python3 bench/pycuda_vs_gpuguard_py.py build/kernels/pycuda_kernels.so [REPEATS] [CALLS]
+
+Each operation: REPEATS (default 7) runs of CALLS (default 20000) calls,
+the median run's time per call; the ratio is gpuguard_py / PyCUDA.
+"""
+import statistics
+import struct
+import sys
+import time
+
+import numpy as np
+import pycuda.driver as cuda
+
+import gpuguard_py as gg
+
+KERNELS = sys.argv[1]
+REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+CALLS = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
+
+
+def per_call_us(fn):
+    runs = []
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        for _ in range(CALLS):
+            fn()
+        runs.append((time.perf_counter() - t0) / CALLS * 1e6)
+    return statistics.median(runs)
+
+
+def pycuda_ops():
+    cuda.init()
+    ctx = cuda.Device(1).make_context()
+    stream, ev = cuda.Stream(), cuda.Event()
+    host = np.zeros(4, dtype=np.float32)
+    dev = cuda.mem_alloc(16)
+    fn = cuda.module_from_file(KERNELS).get_function("scale_add")
+    fn.prepare("fPIP")
+    ops = {
+        "event record+query": lambda: (ev.record(stream), ev.query()),
+        "stream query": stream.is_done,
+        "small copy (16 B)": lambda: cuda.memcpy_htod(dev, host),
+        "alloc+free": lambda: cuda.mem_alloc(256).free(),
+        "launch": lambda: fn.prepared_async_call((1, 1), (32, 1, 1), stream, 1.0, dev, 4, dev),
+    }
+    return ctx, ops
+
+
+def gpuguard_ops():
+    ctx = gg.Context(1)
+    stream, ev = ctx.stream(), ctx.event()
+    host = bytes(16)
+    buf = ctx.alloc(16)
+    kernel = ctx.load_module(KERNELS).kernel("scale_add")
+    ops = {
+        "event record+query": lambda: (ev.record(stream), ev.query()),
+        "stream query": stream.query,
+        "small copy (16 B)": lambda: buf.write(host),
+        "alloc+free": lambda: ctx.alloc(256).close(),
+        "launch": lambda: kernel.launch(1, 32, "fPIP", (1.0, buf, 4, buf), stream=stream),
+    }
+    return ctx, ops
+
+
+def main():
+    pctx, pops = pycuda_ops()
+    gctx, gops = gpuguard_ops()
+    print(f"{'operation':<22}{'PyCUDA us':>11}{'gpuguard_py us':>16}{'ratio':>8}")
+    for name in pops:
+        # PyCUDA's calls need its context current; gpuguard_py restores the
+        # caller's current context around each of its calls.
+        p = per_call_us(pops[name])
+        g = per_call_us(gops[name])
+        print(f"{name:<22}{p:>11.3f}{g:>16.3f}{g / p:>8.2f}")
+    gctx.close()
+    pctx.pop()
+    pctx.detach()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,348 @@
+/*
+ * CUDA face, for clients beyond gpuguard: 16- and 32-bit and 2D memsets,
+ * pitched allocations, address ranges, registered host memory, and
+ * cuModuleLoadDataEx.
+ *
+ * Memsets follow the rules of the 8-bit ones (sim_cuda_memory.c): they run
+ * on a stream of the current context, the synchronous forms on its null
+ * stream and wait; the synchronous ones check the whole range at the call,
+ * the asynchronous ones its start (running past the end faults when the
+ * memset runs). CUDA also requires the destination to be aligned to the
+ * element (INVALID_VALUE otherwise).
+ *
+ * Registered host memory (cuMemHostRegister_v2) is recorded and refused
+ * twice or overlapping, as CUDA does; it is not handed to the core, so an
+ * asynchronous copy from it is staged at the call like one from pageable
+ * memory (the same bytes arrive; only a program that writes the buffer
+ * before the copy completes could tell).
+ */
+#include "sim_cuda.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01u
+#define CU_MEMHOSTREGISTER_DEVICEMAP 0x02u
+#define CU_MEMHOSTREGISTER_IOMEMORY 0x04u
+#define CU_MEMHOSTREGISTER_READ_ONLY 0x08u
+#define PITCH_ALIGNMENT 512u        /* cuMemAllocPitch rows start 512-byte aligned */
+#define CU_JIT_NUM_OPTIONS 35       /* CUDA 13.0 */
+
+/* Sets height rows of width elements (elem bytes each, pattern or value)
+ * starting pitch bytes apart at dst, on stream h of the current context. */
+static CUresult memset_rows(const char *call, CUdeviceptr dst, size_t pitch, unsigned elem,
+                            uint32_t pattern, size_t width, size_t height, CUstream h, bool sync)
+{
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    sim_status st = SIM_OK;
+    size_t row = width * elem;
+    if (dst % elem) {
+        sim_detail("%s: destination 0x%llx is not %u-byte aligned", call, (unsigned long long)dst, elem);
+        st = SIM_ERR_INVALID_VALUE;
+    } else if (width > SIZE_MAX / elem || (height > 1 && pitch < row)) {
+        sim_detail("%s: rows of %zu elements do not fit a pitch of %zu bytes", call, width, pitch);
+        st = SIM_ERR_INVALID_VALUE;
+    } else if (height > 1 && pitch > (SIZE_MAX - row) / (height - 1)) {
+        sim_detail("%s: %zu rows of pitch %zu overflow the address space", call, height, pitch);
+        st = SIM_ERR_INVALID_VALUE;
+    }
+    if (st || row == 0 || height == 0) {
+        sim_obj_release(&c->obj);
+        return sim_cuda_result(st);
+    }
+    sim_copy_req whole = { .kind = SIM_OP_MEMSET, .dst = dst, .bytes = (height - 1) * pitch + row,
+                           .sync = sync };
+    sim_stream *s = NULL;
+    st = sim_copy_check(c, &whole, false);
+    if (!st)
+        st = sim_cuda_stream(h, c, &s);
+    for (size_t i = 0; !st && i < height; i++) {
+        sim_copy_req q = { .kind = SIM_OP_MEMSET, .dst = dst + i * pitch, .bytes = row,
+                           .value = (unsigned char)pattern, .elem_bytes = (unsigned char)elem,
+                           .pattern = pattern };
+        /* Rows run in order on s: waiting for the last waits for all. */
+        st = sim_copy_submit(s, sim_copy_op(&q), sync && i == height - 1);
+    }
+    if (s)
+        sim_obj_release(&s->obj);
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+SIM_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{
+    SIM_COUNT(cuMemsetD16_v2);
+    return memset_rows("cuMemsetD16", dstDevice, 0, 2, us, N, 1, NULL, true);
+}
+
+SIM_EXPORT CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+{
+    SIM_COUNT(cuMemsetD16Async);
+    return memset_rows("cuMemsetD16Async", dstDevice, 0, 2, us, N, 1, hStream, false);
+}
+
+SIM_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{
+    SIM_COUNT(cuMemsetD32_v2);
+    return memset_rows("cuMemsetD32", dstDevice, 0, 4, ui, N, 1, NULL, true);
+}
+
+SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{
+    SIM_COUNT(cuMemsetD32Async);
+    return memset_rows("cuMemsetD32Async", dstDevice, 0, 4, ui, N, 1, hStream, false);
+}
+
+SIM_EXPORT CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                                    size_t Width, size_t Height)
+{
+    SIM_COUNT(cuMemsetD2D8_v2);
+    return memset_rows("cuMemsetD2D8", dstDevice, dstPitch, 1, uc, Width, Height, NULL, true);
+}
+
+SIM_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                                      size_t Width, size_t Height, CUstream hStream)
+{
+    SIM_COUNT(cuMemsetD2D8Async);
+    return memset_rows("cuMemsetD2D8Async", dstDevice, dstPitch, 1, uc, Width, Height, hStream, false);
+}
+
+SIM_EXPORT CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                                     size_t Width, size_t Height)
+{
+    SIM_COUNT(cuMemsetD2D16_v2);
+    return memset_rows("cuMemsetD2D16", dstDevice, dstPitch, 2, us, Width, Height, NULL, true);
+}
+
+SIM_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                                       size_t Width, size_t Height, CUstream hStream)
+{
+    SIM_COUNT(cuMemsetD2D16Async);
+    return memset_rows("cuMemsetD2D16Async", dstDevice, dstPitch, 2, us, Width, Height, hStream, false);
+}
+
+SIM_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                                     size_t Width, size_t Height)
+{
+    SIM_COUNT(cuMemsetD2D32_v2);
+    return memset_rows("cuMemsetD2D32", dstDevice, dstPitch, 4, ui, Width, Height, NULL, true);
+}
+
+SIM_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                                       size_t Width, size_t Height, CUstream hStream)
+{
+    SIM_COUNT(cuMemsetD2D32Async);
+    return memset_rows("cuMemsetD2D32Async", dstDevice, dstPitch, 4, ui, Width, Height, hStream, false);
+}
+
+/* ---- allocations ----------------------------------------------------------- */
+
+SIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                                       size_t Height, unsigned int ElementSizeBytes)
+{
+    SIM_COUNT(cuMemAllocPitch_v2);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    sim_status st = SIM_OK;
+    size_t pitch = 0;
+    if (!dptr || !pPitch || WidthInBytes == 0 || Height == 0 ||
+        (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16)) {
+        sim_detail("cuMemAllocPitch: width %zu, height %zu, element size %u (4, 8 or 16)",
+                   WidthInBytes, Height, ElementSizeBytes);
+        st = SIM_ERR_INVALID_VALUE;
+    } else if (WidthInBytes > SIZE_MAX - PITCH_ALIGNMENT ||
+               (pitch = (WidthInBytes + PITCH_ALIGNMENT - 1) / PITCH_ALIGNMENT * PITCH_ALIGNMENT,
+                Height > SIZE_MAX / pitch)) {
+        st = SIM_ERR_OUT_OF_MEMORY;
+    } else {
+        uint64_t d = 0;
+        st = sim_mem_alloc(c, pitch * Height, &d);
+        if (!st) {
+            *dptr = d;
+            *pPitch = pitch;
+        }
+    }
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+SIM_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    SIM_COUNT(cuMemGetAddressRange_v2);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    size_t off;
+    sim_alloc *a = sim_mem_find(c, dptr, SIM_CLOCK_NOW, &off);
+    sim_obj_release(&c->obj);
+    if (!a) {
+        sim_detail("cuMemGetAddressRange: 0x%llx is not in a live allocation of the context",
+                   (unsigned long long)dptr);
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    if (pbase)
+        *pbase = a->dptr;
+    if (psize)
+        *psize = a->size;
+    sim_alloc_release(a);
+    return CUDA_SUCCESS;
+}
+
+/* ---- registered host memory ------------------------------------------------ */
+
+typedef struct registration {
+    uintptr_t base;
+    size_t bytes;
+    unsigned flags;
+} registration;
+
+static pthread_mutex_t g_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static registration *g_regs;
+static size_t g_nregs, g_capregs;
+
+SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    SIM_COUNT(cuMemHostRegister_v2);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    sim_obj_release(&c->obj);
+    const unsigned known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                           CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+    uintptr_t base = (uintptr_t)p;
+    if (!p || bytesize == 0 || (Flags & ~known) || base > UINTPTR_MAX - bytesize) {
+        sim_detail("cuMemHostRegister: pointer %p, %zu bytes, flags 0x%x", p, bytesize, Flags);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (Flags & (CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY)) {
+        sim_detail("cuMemHostRegister: I/O memory and read-only registration are not simulated");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    pthread_mutex_lock(&g_reg_lock);
+    r = CUDA_SUCCESS;
+    for (size_t i = 0; i < g_nregs && !r; i++)
+        if (base < g_regs[i].base + g_regs[i].bytes && g_regs[i].base < base + bytesize) {
+            sim_detail("cuMemHostRegister: [%p, +%zu) overlaps a registered range", p, bytesize);
+            r = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+        }
+    if (!r && g_nregs == g_capregs) {
+        size_t cap = g_capregs ? g_capregs * 2 : 8;
+        registration *n = realloc(g_regs, cap * sizeof *n);
+        if (n) {
+            g_regs = n;
+            g_capregs = cap;
+        } else {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if (!r)
+        g_regs[g_nregs++] = (registration){ base, bytesize, Flags };
+    pthread_mutex_unlock(&g_reg_lock);
+    return r;
+}
+
+/* p must be the start of a registered range, as CUDA requires. */
+SIM_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+    SIM_COUNT(cuMemHostUnregister);
+    if (!sim_is_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_reg_lock);
+    CUresult r = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    for (size_t i = 0; i < g_nregs; i++)
+        if (g_regs[i].base == (uintptr_t)p) {
+            g_regs[i] = g_regs[--g_nregs];
+            r = CUDA_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&g_reg_lock);
+    if (r)
+        sim_detail("cuMemHostUnregister: %p does not start a registered range", p);
+    return r;
+}
+
+/* Flags of page-locked memory from cuMemAllocHost (none). */
+SIM_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    SIM_COUNT(cuMemHostGetFlags);
+    if (!sim_is_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pFlags || !p || !sim_host_contains(p, 1)) {
+        sim_detail("cuMemHostGetFlags: %p is not page-locked memory from cuMemAllocHost", p);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    *pFlags = 0;
+    return CUDA_SUCCESS;
+}
+
+/* ---- modules --------------------------------------------------------------- */
+
+/* Writes msg into a JIT log buffer of *size bytes and sets *size to the
+ * bytes written, the terminating NUL included. */
+static void fill_log(char *buf, void **size_slot, const char *msg)
+{
+    size_t cap = (size_t)(uintptr_t)*size_slot;
+    size_t n = 0;
+    if (buf && cap > 0) {
+        n = strlen(msg);
+        if (n > cap - 1)
+            n = cap - 1;
+        memcpy(buf, msg, n);
+        buf[n] = '\0';
+        n++;
+    }
+    *size_slot = (void *)(uintptr_t)n;
+}
+
+/* cuModuleLoadData with JIT options: a simulator module is host code, so
+ * every option is accepted and has no effect, except the outputs: the info
+ * log says what was loaded, the error log why a load failed, the wall time
+ * is 0. */
+SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                       CUjit_option *options, void **optionValues)
+{
+    SIM_COUNT(cuModuleLoadDataEx);
+    if (numOptions && (!options || !optionValues))
+        return sim_is_initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
+    char *info = NULL, *error = NULL;
+    int info_size = -1, error_size = -1, wall = -1;
+    for (unsigned i = 0; i < numOptions; i++) {
+        switch ((int)options[i]) {
+        case CU_JIT_INFO_LOG_BUFFER: info = optionValues[i]; break;
+        case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: info_size = (int)i; break;
+        case CU_JIT_ERROR_LOG_BUFFER: error = optionValues[i]; break;
+        case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: error_size = (int)i; break;
+        case CU_JIT_WALL_TIME: wall = (int)i; break;
+        default:
+            if ((unsigned)options[i] >= CU_JIT_NUM_OPTIONS) {
+                sim_detail("cuModuleLoadDataEx: option %d is not a CUjit_option", (int)options[i]);
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+        }
+    }
+    uint64_t h;
+    sim_status st = sim_face_module_load(&sim_cuda_face, module != NULL, image, false, &h);
+    if (!st)
+        *module = (CUmodule)(uintptr_t)h;
+    const char *why = st ? sim_detail_get() : NULL;
+    if (info_size >= 0)
+        fill_log(info, &optionValues[info_size],
+                 st ? "" : "gpuguard simulated driver: module loaded (host code; JIT options have no effect)");
+    if (error_size >= 0)
+        fill_log(error, &optionValues[error_size], why && *why ? why : "");
+    if (wall >= 0) {
+        float zero = 0.0f; /* the option's value is a float in the pointer's slot */
+        memset(&optionValues[wall], 0, sizeof optionValues[wall]);
+        memcpy(&optionValues[wall], &zero, sizeof zero);
+    }
+    return sim_cuda_result(st);
+}
