@@ -29,6 +29,22 @@ static bool expect_dead(gc_result *r, gg_context ctx)
     return st == GG_STATE_DEAD || gc_fail(r, "context state %d, expected DEAD", (int)st);
 }
 
+/* The counter must see gpuguard's own driver calls, or a count of 0 later
+ * proves nothing: a query of a live stream makes at least one. */
+static bool counter_sees_calls(gc_result *r, gg_stream live)
+{
+    gc_calls_arm();
+    gg_status st = gg_stream_query(live);
+    uint64_t seen = gc_calls_disarm(NULL, 0);
+    gc_figure_num(r, "control_driver_calls", (double)seen);
+    if (st != GG_OK && st != GG_NOT_READY)
+        return gc_ok(r, st, "gg_stream_query of a live stream (the counter's control)");
+    if (seen == 0)
+        return gc_fail(r, "%s saw no driver call during a live gg_stream_query: it cannot prove that none is made",
+                       gc_calls_source());
+    return true;
+}
+
 void check_stray_store(const gc_env *env, gc_result *r)
 {
     gc_session s;
@@ -117,14 +133,17 @@ void check_culprit_among_pending(const gc_env *env, gc_result *r)
 void check_dead_fails_fast(const gc_env *env, gc_result *r)
 {
     gc_session s;
+    gg_stream control;
     gg_kernel fill;
     gg_buffer buf;
     char why[256];
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "fail-fast", &s) || !gc_kernel(r, &s, "fill_u32", &fill) ||
         !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc") ||
-        !gc_kill_with_stray_store(r, &s))
+        !gc_ok(r, gg_stream_create(s.ctx, "control", &control), "gg_stream_create"))
         return;
     bool counting = gc_calls_open(env, why, sizeof why);
+    if ((counting && !counter_sees_calls(r, control)) || !gc_kill_with_stray_store(r, &s))
+        return;
     uint64_t ptr = 0;
     uint32_t value = 1, n = 16, host[16] = { 0 };
     void *params[] = { &ptr, &value, &n };
@@ -188,7 +207,7 @@ void check_dead_cleanup_silent(const gc_env *env, gc_result *r)
 {
     gg_init_desc desc = { .cleanup = GG_CLEANUP_COUNTED, .log_fn = count_warnings, .log_level = GG_LOG_WARN };
     gc_session s;
-    gg_stream extra;
+    gg_stream extra, control;
     gg_event event;
     gg_buffer dev, pinned;
     char why[256];
@@ -197,9 +216,11 @@ void check_dead_cleanup_silent(const gc_env *env, gc_result *r)
         !gc_ok(r, gg_event_create(s.ctx, "event", &event), "gg_event_create") ||
         !gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, GG_BUFFER_DEVICE, &dev), "gg_buffer_alloc") ||
         !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, GG_BUFFER_HOST_PINNED, &pinned), "gg_buffer_alloc(pinned)") ||
-        !gc_kill_with_stray_store(r, &s))
+        !gc_ok(r, gg_stream_create(s.ctx, "control", &control), "gg_stream_create"))
         return;
     bool counting = gc_calls_open(env, why, sizeof why);
+    if ((counting && !counter_sees_calls(r, control)) || !gc_kill_with_stray_store(r, &s))
+        return;
     int warnings_before = warnings;
     if (counting)
         gc_calls_arm();
