@@ -93,13 +93,9 @@ if ((build)); then
         done
         cmake_args+=(-DGG_CJSON_PREFIX="$build_dir/deps/usr")
     fi
-    # Only the runner's line should reach the terminal when there is no GPU:
-    # the build goes to a log, shown when it fails. A machine with a GPU
-    # device node is told what is happening.
+    # Only the runner's line may reach the terminal when there is no GPU:
+    # the build goes to a log, shown when it fails (--verbose shows it all).
     log="$build_dir/build.log"
-    if [[ -e /dev/nvidiactl || -e /dev/kfd ]] && ((!verbose)); then
-        printf 'gpu-check: building in %s (log: %s)\n' "$build_dir" "$log"
-    fi
     build_steps() {
         cmake -S "$GG_ROOT" -B "$build_dir" "${cmake_args[@]}" &&
         cmake --build "$build_dir" -j"$(nproc)" --target gg_gpu_check &&
