@@ -35,6 +35,12 @@ static void run_python_check(const gc_env *env, gc_result *r, const char *name)
         dup2(fd, 1);
         setenv("PYTHONPATH", env->python_dir, 1);
         setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+#ifdef GG_GPU_CHECK_PYTHON_PRELOAD
+        /* A sanitized gpuguard_py in a plain interpreter needs the runtime
+         * first; CPython's own allocations at exit are not ours to report. */
+        setenv("LD_PRELOAD", GG_GPU_CHECK_PYTHON_PRELOAD, 1);
+        setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+#endif
         execl(env->python, env->python, script, "--check", name, "--backend", env->backend, "--device", device,
               "--kernel-image", env->kernel_image, (char *)NULL);
         _exit(127);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gc_check.h"
 #include "gc_checks.h"
@@ -15,7 +16,8 @@
 typedef struct spin_setup {
     gc_session s;
     gg_buffer flag_buf, seen_buf;
-    volatile uint32_t *flag;
+    volatile uint32_t *flag; /* the host sets it to release the kernel */
+    volatile uint32_t *done; /* the kernel sets it when it is over */
 } spin_setup;
 
 /* A page-locked host flag and spin_on_flag launched on it. The kernel gets
@@ -30,17 +32,19 @@ static bool start_spin(gc_result *r, const gc_env *env, const gg_init_desc *desc
     uint64_t seen_ptr = 0, max_ns = SPIN_MAX_NS;
     gg_kernel spin;
     if (!gc_init(r, env, desc) || !gc_open(r, env, "hang", &sp->s) || !gc_kernel(r, &sp->s, "spin_on_flag", &spin) ||
-        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 4, GG_BUFFER_HOST_PINNED, &sp->flag_buf), "gg_buffer_alloc(pinned)") ||
+        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 8, GG_BUFFER_HOST_PINNED, &sp->flag_buf), "gg_buffer_alloc(pinned)") ||
         !gc_ok(r, gg_buffer_host_ptr(sp->flag_buf, &host), "gg_buffer_host_ptr") ||
         !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 4, GG_BUFFER_DEVICE, &sp->seen_buf), "gg_buffer_alloc") ||
         !gc_ok(r, gg_buffer_device_ptr(sp->seen_buf, &seen_ptr), "gg_buffer_device_ptr") ||
         !gc_ok(r, gg_memset(sp->seen_buf, 0, 0, 4, GG_NO_STREAM), "gg_memset"))
         return false;
     sp->flag = host;
+    sp->done = sp->flag + 1;
     *sp->flag = 0;
-    uint64_t flag_ptr = (uint64_t)(uintptr_t)host;
-    void *params[] = { &flag_ptr, &seen_ptr, &max_ns };
-    return gc_ok(r, gc_launch(spin, sp->s.stream, 1, 1, params, 3), "gg_launch(spin_on_flag)");
+    *sp->done = 0;
+    uint64_t flag_ptr = (uint64_t)(uintptr_t)sp->flag, done_ptr = (uint64_t)(uintptr_t)sp->done;
+    void *params[] = { &flag_ptr, &seen_ptr, &max_ns, &done_ptr };
+    return gc_ok(r, gc_launch(spin, sp->s.stream, 1, 1, params, 4), "gg_launch(spin_on_flag)");
 }
 
 static void release_spin(spin_setup *sp)
@@ -48,6 +52,20 @@ static void release_spin(spin_setup *sp)
     atomic_thread_fence(memory_order_seq_cst);
     *sp->flag = 1;
     atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* Waits (at most 10 s) for the kernel to say it is over: a dead context
+ * cannot be synchronized, and its page-locked memory must outlive the
+ * kernel's last access. */
+static bool wait_spin_done(gc_result *r, spin_setup *sp)
+{
+    double deadline = gc_now_ms() + 10000;
+    while (*sp->done == 0 && gc_now_ms() < deadline) {
+        struct timespec pause = { 0, 100 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    return *sp->done != 0 || gc_fail(r, "the released kernel did not finish within 10 s");
 }
 
 /* Waits `deadline_ms` on the spinning kernel: must be GG_TIMEOUT, not
@@ -72,26 +90,37 @@ static bool expect_timeout(gc_result *r, spin_setup *sp, uint32_t deadline_ms)
     return true;
 }
 
+/* The part of check_hang_released between the launch and the release. */
+static bool times_out_alive(gc_result *r, spin_setup *sp, uint32_t deadline_ms)
+{
+    if (!expect_timeout(r, sp, deadline_ms))
+        return false;
+    if (gg_context_state(sp->s.ctx) != GG_STATE_ALIVE)
+        return gc_fail(r, "context not ALIVE after a timeout under GG_TIMEOUT_RETURNS");
+    /* Still running: a query says so. */
+    return gc_expect(r, gg_stream_query(sp->s.stream), GG_NOT_READY, "gg_stream_query while the kernel spins");
+}
+
 void check_hang_released(const gc_env *env, gc_result *r)
 {
     gg_init_desc desc = { .timeout_policy = GG_TIMEOUT_RETURNS };
     spin_setup sp;
     const uint32_t deadline_ms = 500;
-    if (!start_spin(r, env, &desc, &sp) || !expect_timeout(r, &sp, deadline_ms))
+    if (!start_spin(r, env, &desc, &sp))
         return;
-    if (gg_context_state(sp.s.ctx) != GG_STATE_ALIVE)
-        return (void)gc_fail(r, "context not ALIVE after a timeout under GG_TIMEOUT_RETURNS");
-    /* Still running: a query says so. */
-    if (!gc_expect(r, gg_stream_query(sp.s.stream), GG_NOT_READY, "gg_stream_query while the kernel spins")) {
-        release_spin(&sp);
-        return;
-    }
+    bool alive = times_out_alive(r, &sp, deadline_ms);
     double t0 = gc_now_ms();
     release_spin(&sp);
-    if (!gc_ok(r, gg_stream_synchronize(sp.s.stream, 10000), "gg_stream_synchronize after the flag was set"))
+    if (!alive) {
+        wait_spin_done(r, &sp);
         return;
+    }
+    if (!gc_ok(r, gg_stream_synchronize(sp.s.stream, 10000), "gg_stream_synchronize after the flag was set"))
+        return (void)wait_spin_done(r, &sp);
     gc_figure_num(r, "release_ms", gc_now_ms() - t0);
     uint32_t seen = 0;
+    if (*sp.done != 1)
+        return (void)gc_fail(r, "the stream synchronized before the kernel said it was over");
     if (!gc_ok(r, gg_memcpy_dtoh(&seen, sp.seen_buf, 0, 4, GG_NO_STREAM), "gg_memcpy_dtoh"))
         return;
     if (seen != 1)
@@ -113,7 +142,7 @@ void check_hang_kills(const gc_env *env, gc_result *r)
     gg_status later = gg_stream_query(sp.s.stream);
     /* Let the kernel finish before the context goes. */
     release_spin(&sp);
-    if (!timed_out)
+    if (!wait_spin_done(r, &sp) || !timed_out)
         return;
     if (state != GG_STATE_DEAD)
         return (void)gc_fail(r, "context state %d after a timeout under the default policy, expected DEAD",

@@ -49,8 +49,11 @@ extern "C" __global__ void oob_store(uint32_t *data, uint64_t index, uint32_t va
 // host memory, read through the same address on the device: unified
 // addressing) is 0, then writes what it saw into seen[0] (the flag's value,
 // or 0xFFFFFFFF when it gave up after max_ns, so that a lost host never
-// leaves the GPU spinning for ever).
-extern "C" __global__ void spin_on_flag(const volatile uint32_t *flag, uint32_t *seen, uint64_t max_ns)
+// leaves the GPU spinning for ever), and last sets *done (page-locked host
+// memory too), so that the host knows the kernel is over even when the
+// context is dead and cannot be synchronized.
+extern "C" __global__ void spin_on_flag(const volatile uint32_t *flag, uint32_t *seen, uint64_t max_ns,
+                                        volatile uint32_t *done)
 {
     if (blockIdx.x != 0 || threadIdx.x != 0)
         return;
@@ -63,6 +66,8 @@ extern "C" __global__ void spin_on_flag(const volatile uint32_t *flag, uint32_t 
         }
     }
     seen[0] = value;
+    __threadfence_system();
+    *done = 1;
 }
 
 // A device-side trap: the launch fails and the context with it.

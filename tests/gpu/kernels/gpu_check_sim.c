@@ -60,7 +60,7 @@ GG_SIM_KERNEL(oob_store)
         *p = GG_SIM_PARAM(b, uint32_t, 2);
 }
 
-GG_SIM_KERNEL_PARAMS(spin_on_flag, sizeof(uint64_t), sizeof(uint64_t), sizeof(uint64_t));
+GG_SIM_KERNEL_PARAMS(spin_on_flag, sizeof(uint64_t), sizeof(uint64_t), sizeof(uint64_t), sizeof(uint64_t));
 GG_SIM_KERNEL(spin_on_flag)
 {
     if (b->block_idx.x != 0)
@@ -80,6 +80,8 @@ GG_SIM_KERNEL(spin_on_flag)
     uint32_t *seen = b->rt->map(b, GG_SIM_PARAM(b, uint64_t, 1), 4);
     if (seen != NULL)
         *seen = value;
+    /* The last touch of the host's memory: the host frees it once it sees this. */
+    __atomic_store_n((uint32_t *)(uintptr_t)GG_SIM_PARAM(b, uint64_t, 3), 1u, __ATOMIC_SEQ_CST);
 }
 
 GG_SIM_KERNEL_PARAMS(trap_kernel, sizeof(uint32_t));
