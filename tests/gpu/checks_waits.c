@@ -1,6 +1,5 @@
 /* Checks: deadlines on a hung kernel, and chunked launches keeping their
  * slices near the target. */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +15,8 @@
 typedef struct spin_setup {
     gc_session s;
     gg_buffer flag_buf, seen_buf;
-    volatile uint32_t *flag; /* the host sets it to release the kernel */
-    volatile uint32_t *done; /* the kernel sets it when it is over */
+    uint32_t *flag; /* the host sets it to release the kernel */
+    uint32_t *done; /* the kernel sets it when it is over */
 } spin_setup;
 
 /* A page-locked host flag and spin_on_flag launched on it. The kernel gets
@@ -40,8 +39,8 @@ static bool start_spin(gc_result *r, const gc_env *env, const gg_init_desc *desc
         return false;
     sp->flag = host;
     sp->done = sp->flag + 1;
-    *sp->flag = 0;
-    *sp->done = 0;
+    __atomic_store_n(sp->flag, 0u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(sp->done, 0u, __ATOMIC_SEQ_CST);
     uint64_t flag_ptr = (uint64_t)(uintptr_t)sp->flag, done_ptr = (uint64_t)(uintptr_t)sp->done;
     void *params[] = { &flag_ptr, &seen_ptr, &max_ns, &done_ptr };
     return gc_ok(r, gc_launch(spin, sp->s.stream, 1, 1, params, 4), "gg_launch(spin_on_flag)");
@@ -49,9 +48,8 @@ static bool start_spin(gc_result *r, const gc_env *env, const gg_init_desc *desc
 
 static void release_spin(spin_setup *sp)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    *sp->flag = 1;
-    atomic_thread_fence(memory_order_seq_cst);
+    /* Sequentially consistent: also a full fence (the GPU reads it over PCIe). */
+    __atomic_store_n(sp->flag, 1u, __ATOMIC_SEQ_CST);
 }
 
 /* Waits (at most 10 s) for the kernel to say it is over: a dead context
@@ -60,12 +58,11 @@ static void release_spin(spin_setup *sp)
 static bool wait_spin_done(gc_result *r, spin_setup *sp)
 {
     double deadline = gc_now_ms() + 10000;
-    while (*sp->done == 0 && gc_now_ms() < deadline) {
+    while (__atomic_load_n(sp->done, __ATOMIC_SEQ_CST) == 0 && gc_now_ms() < deadline) {
         struct timespec pause = { 0, 100 * 1000 };
         nanosleep(&pause, NULL);
     }
-    atomic_thread_fence(memory_order_seq_cst);
-    return *sp->done != 0 || gc_fail(r, "the released kernel did not finish within 10 s");
+    return __atomic_load_n(sp->done, __ATOMIC_SEQ_CST) != 0 || gc_fail(r, "the released kernel did not finish within 10 s");
 }
 
 /* Waits `deadline_ms` on the spinning kernel: must be GG_TIMEOUT, not
@@ -119,7 +116,7 @@ void check_hang_released(const gc_env *env, gc_result *r)
         return (void)wait_spin_done(r, &sp);
     gc_figure_num(r, "release_ms", gc_now_ms() - t0);
     uint32_t seen = 0;
-    if (*sp.done != 1)
+    if (__atomic_load_n(sp.done, __ATOMIC_SEQ_CST) != 1)
         return (void)gc_fail(r, "the stream synchronized before the kernel said it was over");
     if (!gc_ok(r, gg_memcpy_dtoh(&seen, sp.seen_buf, 0, 4, GG_NO_STREAM), "gg_memcpy_dtoh"))
         return;

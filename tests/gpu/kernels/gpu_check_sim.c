@@ -65,11 +65,11 @@ GG_SIM_KERNEL(spin_on_flag)
 {
     if (b->block_idx.x != 0)
         return;
-    const volatile uint32_t *flag = (const volatile uint32_t *)(uintptr_t)GG_SIM_PARAM(b, uint64_t, 0);
+    const uint32_t *flag = (const uint32_t *)(uintptr_t)GG_SIM_PARAM(b, uint64_t, 0);
     uint64_t max_ns = GG_SIM_PARAM(b, uint64_t, 2);
     uint64_t start = now_ns();
     uint32_t value;
-    while ((value = *flag) == 0) {
+    while ((value = __atomic_load_n(flag, __ATOMIC_SEQ_CST)) == 0) {
         if (now_ns() - start > max_ns || b->rt->cancelled(b)) {
             value = 0xFFFFFFFFu;
             break;
