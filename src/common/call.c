@@ -127,8 +127,6 @@ bool gg__pin_record_of(gg__call *c, gg__object *o)
         return false;
     }
     c->npins = k + 1;
-    c->pin_ids[k] = 0;
-    c->pinned[k] = o;
     return true;
 }
 
@@ -150,8 +148,6 @@ gg_status gg__call_open(gg__call *c)
         return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called", c->api);
     }
     c->npins = k + 1;
-    c->pin_ids[k] = 0;
-    c->pinned[k] = &open_sentinel;
     return GG_OK;
 }
 
@@ -160,9 +156,11 @@ bool gg__pins_revoked(gg__call *c)
     if (gg__backend_get() == NULL && !c->internal)
         return true;
     /* A pinned record is not recycled, so its h.id is its id or 0 (claimed). */
-    for (unsigned k = 0; k < c->npins; k++)
-        if (c->pinned[k] != &open_sentinel && atomic_load_explicit(&c->pinned[k]->id, memory_order_acquire) == 0)
+    for (unsigned k = 0; k < c->npins; k++) {
+        gg__object *o = atomic_load_explicit(&c->pins->slot[k], memory_order_relaxed);
+        if (o != NULL && o != &open_sentinel && atomic_load_explicit(&o->id, memory_order_acquire) == 0)
             return true;
+    }
     return false;
 }
 

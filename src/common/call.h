@@ -41,9 +41,7 @@ typedef struct gg__call {
     int injected;             /* native code the fault gate returned, 0 if none */
     bool internal;            /* gg_shutdown / exit: pins succeed with the backend cleared */
     gg__pin_record *pins;     /* this thread's pins, once the call pinned something */
-    unsigned npins;           /* slots 0..npins-1 are this call's */
-    uint64_t pin_ids[GG__PIN_SLOTS];  /* the id each slot was pinned by (0: a record pin) */
-    gg__object *pinned[GG__PIN_SLOTS];
+    unsigned npins;           /* slots 0..npins-1 of `pins` are this call's */
 } gg__call;
 
 #define GG__CALL(name) ((gg__call){ .api = (name), .b = gg__backend_get() })
@@ -89,18 +87,18 @@ gg_status gg__lookup_status(void);
  * recording nothing (pin.c R1-R3). */
 GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
 {
-    void *obj = gg__handle_lookup(id, type);
-    if (GG__UNLIKELY(obj == NULL))
+    gg__slot *slot = gg__handle_slot(id, type);
+    if (GG__UNLIKELY(slot == NULL) || GG__UNLIKELY(atomic_load_explicit(&slot->id, memory_order_acquire) != id))
         return NULL;
+    void *obj = atomic_load_explicit(&slot->object, memory_order_acquire); /* R1 */
     gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
-    if (GG__UNLIKELY(p == NULL))
+    if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
         return NULL;
     unsigned k = c->npins;
-    gg__pin_publish(p, k, obj);
-    if (GG__LIKELY(gg__handle_live(id, type)) && GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
+    gg__pin_publish(p, k, obj);                                           /* R2 */
+    if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
+        GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
         c->npins = k + 1;
-        c->pin_ids[k] = id;
-        c->pinned[k] = obj;
         return obj;
     }
     gg__pin_clear(p, k);

@@ -43,7 +43,7 @@ gg_status gg_stream_query(gg_stream s)
     gg__call c = GG__CALL("gg_stream_query");
     gg_status status;
     gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
-    if (status == GG_OK) {
+    if (st != NULL) {
         uint64_t mark = gg__launch_log_submitted(&st->log);
         int n = gg__drv(&c, GG__OP_STREAM_QUERY, c.b->stream_query(c.b->self, st->native));
         status = gg__check(&c, GG__OP_STREAM_QUERY, n);
@@ -78,7 +78,7 @@ gg_status gg_stream_synchronize(gg_stream s, uint32_t timeout_ms)
     gg__call c = GG__CALL("gg_stream_synchronize");
     gg_status status;
     gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
-    if (status == GG_OK)
+    if (st != NULL)
         status = gg__stream_wait(&c, st, timeout_ms);
     gg__leave(&c);
     return status;
@@ -89,7 +89,7 @@ gg_status gg_stream_wait_event(gg_stream s, gg_event e)
     gg__call c = GG__CALL("gg_stream_wait_event");
     gg_status status;
     gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
-    if (status == GG_OK) {
+    if (st != NULL) {
         gg__event *ev = gg__lookup(&c, e.id, GG__T_EVENT, "event");
         if (ev == NULL)
             status = gg__lookup_status();
