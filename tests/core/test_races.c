@@ -237,36 +237,29 @@ Test(races, eight_threads_destroying_the_same_context_stream_and_buffer)
 
 /* ---- stale ids racing reuse --------------------------------------------- */
 
-/* Each buffer's size names the buffer: a reader holding an id either gets
- * that size or INVALID_HANDLE, never another buffer's size. */
-#define STALE_SLOTS 8
-static _Atomic uint64_t stale_ids[STALE_SLOTS];
-static _Atomic size_t stale_sizes[STALE_SLOTS];
+/* Every buffer ever made, in order: its id and its size (unique to it),
+ * written before the round is published and never changed. Readers ask for
+ * the size of a recent buffer, often one freed a moment ago whose slot and
+ * record were just reused: the answer is its own size or INVALID_HANDLE,
+ * never another buffer's size. */
+#define HISTORY (1u << 20)
+static struct { uint64_t id; size_t bytes; } history[HISTORY];
+static _Atomic unsigned history_published;
 static _Atomic unsigned wrong_objects, checked_stale;
 
 static void *read_sizes(void *arg)
 {
-    (void)arg;
-    unsigned i = 0;
+    unsigned seed = (unsigned)(uintptr_t)arg;
     while (!atomic_load(&stop)) {
-        unsigned k = i++ % STALE_SLOTS;
-        uint64_t id = atomic_load(&stale_ids[k]);
-        size_t expected = atomic_load(&stale_sizes[k]);
-        /* The pair is written id-last: a size read now belongs to `id` if
-         * the id did not change meanwhile. */
-        if (atomic_load(&stale_ids[k]) != id)
-            continue;
+        unsigned last = atomic_load(&history_published);
+        seed = seed * 1103515245u + 12345u;
+        unsigned span = last < 4 ? last + 1 : 4;
+        unsigned r = last - (seed >> 16) % span; /* the newest few, mostly freed */
         size_t bytes = 0;
-        gg_status s = gg_buffer_size((gg_buffer){ id }, &bytes);
+        gg_status s = gg_buffer_size((gg_buffer){ history[r].id }, &bytes);
         note(s);
-        if (s == GG_OK && bytes != expected && atomic_load(&stale_ids[k]) == id)
+        if (s == GG_OK && bytes != history[r].bytes)
             atomic_fetch_add(&wrong_objects, 1);
-        if (s == GG_OK && bytes != expected && atomic_load(&stale_ids[k]) != id) {
-            /* The id was replaced: `expected` may be newer than `id`. Only a
-             * size no buffer of this slot ever had proves a wrong object. */
-            if (bytes % STALE_SLOTS != k)
-                atomic_fetch_add(&wrong_objects, 1);
-        }
         atomic_fetch_add(&checked_stale, 1);
     }
     return NULL;
@@ -274,27 +267,22 @@ static void *read_sizes(void *arg)
 
 Test(races, stale_ids_racing_reuse_never_return_another_object)
 {
-    size_t next_size = 64 * STALE_SLOTS;
-    for (unsigned k = 0; k < STALE_SLOTS; k++) {
-        gg_buffer b;
-        size_t bytes = next_size + k;
-        GG_OK_(gg_buffer_alloc(rig.ctx, bytes, 0, &b));
-        atomic_store(&stale_sizes[k], bytes);
-        atomic_store(&stale_ids[k], b.id);
-    }
+    gg_buffer b;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &b));
+    history[0].id = b.id;
+    history[0].bytes = 64;
     pthread_t readers[3];
-    for (int i = 0; i < 3; i++)
-        pthread_create(&readers[i], NULL, read_sizes, NULL);
+    for (uintptr_t i = 0; i < 3; i++)
+        pthread_create(&readers[i], NULL, read_sizes, (void *)(i + 1));
     uint64_t end = now_ms() + RUN_MS;
-    for (unsigned round = 1; now_ms() < end; round++) {
-        unsigned k = round % STALE_SLOTS;
-        gg_buffer old = { atomic_load(&stale_ids[k]) };
-        GG_OK_(gg_buffer_free(old)); /* the slot and the record are free for the next buffer */
-        gg_buffer b;
-        size_t bytes = 64 * STALE_SLOTS * (1 + round % 64) + k; /* bytes % STALE_SLOTS == k */
-        GG_OK_(gg_buffer_alloc(rig.ctx, bytes, 0, &b));
-        atomic_store(&stale_sizes[k], bytes);
-        atomic_store(&stale_ids[k], b.id);
+    unsigned round = 1;
+    for (; round < HISTORY && now_ms() < end; round++) {
+        /* Free first: the next buffer takes the same slot and record. */
+        GG_OK_(gg_buffer_free(b));
+        GG_OK_(gg_buffer_alloc(rig.ctx, 64 + round, 0, &b));
+        history[round].id = b.id;
+        history[round].bytes = 64 + round;
+        atomic_store(&history_published, round);
     }
     atomic_store(&stop, true);
     for (int i = 0; i < 3; i++)
@@ -302,6 +290,7 @@ Test(races, stale_ids_racing_reuse_never_return_another_object)
     cr_assert_eq(atomic_load(&wrong_objects), 0, "%u stale lookup(s) of %u returned another buffer's size",
                  atomic_load(&wrong_objects), atomic_load(&checked_stale));
     cr_assert_eq(atomic_load(&bad_status), 0);
+    GG_OK_(gg_buffer_free(b));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
