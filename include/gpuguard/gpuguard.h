@@ -52,7 +52,7 @@ extern "C" {
 #endif
 
 #define GG_VERSION_MAJOR 0
-#define GG_VERSION_MINOR 1
+#define GG_VERSION_MINOR 2
 #define GG_VERSION_PATCH 0
 
 /* ------------------------------------------------------------------------ */
@@ -301,11 +301,18 @@ GG_API gg_status gg_context_current(gg_context *ctx);
 /* Streams and events                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* Creates a stream in ctx; tag (NULL: none) names it in errors and dumps.
- * out NULL: GG_INVALID_ARGUMENT; a gone or wrong context id, or a context
- * destroyed during the call: GG_INVALID_HANDLE; a DEAD context:
- * GG_CONTEXT_DEAD. *out is {0} on every failure. */
-GG_API gg_status gg_stream_create(gg_context ctx, const char *tag, gg_stream *out);
+/* Options of a stream (zero-initialise: zero means the default; a NULL desc
+ * means all defaults). The tag names it in errors, logs and dumps. */
+typedef struct gg_stream_desc {
+    const char *tag;   /* NULL: none */
+    unsigned flags;    /* none defined yet: must be 0 */
+} gg_stream_desc;
+
+/* Creates a stream in ctx. out NULL or unknown desc->flags:
+ * GG_INVALID_ARGUMENT; a gone or wrong context id, or a context destroyed
+ * during the call: GG_INVALID_HANDLE; a DEAD context: GG_CONTEXT_DEAD.
+ * *out is {0} on every failure. */
+GG_API gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream *out);
 /* Destroys the stream once calls using it have returned (a wait on it gives
  * up with GG_INVALID_HANDLE). 0 or a gone id: GG_OK (harmless); another
  * kind's id: GG_INVALID_HANDLE. Same for every destroy below. */
@@ -319,8 +326,14 @@ GG_API gg_status gg_stream_wait_event(gg_stream stream, gg_event event);
  * GG_INVALID_HANDLE. */
 GG_API gg_status gg_stream_context(gg_stream stream, gg_context *ctx);
 
+/* Options of an event, as gg_stream_desc. */
+typedef struct gg_event_desc {
+    const char *tag;   /* NULL: none */
+    unsigned flags;    /* none defined yet: must be 0 */
+} gg_event_desc;
+
 /* Creates an event in ctx: bad input as gg_stream_create. */
-GG_API gg_status gg_event_create(gg_context ctx, const char *tag, gg_event *out);
+GG_API gg_status gg_event_create(gg_context ctx, const gg_event_desc *desc, gg_event *out);
 /* Destroys the event: 0 or a gone id GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_event_destroy(gg_event event);
 /* Records on `stream` (GG_NO_STREAM: the event's context's default stream). */
@@ -338,14 +351,17 @@ typedef enum gg_buffer_flags {
     GG_BUFFER_HOST_PINNED = 1 /* page-locked host memory */
 } gg_buffer_flags;
 
-/* Allocates `bytes` of device memory (flags GG_BUFFER_DEVICE) or pinned
- * host memory (GG_BUFFER_HOST_PINNED). out NULL, bytes 0 or unknown flags:
+/* Options of a buffer (zero-initialise; NULL: device memory, no tag). */
+typedef struct gg_buffer_desc {
+    const char *tag;   /* NULL: none */
+    unsigned flags;    /* gg_buffer_flags: GG_BUFFER_DEVICE (0) or GG_BUFFER_HOST_PINNED */
+} gg_buffer_desc;
+
+/* Allocates `bytes` of device memory, or of pinned host memory with
+ * GG_BUFFER_HOST_PINNED. out NULL, bytes 0 or unknown desc->flags:
  * GG_INVALID_ARGUMENT; context ids as gg_stream_create; the driver out of
  * memory: GG_OUT_OF_MEMORY naming the size. *out is {0} on every failure. */
-GG_API gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, unsigned flags, gg_buffer *out);
-/* The same with a tag (NULL: none). */
-GG_API gg_status gg_buffer_alloc_tagged(gg_context ctx, size_t bytes, unsigned flags,
-                                        const char *tag, gg_buffer *out);
+GG_API gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out);
 /* Frees the buffer: 0 or a gone id GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_buffer_free(gg_buffer buf);
 /* The buffer's size. bytes NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
@@ -375,12 +391,20 @@ GG_API gg_status gg_memset(gg_buffer dst, size_t offset, uint8_t value, size_t b
 /* Modules, kernels, launches                                               */
 /* ------------------------------------------------------------------------ */
 
+/* Options of a module (zero-initialise; NULL: all defaults). */
+typedef struct gg_module_desc {
+    const char *tag;   /* NULL: the path (load_file) or none (load_data) */
+    unsigned flags;    /* none defined yet: must be 0 */
+} gg_module_desc;
+
 /* Loads a module (a file, or an image in memory). out NULL, path NULL or
- * empty, image NULL or bytes 0: GG_INVALID_ARGUMENT; context ids as
- * gg_stream_create; a driver refusal as classified, naming the path. */
-GG_API gg_status gg_module_load_file(gg_context ctx, const char *path, gg_module *out);
-GG_API gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes,
+ * empty, image NULL, bytes 0 or unknown desc->flags: GG_INVALID_ARGUMENT;
+ * context ids as gg_stream_create; a driver refusal as classified, naming
+ * the path. */
+GG_API gg_status gg_module_load_file(gg_context ctx, const char *path, const gg_module_desc *desc,
                                      gg_module *out);
+GG_API gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes,
+                                     const gg_module_desc *desc, gg_module *out);
 /* Unloads the module and its kernels (their ids go stale): 0 or a gone id
  * GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_module_unload(gg_module module);

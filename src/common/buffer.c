@@ -26,28 +26,25 @@ static int make_buffer(gg__call *c, gg__object *o, const void *args, gg__op *op)
     return gg__drv(c, *op, c->b->mem_alloc(c->b->self, &buf->device_ptr, a->bytes));
 }
 
-gg_status gg_buffer_alloc_tagged(gg_context ctx, size_t bytes, unsigned flags, const char *tag, gg_buffer *out)
+gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out)
 {
     gg__call c = GG__CALL("gg_buffer_alloc");
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: out is NULL");
     out->id = 0;
+    gg_buffer_desc d = desc ? *desc : (gg_buffer_desc){ 0 };
+    unsigned flags = d.flags;
     if (bytes == 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: bytes is 0");
     if (flags & ~(unsigned)GG_BUFFER_HOST_PINNED)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: unknown flags 0x%x", flags);
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: unknown desc->flags 0x%x", flags);
     buffer_args args = { bytes, flags };
-    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, tag, make_buffer, &args, &out->id);
+    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d.tag, make_buffer, &args, &out->id);
     gg_error_info *e = gg__last_error_slot();
     if (status == GG_OUT_OF_MEMORY && e->native_code != 0)
         snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_alloc: the driver could not allocate %zu bytes of %s memory",
                  bytes, flags & GG_BUFFER_HOST_PINNED ? "pinned host" : "device");
     return status;
-}
-
-gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, unsigned flags, gg_buffer *out)
-{
-    return gg_buffer_alloc_tagged(ctx, bytes, flags, NULL, out);
 }
 
 int gg__buffer_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)

@@ -12,12 +12,17 @@ static int make_event(gg__call *c, gg__object *o, const void *args, gg__op *op)
     return gg__drv(c, *op, c->b->event_create(c->b->self, &((gg__event *)o)->native));
 }
 
-gg_status gg_event_create(gg_context ctx, const char *tag, gg_event *out)
+gg_status gg_event_create(gg_context ctx, const gg_event_desc *desc, gg_event *out)
 {
     gg__call c = GG__CALL("gg_event_create");
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_event_create: out is NULL");
-    return gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_EVENT, tag, make_event, NULL, &out->id);
+    out->id = 0;
+    gg_event_desc d = desc ? *desc : (gg_event_desc){ 0 };
+    if (d.flags != 0)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_event_create: unknown desc->flags 0x%x (none are defined)",
+                        d.flags);
+    return gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_EVENT, d.tag, make_event, NULL, &out->id);
 }
 
 int gg__event_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)

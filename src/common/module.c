@@ -22,10 +22,14 @@ static int make_module(gg__call *c, gg__object *o, const void *args, gg__op *op)
 }
 
 static gg_status module_load(gg__call *c, gg_context ctx, const char *path, const void *image, size_t bytes,
-                             gg_module *out)
+                             const gg_module_desc *desc, gg_module *out)
 {
+    gg_module_desc d = desc ? *desc : (gg_module_desc){ 0 };
+    if (d.flags != 0)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: unknown desc->flags 0x%x (none are defined)", c->api, d.flags);
     module_args args = { path, image, bytes };
-    gg_status status = gg__create(c, ctx.id, GG__T_CONTEXT, GG__T_MODULE, path, make_module, &args, &out->id);
+    gg_status status = gg__create(c, ctx.id, GG__T_CONTEXT, GG__T_MODULE, d.tag ? d.tag : path, make_module, &args,
+                                  &out->id);
     gg_error_info *e = gg__last_error_slot();
     if (status != GG_OK && path != NULL && e->native_code != 0) {
         size_t len = strlen(e->message);
@@ -46,7 +50,7 @@ void gg__module_describe(const gg__object *o, struct cJSON *json)
     (void)json;
 }
 
-gg_status gg_module_load_file(gg_context ctx, const char *path, gg_module *out)
+gg_status gg_module_load_file(gg_context ctx, const char *path, const gg_module_desc *desc, gg_module *out)
 {
     gg__call c = GG__CALL("gg_module_load_file");
     if (out == NULL)
@@ -54,10 +58,11 @@ gg_status gg_module_load_file(gg_context ctx, const char *path, gg_module *out)
     out->id = 0;
     if (path == NULL || path[0] == '\0')
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_file: path is %s", path ? "empty" : "NULL");
-    return module_load(&c, ctx, path, NULL, 0, out);
+    return module_load(&c, ctx, path, NULL, 0, desc, out);
 }
 
-gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes, gg_module *out)
+gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes, const gg_module_desc *desc,
+                               gg_module *out)
 {
     gg__call c = GG__CALL("gg_module_load_data");
     if (out == NULL)
@@ -67,7 +72,7 @@ gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes, g
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_data: image is NULL");
     if (bytes == 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_data: bytes is 0");
-    return module_load(&c, ctx, NULL, image, bytes, out);
+    return module_load(&c, ctx, NULL, image, bytes, desc, out);
 }
 
 gg_status gg_module_unload(gg_module module)

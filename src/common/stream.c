@@ -13,12 +13,17 @@ static int make_stream(gg__call *c, gg__object *o, const void *args, gg__op *op)
     return gg__drv(c, *op, c->b->stream_create(c->b->self, &((gg__stream *)o)->native));
 }
 
-gg_status gg_stream_create(gg_context ctx, const char *tag, gg_stream *out)
+gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream *out)
 {
     gg__call c = GG__CALL("gg_stream_create");
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: out is NULL");
-    return gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_STREAM, tag, make_stream, NULL, &out->id);
+    out->id = 0;
+    gg_stream_desc d = desc ? *desc : (gg_stream_desc){ 0 };
+    if (d.flags != 0)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: unknown desc->flags 0x%x (none are defined)",
+                        d.flags);
+    return gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_STREAM, d.tag, make_stream, NULL, &out->id);
 }
 
 int gg__stream_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)

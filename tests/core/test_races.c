@@ -112,10 +112,10 @@ static void replace_all(void)
     gg_buffer b;
     gg_module m;
     gg_kernel k;
-    GG_OK_(gg_stream_create(rig.ctx, "raced", &s));
-    GG_OK_(gg_event_create(rig.ctx, "raced", &e));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &b));
-    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), &m));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "raced" }, &s));
+    GG_OK_(gg_event_create(rig.ctx, &(gg_event_desc){ .tag = "raced" }, &e));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &b));
+    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &m));
     GG_OK_(gg_kernel_get(m, "noop", &k));
     gg_stream old_s = { atomic_exchange(&shared_stream, s.id) };
     gg_event old_e = { atomic_exchange(&shared_event, e.id) };
@@ -201,11 +201,11 @@ static void many_threads_destroy_the_same_objects(int threads)
         gg_stream s;
         gg_buffer b;
         GG_OK_(gg_context_create(0, NULL, &ctx));
-        GG_OK_(gg_stream_create(ctx, "twice", &s));
-        GG_OK_(gg_buffer_alloc(ctx, 32, 0, &b));
+        GG_OK_(gg_stream_create(ctx, &(gg_stream_desc){ .tag = "twice" }, &s));
+        GG_OK_(gg_buffer_alloc(ctx, 32, NULL, &b));
         destroy_from_threads(threads, 1, s.id);
         destroy_from_threads(threads, 2, b.id);
-        GG_OK_(gg_buffer_alloc(ctx, 32, 0, &b)); /* left for the context's destroy */
+        GG_OK_(gg_buffer_alloc(ctx, 32, NULL, &b)); /* left for the context's destroy */
         destroy_from_threads(threads, 0, ctx.id);
         uint64_t live = 1;
         GG_OK_(gg_live_objects(&live));
@@ -268,7 +268,7 @@ static void *read_sizes(void *arg)
 Test(races, stale_ids_racing_reuse_never_return_another_object)
 {
     gg_buffer b;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &b));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &b));
     history[0].id = b.id;
     history[0].bytes = 64;
     pthread_t readers[3];
@@ -279,7 +279,7 @@ Test(races, stale_ids_racing_reuse_never_return_another_object)
     for (; round < HISTORY && now_ms() < end; round++) {
         /* Free first: the next buffer takes the same slot and record. */
         GG_OK_(gg_buffer_free(b));
-        GG_OK_(gg_buffer_alloc(rig.ctx, 64 + round, 0, &b));
+        GG_OK_(gg_buffer_alloc(rig.ctx, 64 + round, NULL, &b));
         history[round].id = b.id;
         history[round].bytes = 64 + round;
         atomic_store(&history_published, round);
@@ -379,8 +379,8 @@ static void *busy_until_shut_down(void *arg)
 
 Test(races, shutdown_racing_busy_threads)
 {
-    GG_OK_(gg_stream_create(rig.ctx, "busy", &busy_stream));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &busy_buffer));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "busy" }, &busy_stream));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &busy_buffer));
     pthread_t t[4];
     for (int i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, busy_until_shut_down, NULL);
@@ -401,10 +401,10 @@ static void *busy_until_stopped(void *arg)
     while (!atomic_load(&stop)) {
         gg_stream s;
         gg_buffer b;
-        note(gg_stream_create(rig.ctx, "forked-under", &s));
+        note(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "forked-under" }, &s));
         note(launch_plain(rig.noop, s));
         note(gg_stream_query(s));
-        note(gg_buffer_alloc(rig.ctx, 64, 0, &b));
+        note(gg_buffer_alloc(rig.ctx, 64, NULL, &b));
         char *json = NULL;
         note(gg_dump_json(&json));
         gg_free(json);
@@ -432,7 +432,7 @@ static void forked_child(void)
     in_forked_child = 1;
     alarm(20);
     gg_stream s;
-    if (gg_stream_create(rig.ctx, "child", &s) != GG_FORKED)
+    if (gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "child" }, &s) != GG_FORKED)
         exit(10);
     if (launch_plain(rig.noop, GG_NO_STREAM) != GG_FORKED)
         exit(11);
@@ -492,7 +492,7 @@ Test(races, destroying_a_pushed_context_below_the_top)
     cr_assert_eq(gg_test_sim_current_context(), c_native, "destroying b changed the current context");
     /* A call on another context restores c afterwards. */
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
     cr_assert_eq(gg_test_sim_current_context(), c_native);
     /* Destroying the top now leaves a current, not the destroyed b. */
     GG_OK_(gg_context_destroy(c));
@@ -522,7 +522,7 @@ static void *busy_forever(void *arg)
     gg_context ctx = *(gg_context *)arg;
     for (;;) {
         gg_stream s;
-        if (gg_stream_create(ctx, "at-exit", &s) == GG_OK) {
+        if (gg_stream_create(ctx, &(gg_stream_desc){ .tag = "at-exit" }, &s) == GG_OK) {
             gg_stream_query(s);
             gg_stream_destroy(s);
         }
