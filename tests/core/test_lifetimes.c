@@ -200,3 +200,33 @@ Test(lifetimes, dump_json_lists_live_objects_with_tags)
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
+
+Test(lifetimes, create_descriptors_carry_tags_and_refuse_unknown_flags)
+{
+    gg_stream s;
+    gg_event e;
+    gg_buffer b;
+    gg_module m;
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_stream_create(rig.ctx, &(gg_stream_desc){ .flags = 4 }, &s));
+    cr_assert(strstr(gg_test_last_message(), "desc->flags") != NULL, "%s", gg_test_last_message());
+    cr_assert_eq(s.id, 0);
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_event_create(rig.ctx, &(gg_event_desc){ .flags = 1 }, &e));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_alloc(rig.ctx, 64, &(gg_buffer_desc){ .flags = 2 }, &b));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"),
+                                                       &(gg_module_desc){ .flags = 8 }, &m));
+    /* NULL descriptors are all defaults; tags land in the dump. */
+    GG_OK_(gg_stream_create(rig.ctx, NULL, &s));
+    GG_OK_(gg_event_create(rig.ctx, &(gg_event_desc){ .tag = "ev-tag" }, &e));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, &(gg_buffer_desc){ .tag = "pinned-tag", .flags = GG_BUFFER_HOST_PINNED }, &b));
+    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), &(gg_module_desc){ .tag = "mod-tag" },
+                               &m));
+    void *host = NULL;
+    GG_OK_(gg_buffer_host_ptr(b, &host));
+    cr_assert_not_null(host);
+    char *json = NULL;
+    GG_OK_(gg_dump_json(&json));
+    cr_assert(strstr(json, "ev-tag") && strstr(json, "pinned-tag") && strstr(json, "mod-tag"), "%s", json);
+    gg_free(json);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
