@@ -84,7 +84,9 @@ void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *wha
 gg_status gg__lookup_status(void);
 
 /* Pins the object named by `id` of `type` until gg__leave, or returns NULL
- * recording nothing (pin.c R1-R3). */
+ * recording nothing (pin.c R1-R3). A call pins at most GG__PIN_SLOTS
+ * objects: the most any call takes is three (a copy between two buffers on
+ * a stream). */
 GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
 {
     gg__slot *slot = gg__handle_slot(id, type);
