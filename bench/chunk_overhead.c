@@ -17,7 +17,7 @@ int main(int argc, char **argv)
     gg_module module;
     gg_kernel spin;
     bench_check(gg_context_create(1, NULL, &ctx), "context");
-    bench_check(gg_module_load_file(ctx, GG_BENCH_KERNEL_DIR "/core_kernels.so", &module), "module");
+    bench_check(gg_module_load_file(ctx, GG_BENCH_KERNEL_DIR "/core_kernels.so", NULL, &module), "module");
     bench_check(gg_kernel_get(module, "spin", &spin), "kernel");
     uint32_t offset = 0;
     void *params[] = { &us, &offset };

@@ -27,10 +27,10 @@ int main(int argc, char **argv)
     gg_module module;
     gg_kernel hang;
     bench_check(gg_context_create(1, NULL, &ctx), "context");
-    bench_check(gg_module_load_file(ctx, GG_BENCH_KERNEL_DIR "/core_kernels.so", &module), "module");
+    bench_check(gg_module_load_file(ctx, GG_BENCH_KERNEL_DIR "/core_kernels.so", NULL, &module), "module");
     bench_check(gg_kernel_get(module, "hang_me", &hang), "kernel");
     gg_stream stream;
-    bench_check(gg_stream_create(ctx, "hung", &stream), "stream");
+    bench_check(gg_stream_create(ctx, &(gg_stream_desc){ .tag = "hung" }, &stream), "stream");
     gg_launch_desc launch = { .kernel = hang, .stream = stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     bench_check(gg_launch(&launch), "launch");
 

@@ -150,10 +150,10 @@ typedef struct rig {
 static void rig_open(rig *r, int device)
 {
     CHECK_GG(gg_context_create(device, NULL, &r->ctx));
-    CHECK_GG(gg_stream_create(r->ctx, "bench", &r->stream));
-    CHECK_GG(gg_event_create(r->ctx, "bench", &r->event));
-    CHECK_GG(gg_buffer_alloc(r->ctx, 4096, 0, &r->buffer));
-    CHECK_GG(gg_module_load_file(r->ctx, KERNELS, &r->module));
+    CHECK_GG(gg_stream_create(r->ctx, &(gg_stream_desc){ .tag = "bench" }, &r->stream));
+    CHECK_GG(gg_event_create(r->ctx, &(gg_event_desc){ .tag = "bench" }, &r->event));
+    CHECK_GG(gg_buffer_alloc(r->ctx, 4096, NULL, &r->buffer));
+    CHECK_GG(gg_module_load_file(r->ctx, KERNELS, NULL, &r->module));
     CHECK_GG(gg_kernel_get(r->module, "noop", &r->noop));
     CHECK_CU(api.ctx_create(&r->raw_ctx, 0, device)); /* pushed: current from here on */
     CHECK_CU(api.stream_create(&r->raw_stream, 1));    /* CU_STREAM_NON_BLOCKING, as gpuguard's */
@@ -230,7 +230,7 @@ __attribute__((noinline)) void wrapped_alloc_free(rig *r, int n)
 {
     for (int i = 0; i < n; i++) {
         gg_buffer b;
-        if (gg_buffer_alloc(r->ctx, 256, 0, &b) == GG_OK)
+        if (gg_buffer_alloc(r->ctx, 256, NULL, &b) == GG_OK)
             gg_buffer_free(b);
     }
 }

@@ -44,7 +44,7 @@ static gg_status launch_scale(gg_context ctx, const char *image, gg_buffer data,
                               gg_module *module)
 {
     gg_kernel scale;
-    gg_status s = gg_module_load_file(ctx, image, module);
+    gg_status s = gg_module_load_file(ctx, image, NULL, module);
     if (s == GG_OK)
         s = gg_kernel_get(*module, "scale", &scale);
     if (s != GG_OK)
@@ -85,8 +85,8 @@ int main(int argc, char **argv)
     gg_buffer data, scratch;
     gg_module module;
     TRY(gg_context_create(device, &(gg_context_desc){ .tag = "demo" }, &ctx));
-    TRY(gg_buffer_alloc_tagged(ctx, N * sizeof(float), 0, "data", &data));
-    TRY(gg_buffer_alloc_tagged(ctx, 1024, 0, "scratch", &scratch));
+    TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
+    TRY(gg_buffer_alloc(ctx, 1024, &(gg_buffer_desc){ .tag = "scratch" }, &scratch));
     float host[N];
     for (unsigned i = 0; i < N; i++)
         host[i] = (float)i;
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 
     /* 2. Fail fast: no driver call, the original cause attached. */
     gg_buffer more;
-    s = gg_buffer_alloc(ctx, 64, 0, &more);
+    s = gg_buffer_alloc(ctx, 64, NULL, &more);
     gg_last_error(&err);
     printf("\n2. the context is %s; gg_buffer_alloc now returns %s at once:\n   %s\n",
            gg_context_state(ctx) == GG_STATE_DEAD ? "DEAD" : "not dead?", gg_status_name(s), err.message);
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
            gg_context_state(ctx) == GG_STATE_ALIVE ? "ALIVE" : "not alive?");
     for (unsigned i = 0; i < N; i++)
         host[i] = (float)i;
-    TRY(gg_buffer_alloc_tagged(ctx, N * sizeof(float), 0, "data", &data));
+    TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
     TRY(gg_memcpy_htod(data, 0, host, sizeof host, GG_NO_STREAM));
     TRY(launch_scale(ctx, image, data, N, 2.0f, &module));
     TRY(gg_memcpy_dtoh(host, data, 0, sizeof host, GG_NO_STREAM));

@@ -30,11 +30,11 @@ static gg_status scale_on_gpu(gg_context ctx, float *data, unsigned n, float fac
     gg_module module = { 0 };
     gg_kernel scale;
     uint64_t dptr = 0;
-    gg_status s = gg_buffer_alloc_tagged(ctx, n * sizeof(float), 0, "scale_on_gpu", &buf);
+    gg_status s = gg_buffer_alloc(ctx, n * sizeof(float), &(gg_buffer_desc){ .tag = "scale_on_gpu" }, &buf);
     if (s == GG_OK)
         s = gg_memcpy_htod(buf, 0, data, n * sizeof(float), GG_NO_STREAM);
     if (s == GG_OK)
-        s = gg_module_load_file(ctx, image_path, &module);
+        s = gg_module_load_file(ctx, image_path, NULL, &module);
     if (s == GG_OK)
         s = gg_kernel_get(module, "scale", &scale);
     if (s == GG_OK)

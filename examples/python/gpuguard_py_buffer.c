@@ -17,7 +17,7 @@ ggpy_Buffer *ggpy_buffer_new(ggpy_Context *ctx, Py_ssize_t nbytes, const char *t
         return (ggpy_Buffer *)ggpy_closed("Context");
     gg_buffer h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_buffer_alloc_tagged(ctx->h, (size_t)nbytes, GG_BUFFER_DEVICE, tag, &h));
+    GGPY_NOGIL(r, gg_buffer_alloc(ctx->h, (size_t)nbytes, &(gg_buffer_desc){ .tag = tag }, &h));
     if (r.status != GG_OK)
         return (ggpy_Buffer *)ggpy_raise(&r);
     ggpy_Buffer *b = PyObject_New(ggpy_Buffer, &ggpy_BufferType);

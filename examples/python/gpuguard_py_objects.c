@@ -226,7 +226,7 @@ static PyObject *context_stream(ggpy_Context *self, PyObject *args, PyObject *kw
         return ggpy_closed("Context");
     gg_stream h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_stream_create(self->h, tag, &h));
+    GGPY_NOGIL(r, gg_stream_create(self->h, &(gg_stream_desc){ .tag = tag }, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     ggpy_Stream *s = PyObject_New(ggpy_Stream, &ggpy_StreamType);
@@ -249,7 +249,7 @@ static PyObject *context_event(ggpy_Context *self, PyObject *args, PyObject *kwa
         return ggpy_closed("Context");
     gg_event h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_event_create(self->h, tag, &h));
+    GGPY_NOGIL(r, gg_event_create(self->h, &(gg_event_desc){ .tag = tag }, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     ggpy_Event *e = PyObject_New(ggpy_Event, &ggpy_EventType);
@@ -309,7 +309,7 @@ static PyObject *context_load_module(ggpy_Context *self, PyObject *args, PyObjec
     const char *file = PyBytes_AS_STRING(encoded);
     gg_module h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_module_load_file(self->h, file, &h));
+    GGPY_NOGIL(r, gg_module_load_file(self->h, file, NULL, &h));
     Py_DECREF(encoded);
     if (r.status != GG_OK) {
         Py_DECREF(path);

@@ -205,11 +205,11 @@ typedef struct render_objects {
 
 static gg_status make_objects(gg_context ctx, const char *image_path, size_t bytes, render_objects *o)
 {
-    gg_status s = gg_module_load_file(ctx, image_path, &o->module);
+    gg_status s = gg_module_load_file(ctx, image_path, NULL, &o->module);
     if (s == GG_OK)
         s = gg_kernel_get(o->module, "mandelbrot", &o->kernel);
     if (s == GG_OK)
-        s = gg_buffer_alloc_tagged(ctx, bytes, GG_BUFFER_DEVICE, "mandelbrot image", &o->image);
+        s = gg_buffer_alloc(ctx, bytes, &(gg_buffer_desc){ .tag = "mandelbrot image" }, &o->image);
     if (s == GG_OK)
         s = gg_buffer_device_ptr(o->image, &o->image_dptr);
     return s;

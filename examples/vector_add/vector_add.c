@@ -114,9 +114,9 @@ int main(int argc, char **argv)
 
     /* 3. Device buffers, and the inputs copied in. With GG_NO_STREAM the
      *    copies are synchronous. */
-    TRY(gg_buffer_alloc(ctx, bytes, GG_BUFFER_DEVICE, &a_buf));
-    TRY(gg_buffer_alloc(ctx, bytes, GG_BUFFER_DEVICE, &b_buf));
-    TRY(gg_buffer_alloc(ctx, bytes, GG_BUFFER_DEVICE, &c_buf));
+    TRY(gg_buffer_alloc(ctx, bytes, NULL, &a_buf));
+    TRY(gg_buffer_alloc(ctx, bytes, NULL, &b_buf));
+    TRY(gg_buffer_alloc(ctx, bytes, NULL, &c_buf));
     TRY(gg_memcpy_htod(a_buf, 0, a, bytes, GG_NO_STREAM));
     TRY(gg_memcpy_htod(b_buf, 0, b, bytes, GG_NO_STREAM));
 
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "vector_add: no kernel image at %s: %s\n", image, strerror(errno));
         goto cleanup;
     }
-    TRY(gg_module_load_file(ctx, image, &module));
+    TRY(gg_module_load_file(ctx, image, NULL, &module));
     TRY(gg_kernel_get(module, "vector_add", &kernel));
 
     /* 5. Launch: one thread per element, 256 per block. Kernel parameters

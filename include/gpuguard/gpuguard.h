@@ -18,7 +18,21 @@
  *   - In a DEAD context every call fails fast with GG_CONTEXT_DEAD and makes
  *     no driver call; in a child process after fork() calls fail with
  *     GG_FORKED and make no driver call.
- *   - Every function is thread-safe.
+ *   - Every function is thread-safe. A call that uses an object keeps it
+ *     alive until it returns: a destroy of that object by another thread
+ *     waits for the call, or the call fails with GG_INVALID_HANDLE (a wait
+ *     gives up with it as soon as its object is destroyed); no call ever
+ *     acts on another object than its id names. Destroying an object
+ *     twice, from any number of threads, is harmless.
+ *   - gg_shutdown racing other calls: they either finish before it releases
+ *     anything or fail with GG_NOT_INITIALIZED.
+ *   - A child forked while other threads are inside gpuguard can call every
+ *     function (each fails with GG_FORKED, or is a silent release for
+ *     destroys) and exit without blocking.
+ *
+ * Contracts below say, per function, what bad input returns; "a gone id"
+ * is an id whose object was destroyed (GG_INVALID_HANDLE, the message
+ * saying how it went), "a wrong id" one of another kind, forged or 0.
  */
 #ifndef GPUGUARD_GPUGUARD_H
 #define GPUGUARD_GPUGUARD_H
@@ -38,7 +52,7 @@ extern "C" {
 #endif
 
 #define GG_VERSION_MAJOR 0
-#define GG_VERSION_MINOR 1
+#define GG_VERSION_MINOR 2
 #define GG_VERSION_PATCH 0
 
 /* ------------------------------------------------------------------------ */
@@ -265,24 +279,40 @@ typedef struct gg_context_desc {
  * primary context, shares its fate (a sticky error kills them all) and is
  * recovered by resetting the device; use one gg context per HIP device. */
 GG_API gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out);
-/* Destroys the context and every object in it (children first). Destroying
- * the 0 id or a gone id is harmless (GG_OK, debug log). A DEAD context's
+/* Creates a context (contract): out NULL, a device that does not exist or a
+ * desc->watchdog out of range: GG_INVALID_ARGUMENT, *out {0}. 4096 live
+ * contexts: GG_OUT_OF_MEMORY. Driver failures as classified (NO_DEVICE...).
+ * Destroys the context and every object in it (children first), after
+ * every call still using one of them has returned. Destroying the 0 id or a
+ * gone id is harmless (GG_OK, debug log); another kind's id:
+ * GG_INVALID_HANDLE. If the context is on this thread's context stack
+ * (anywhere in it) it is removed from it and from the driver's. A DEAD context's
  * native context is still destroyed (that frees its memory); a failure there
  * is a warning. Children are released without driver calls when DEAD/FORKED. */
 GG_API gg_status gg_context_destroy(gg_context ctx);
+/* ALIVE, DEAD or FORKED; GG_STATE_INVALID for a gone or wrong id or before
+ * gg_init (no error recorded). */
 GG_API gg_context_state_t gg_context_state(gg_context ctx);
-/* The first cause of death (status GG_OK when the context is alive). */
+/* The first cause of death (status GG_OK when the context is alive).
+ * info NULL: GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_context_death(gg_context ctx, gg_error_info *info);
 /* Replaces a DEAD context's native context with a fresh one on the same
  * device; the id stays valid and ALIVE, every old child id becomes stale. */
 GG_API gg_status gg_context_recover(gg_context ctx);
 /* Waits for all work in the context, at most timeout_ms (0 = default). */
 GG_API gg_status gg_context_synchronize(gg_context ctx, uint32_t timeout_ms);
+/* The context's device. device NULL: GG_INVALID_ARGUMENT; a gone or wrong
+ * id: GG_INVALID_HANDLE (*device untouched). */
 GG_API gg_status gg_context_device(gg_context ctx, int *device);
-/* How many driver calls cleanup skipped in this context because it was DEAD/FORKED. */
+/* How many driver calls cleanup skipped in this context because it was
+ * DEAD/FORKED. count NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE. */
 GG_API gg_status gg_context_skipped_cleanups(gg_context ctx, uint64_t *count);
 
-/* Per-thread context stack, mirrored on the driver's stack. */
+/* Per-thread context stack, mirrored on the driver's stack. Push: a gone or
+ * wrong id GG_INVALID_HANDLE, a DEAD context GG_CONTEXT_DEAD, 64 deep
+ * GG_INVALID_ARGUMENT. Pop: an empty stack GG_INVALID_ARGUMENT; popping a
+ * context destroyed by another thread meanwhile pops the driver's entry. */
 GG_API gg_status gg_context_push(gg_context ctx);
 GG_API gg_status gg_context_pop(gg_context *popped);
 /* The top of this thread's stack ({0} with GG_OK when empty). */
@@ -292,16 +322,40 @@ GG_API gg_status gg_context_current(gg_context *ctx);
 /* Streams and events                                                       */
 /* ------------------------------------------------------------------------ */
 
-GG_API gg_status gg_stream_create(gg_context ctx, const char *tag, gg_stream *out);
+/* Options of a stream (zero-initialise: zero means the default; a NULL desc
+ * means all defaults). The tag names it in errors, logs and dumps. */
+typedef struct gg_stream_desc {
+    const char *tag;   /* NULL: none */
+    unsigned flags;    /* none defined yet: must be 0 */
+} gg_stream_desc;
+
+/* Creates a stream in ctx. out NULL or unknown desc->flags:
+ * GG_INVALID_ARGUMENT; a gone or wrong context id, or a context destroyed
+ * during the call: GG_INVALID_HANDLE; a DEAD context: GG_CONTEXT_DEAD.
+ * *out is {0} on every failure. */
+GG_API gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream *out);
+/* Destroys the stream once calls using it have returned (a wait on it gives
+ * up with GG_INVALID_HANDLE). 0 or a gone id: GG_OK (harmless); another
+ * kind's id: GG_INVALID_HANDLE. Same for every destroy below. */
 GG_API gg_status gg_stream_destroy(gg_stream stream);
 /* GG_OK when all work is done, GG_NOT_READY while pending. */
 GG_API gg_status gg_stream_query(gg_stream stream);
 /* timeout_ms 0 = the default deadline; GG_TIMEOUT when it passes. */
 GG_API gg_status gg_stream_synchronize(gg_stream stream, uint32_t timeout_ms);
 GG_API gg_status gg_stream_wait_event(gg_stream stream, gg_event event);
+/* The stream's context. ctx NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE. */
 GG_API gg_status gg_stream_context(gg_stream stream, gg_context *ctx);
 
-GG_API gg_status gg_event_create(gg_context ctx, const char *tag, gg_event *out);
+/* Options of an event, as gg_stream_desc. */
+typedef struct gg_event_desc {
+    const char *tag;   /* NULL: none */
+    unsigned flags;    /* none defined yet: must be 0 */
+} gg_event_desc;
+
+/* Creates an event in ctx: bad input as gg_stream_create. */
+GG_API gg_status gg_event_create(gg_context ctx, const gg_event_desc *desc, gg_event *out);
+/* Destroys the event: 0 or a gone id GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_event_destroy(gg_event event);
 /* Records on `stream` (GG_NO_STREAM: the event's context's default stream). */
 GG_API gg_status gg_event_record(gg_event event, gg_stream stream);
@@ -318,14 +372,28 @@ typedef enum gg_buffer_flags {
     GG_BUFFER_HOST_PINNED = 1 /* page-locked host memory */
 } gg_buffer_flags;
 
-GG_API gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, unsigned flags, gg_buffer *out);
-GG_API gg_status gg_buffer_alloc_tagged(gg_context ctx, size_t bytes, unsigned flags,
-                                        const char *tag, gg_buffer *out);
+/* Options of a buffer (zero-initialise; NULL: device memory, no tag). */
+typedef struct gg_buffer_desc {
+    const char *tag;   /* NULL: none */
+    unsigned flags;    /* gg_buffer_flags: GG_BUFFER_DEVICE (0) or GG_BUFFER_HOST_PINNED */
+} gg_buffer_desc;
+
+/* Allocates `bytes` of device memory, or of pinned host memory with
+ * GG_BUFFER_HOST_PINNED. out NULL, bytes 0 or unknown desc->flags:
+ * GG_INVALID_ARGUMENT; context ids as gg_stream_create; the driver out of
+ * memory: GG_OUT_OF_MEMORY naming the size. *out is {0} on every failure. */
+GG_API gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out);
+/* Frees the buffer: 0 or a gone id GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_buffer_free(gg_buffer buf);
+/* The buffer's size. bytes NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE (never another buffer's size). */
 GG_API gg_status gg_buffer_size(gg_buffer buf, size_t *bytes);
-/* The device address (device buffers) for kernel parameters. */
+/* The device address (device buffers) for kernel parameters. dptr NULL or a
+ * pinned host buffer: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE. */
 GG_API gg_status gg_buffer_device_ptr(gg_buffer buf, uint64_t *dptr);
-/* The host address (pinned host buffers). */
+/* The host address (pinned host buffers). ptr NULL or a device buffer:
+ * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_buffer_host_ptr(gg_buffer buf, void **ptr);
 
 /* With a stream: asynchronous on it. With GG_NO_STREAM: synchronous, waits
@@ -344,11 +412,30 @@ GG_API gg_status gg_memset(gg_buffer dst, size_t offset, uint8_t value, size_t b
 /* Modules, kernels, launches                                               */
 /* ------------------------------------------------------------------------ */
 
-GG_API gg_status gg_module_load_file(gg_context ctx, const char *path, gg_module *out);
-GG_API gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes,
+/* Options of a module (zero-initialise; NULL: all defaults). */
+typedef struct gg_module_desc {
+    const char *tag;   /* NULL: the path (load_file) or none (load_data) */
+    unsigned flags;    /* none defined yet: must be 0 */
+} gg_module_desc;
+
+/* Loads a module (a file, or an image in memory). out NULL, path NULL or
+ * empty, image NULL, bytes 0 or unknown desc->flags: GG_INVALID_ARGUMENT;
+ * context ids as gg_stream_create; a driver refusal as classified, naming
+ * the path. */
+GG_API gg_status gg_module_load_file(gg_context ctx, const char *path, const gg_module_desc *desc,
                                      gg_module *out);
+GG_API gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes,
+                                     const gg_module_desc *desc, gg_module *out);
+/* Unloads the module and its kernels (their ids go stale): 0 or a gone id
+ * GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_module_unload(gg_module module);
+/* The kernel `name` of the module. out NULL, name NULL or empty:
+ * GG_INVALID_ARGUMENT; a gone or wrong module id, or a module unloaded
+ * during the call: GG_INVALID_HANDLE; no such kernel: the driver's
+ * NOT_FOUND as classified. Kernels live until their module is unloaded. */
 GG_API gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out);
+/* The kernel's name (valid until gg_shutdown). name NULL:
+ * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_kernel_name(gg_kernel kernel, const char **name);
 
 typedef struct gg_dim3 { uint32_t x, y, z; } gg_dim3;

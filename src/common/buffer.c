@@ -1,4 +1,5 @@
 /* Buffers (device memory and pinned host memory) and bounds-checked copies. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 
 #include "common/attribution.h"
@@ -6,60 +7,67 @@
 #include "common/lifetime.h"
 #include "common/wait.h"
 
-gg_status gg_buffer_alloc_tagged(gg_context ctx_handle, size_t bytes, unsigned flags, const char *tag,
-                                 gg_buffer *out)
+typedef struct buffer_args {
+    size_t bytes;
+    unsigned flags;
+} buffer_args;
+
+static int make_buffer(gg__call *c, gg__object *o, const void *args, gg__op *op)
+{
+    const buffer_args *a = args;
+    gg__buffer *buf = (gg__buffer *)o;
+    buf->bytes = a->bytes;
+    buf->flags = a->flags;
+    if (a->flags & GG_BUFFER_HOST_PINNED) {
+        *op = GG__OP_HOST_ALLOC;
+        return gg__drv(c, *op, c->b->host_alloc(c->b->self, &buf->host_ptr, a->bytes));
+    }
+    *op = GG__OP_MEM_ALLOC;
+    return gg__drv(c, *op, c->b->mem_alloc(c->b->self, &buf->device_ptr, a->bytes));
+}
+
+gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out)
 {
     gg__call c = GG__CALL("gg_buffer_alloc");
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: out is NULL");
     out->id = 0;
+    gg_buffer_desc d = desc ? *desc : (gg_buffer_desc){ 0 };
+    unsigned flags = d.flags;
     if (bytes == 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: bytes is 0");
     if (flags & ~(unsigned)GG_BUFFER_HOST_PINNED)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: unknown flags 0x%x", flags);
-    gg_status status;
-    gg__context *ctx = gg__create_begin(&c, ctx_handle, &status);
-    if (ctx == NULL)
-        return status;
-    bool pinned = flags & GG_BUFFER_HOST_PINNED;
-    gg__dptr dptr = 0;
-    void *host = NULL;
-    gg__op op = pinned ? GG__OP_HOST_ALLOC : GG__OP_MEM_ALLOC;
-    int n = pinned ? gg__drv(&c, op, c.b->host_alloc(c.b->self, &host, bytes))
-                   : gg__drv(&c, op, c.b->mem_alloc(c.b->self, &dptr, bytes));
-    status = gg__check(&c, op, n);
-    if (status == GG_OK) {
-        gg__buffer *buf = gg__object_new(GG__T_BUFFER);
-        if (buf) {
-            buf->bytes = bytes;
-            buf->flags = flags;
-            buf->device_ptr = dptr;
-            buf->host_ptr = host;
-        }
-        out->id = gg__create_record(&c, ctx, buf ? &buf->h : NULL, tag);
-        if (out->id == 0) {
-            if (pinned)
-                c.b->host_free(c.b->self, host);
-            else
-                c.b->mem_free(c.b->self, dptr);
-            status = GG_OUT_OF_MEMORY;
-        }
-    } else if (status == GG_OUT_OF_MEMORY) {
-        snprintf(gg__last_error_slot()->message, GG_MESSAGE_MAX, "gg_buffer_alloc: the driver could not "
-                 "allocate %zu bytes of %s memory", bytes, pinned ? "pinned host" : "device");
-    }
-    gg__create_end(&c, ctx);
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: unknown desc->flags 0x%x", flags);
+    buffer_args args = { bytes, flags };
+    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d.tag, make_buffer, &args, &out->id);
+    gg_error_info *e = gg__last_error_slot();
+    if (status == GG_OUT_OF_MEMORY && e->native_code != 0)
+        snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_alloc: the driver could not allocate %zu bytes of %s memory",
+                 bytes, flags & GG_BUFFER_HOST_PINNED ? "pinned host" : "device");
     return status;
 }
 
-gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, unsigned flags, gg_buffer *out)
+int gg__buffer_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
 {
-    return gg_buffer_alloc_tagged(ctx, bytes, flags, NULL, out);
+    gg__buffer *buf = (gg__buffer *)o;
+    bool pinned = buf->flags & GG_BUFFER_HOST_PINNED;
+    *op = pinned ? GG__OP_HOST_FREE : GG__OP_MEM_FREE;
+    if (!call_driver)
+        return 0;
+    return pinned ? gg__drv(c, *op, c->b->host_free(c->b->self, buf->host_ptr))
+                  : gg__drv(c, *op, c->b->mem_free(c->b->self, buf->device_ptr));
+}
+
+void gg__buffer_describe(const gg__object *o, struct cJSON *json)
+{
+    const gg__buffer *buf = (const gg__buffer *)o;
+    cJSON_AddNumberToObject(json, "bytes", (double)buf->bytes);
+    cJSON_AddBoolToObject(json, "pinned_host", (buf->flags & GG_BUFFER_HOST_PINNED) != 0);
 }
 
 gg_status gg_buffer_free(gg_buffer buf)
 {
-    return gg__destroy_child("gg_buffer_free", buf.id, GG__T_BUFFER);
+    return gg__destroy("gg_buffer_free", buf.id, GG__T_BUFFER);
 }
 
 static gg__buffer *get_buffer(gg__call *c, gg_buffer handle)
@@ -77,6 +85,7 @@ gg_status gg_buffer_size(gg_buffer handle, size_t *bytes)
     if (buf == NULL)
         return gg__last_error_slot()->status;
     *bytes = buf->bytes;
+    gg__leave(&c);
     return GG_OK;
 }
 
@@ -88,11 +97,14 @@ gg_status gg_buffer_device_ptr(gg_buffer handle, uint64_t *dptr)
     gg__buffer *buf = get_buffer(&c, handle);
     if (buf == NULL)
         return gg__last_error_slot()->status;
+    gg_status status = GG_OK;
     if (buf->flags & GG_BUFFER_HOST_PINNED)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_device_ptr: buffer '%s' is pinned host memory; "
-                        "use gg_buffer_host_ptr", buf->h.tag);
-    *dptr = buf->device_ptr;
-    return GG_OK;
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_device_ptr: buffer '%s' is pinned host memory; "
+                          "use gg_buffer_host_ptr", buf->h.tag);
+    else
+        *dptr = buf->device_ptr;
+    gg__leave(&c);
+    return status;
 }
 
 gg_status gg_buffer_host_ptr(gg_buffer handle, void **ptr)
@@ -103,11 +115,14 @@ gg_status gg_buffer_host_ptr(gg_buffer handle, void **ptr)
     gg__buffer *buf = get_buffer(&c, handle);
     if (buf == NULL)
         return gg__last_error_slot()->status;
+    gg_status status = GG_OK;
     if (!(buf->flags & GG_BUFFER_HOST_PINNED))
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_host_ptr: buffer '%s' is device memory; "
-                        "use gg_buffer_device_ptr", buf->h.tag);
-    *ptr = buf->host_ptr;
-    return GG_OK;
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_host_ptr: buffer '%s' is device memory; "
+                          "use gg_buffer_device_ptr", buf->h.tag);
+    else
+        *ptr = buf->host_ptr;
+    gg__leave(&c);
+    return status;
 }
 
 /* Bounds check before any driver call; overflow-safe. */
@@ -140,7 +155,7 @@ static gg_status copy_begin(gg__call *c, copy_plan *p, gg_stream s)
     if (s.id != 0) {
         p->stream = gg__lookup(c, s.id, GG__T_STREAM, "stream");
         if (p->stream == NULL)
-            return GG_INVALID_HANDLE;
+            return gg__lookup_status();
         c->stream = p->stream;
         gg_status status = gg__check_same_context(c, &anchor->h, "buffer", &p->stream->h, "stream");
         if (status != GG_OK)
@@ -163,8 +178,10 @@ gg_status gg_memcpy_htod(gg_buffer dst, size_t dst_offset, const void *src, size
     copy_plan p = { .op = GG__OP_MEMCPY_HTOD };
     if (src == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_memcpy_htod: src is NULL");
-    if ((p.dst = get_buffer(&c, dst)) == NULL)
+    if ((p.dst = get_buffer(&c, dst)) == NULL) {
+        gg__leave(&c);
         return gg__last_error_slot()->status;
+    }
     gg_status status = check_range(&c, p.dst, "destination", dst_offset, bytes);
     if (status == GG_OK)
         status = copy_begin(&c, &p, s);
@@ -183,8 +200,10 @@ gg_status gg_memcpy_dtoh(void *dst, gg_buffer src, size_t src_offset, size_t byt
     copy_plan p = { .op = GG__OP_MEMCPY_DTOH };
     if (dst == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_memcpy_dtoh: dst is NULL");
-    if ((p.src = get_buffer(&c, src)) == NULL)
+    if ((p.src = get_buffer(&c, src)) == NULL) {
+        gg__leave(&c);
         return gg__last_error_slot()->status;
+    }
     gg_status status = check_range(&c, p.src, "source", src_offset, bytes);
     if (status == GG_OK)
         status = copy_begin(&c, &p, s);
@@ -202,8 +221,10 @@ gg_status gg_memcpy_dtod(gg_buffer dst, size_t dst_offset, gg_buffer src, size_t
 {
     gg__call c = GG__CALL("gg_memcpy_dtod");
     copy_plan p = { .op = GG__OP_MEMCPY_DTOD };
-    if ((p.dst = get_buffer(&c, dst)) == NULL || (p.src = get_buffer(&c, src)) == NULL)
+    if ((p.dst = get_buffer(&c, dst)) == NULL || (p.src = get_buffer(&c, src)) == NULL) {
+        gg__leave(&c);
         return gg__last_error_slot()->status;
+    }
     gg_status status = check_range(&c, p.dst, "destination", dst_offset, bytes);
     if (status == GG_OK)
         status = check_range(&c, p.src, "source", src_offset, bytes);
@@ -223,8 +244,10 @@ gg_status gg_memset(gg_buffer dst, size_t offset, uint8_t value, size_t bytes, g
 {
     gg__call c = GG__CALL("gg_memset");
     copy_plan p = { .op = GG__OP_MEMSET };
-    if ((p.dst = get_buffer(&c, dst)) == NULL)
+    if ((p.dst = get_buffer(&c, dst)) == NULL) {
+        gg__leave(&c);
         return gg__last_error_slot()->status;
+    }
     gg_status status = check_range(&c, p.dst, "destination", offset, bytes);
     if (status == GG_OK)
         status = copy_begin(&c, &p, s);

@@ -96,10 +96,72 @@ gg_status gg__require_initialized(gg__call *c)
 
 void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *what)
 {
+    if (gg__backend_get() == NULL && !c->internal) {
+        gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called (or gg_init was not)", c->api);
+        return NULL;
+    }
+    if (gg__handle_lookup(id, type) != NULL && c->pins == NULL) {
+        gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for this thread's pin record", c->api);
+        return NULL;
+    }
     char why[200];
     gg__handle_explain(id, type, why, sizeof why);
     gg__fail(c, GG_INVALID_HANDLE, "%s: %s: %s", c->api, what, why);
     return NULL;
+}
+
+gg_status gg__lookup_status(void)
+{
+    return last_error.status;
+}
+
+bool gg__pin_record_of(gg__call *c, gg__object *o)
+{
+    gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
+    if (p == NULL)
+        return false;
+    unsigned k = c->npins;
+    gg__pin_publish(p, k, o);
+    if (atomic_load_explicit(&o->id, memory_order_seq_cst) == 0) {
+        gg__pin_clear(p, k);
+        return false;
+    }
+    c->npins = k + 1;
+    return true;
+}
+
+/* What an open call pins: never an object, never recycled. */
+static gg__object open_sentinel;
+
+gg_status gg__call_open(gg__call *c)
+{
+    gg_status status = gg__require_library(c);
+    if (status != GG_OK)
+        return status;
+    gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
+    if (p == NULL)
+        return gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for this thread's pin record", c->api);
+    unsigned k = c->npins;
+    gg__pin_publish(p, k, &open_sentinel);
+    if (gg__backend_get() == NULL && !c->internal) {
+        gg__pin_clear(p, k);
+        return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called", c->api);
+    }
+    c->npins = k + 1;
+    return GG_OK;
+}
+
+bool gg__pins_revoked(gg__call *c)
+{
+    if (gg__backend_get() == NULL && !c->internal)
+        return true;
+    /* A pinned record is not recycled, so its h.id is its id or 0 (claimed). */
+    for (unsigned k = 0; k < c->npins; k++) {
+        gg__object *o = atomic_load_explicit(&c->pins->slot[k], memory_order_relaxed);
+        if (o != NULL && o != &open_sentinel && atomic_load_explicit(&o->id, memory_order_acquire) == 0)
+            return true;
+    }
+    return false;
 }
 
 gg_context_state_t gg__context_state(const gg__context *ctx)

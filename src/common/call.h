@@ -3,13 +3,17 @@
  *
  *   gg__call c = GG__CALL("gg_stream_query");
  *   validate arguments (gg__fail on bad input)      -- no driver call yet
+ *   obj = gg__lookup(&c, id, type, "stream")        -- pins the object until
+ *                                                      gg__leave (pin.c)
  *   gg__enter(&c, ctx)                              -- fail fast if DEAD/FORKED,
  *                                                      make ctx current
  *   int n = gg__drv(&c, GG__OP_STREAM_QUERY, b->stream_query(...));
  *   status = gg__check(&c, GG__OP_STREAM_QUERY, n)  -- classify; a sticky code
  *                                                      kills the context
- *   gg__leave(&c)                                   -- restore caller's context
+ *   gg__leave(&c)                                   -- restore caller's context,
+ *                                                      unpin
  *
+ * Every call that pins or opens must end with gg__leave on every path.
  * Every failure goes through gg__fail/gg__check, which fill this thread's
  * gg_last_error record.
  */
@@ -24,6 +28,7 @@
 #include "common/library.h"
 #include "common/log.h"
 #include "common/object.h"
+#include "common/pin.h"
 
 typedef struct gg__call {
     const char *api;          /* gg function name */
@@ -34,6 +39,9 @@ typedef struct gg__call {
     gg__stream *stream;       /* stream concerned, for error records */
     const char *kernel_name;  /* kernel concerned (launches), for faults and errors */
     int injected;             /* native code the fault gate returned, 0 if none */
+    bool internal;            /* gg_shutdown / exit: pins succeed with the backend cleared */
+    gg__pin_record *pins;     /* this thread's pins, once the call pinned something */
+    unsigned npins;           /* slots 0..npins-1 of `pins` are this call's */
 } gg__call;
 
 #define GG__CALL(name) ((gg__call){ .api = (name), .b = gg__backend_get() })
@@ -68,17 +76,69 @@ GG__HOT gg_status gg__require_library(gg__call *c)
     return gg__require_library_failed(c);
 }
 
-/* Records INVALID_HANDLE for `id` (explaining why it is not live); NULL. */
+/* Records why `id` could not be pinned (INVALID_HANDLE explaining why it is
+ * not live; NOT_INITIALIZED after gg_shutdown; OUT_OF_MEMORY); NULL. */
 void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *what);
 
-/* Looks up `id` of `type`; INVALID_HANDLE naming the expected type if not live. */
+/* The status a failed gg__lookup recorded. */
+gg_status gg__lookup_status(void);
+
+/* Pins the object named by `id` of `type` until gg__leave, or returns NULL
+ * recording nothing (pin.c R1-R3). A call pins at most GG__PIN_SLOTS
+ * objects: the most any call takes is three (a copy between two buffers on
+ * a stream). */
+GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
+{
+    gg__slot *slot = gg__handle_slot(id, type);
+    if (GG__UNLIKELY(slot == NULL) || GG__UNLIKELY(atomic_load_explicit(&slot->id, memory_order_acquire) != id))
+        return NULL;
+    void *obj = atomic_load_explicit(&slot->object, memory_order_acquire); /* R1 */
+    gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
+    if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
+        return NULL;
+    unsigned k = c->npins;
+    gg__pin_publish(p, k, obj);                                           /* R2 */
+    if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
+        GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
+        c->npins = k + 1;
+        return obj;
+    }
+    gg__pin_clear(p, k);
+    return NULL;
+}
+
+/* Looks up `id` of `type` and pins the object until gg__leave: a destroy
+ * racing this call waits for it, or this lookup fails. INVALID_HANDLE naming
+ * the expected type if not live (the status: gg__lookup_status()). */
 GG__HOT void *gg__lookup(gg__call *c, uint64_t id, gg__type type, const char *what)
 {
-    void *obj = gg__handle_lookup(id, type);
+    void *obj = gg__try_pin(c, id, type);
     if (GG__LIKELY(obj != NULL))
         return obj;
     return gg__lookup_failed(c, id, type, what);
 }
+
+/* Pins a record the caller already keeps alive by another pin (a pinned
+ * child's context). False (nothing pinned) when the record was claimed
+ * for destruction (its h.id is 0). */
+bool gg__pin_record_of(gg__call *c, gg__object *o);
+
+/* Opens a call that touches the driver or the library's state without a
+ * pinned object: gg_shutdown waits for it. NOT_INITIALIZED (or FORKED) if
+ * the library is not initialised. End with gg__leave. */
+gg_status gg__call_open(gg__call *c);
+
+/* Unpins everything this call pinned. */
+GG__HOT void gg__unpin_all(gg__call *c)
+{
+    for (unsigned k = 0; k < c->npins; k++)
+        gg__pin_clear(c->pins, k);
+    c->npins = 0;
+}
+
+/* True once an id this call pinned was revoked (a destroy is waiting for
+ * the call) or gg_shutdown began: long waits poll this and give up. */
+bool gg__pins_revoked(gg__call *c);
 
 /* Out-of-line halves of gg__enter: the refusal of a DEAD or FORKED context,
  * and the switch when the context is not already current. */
@@ -105,11 +165,13 @@ GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
 
 void gg__leave_restore(gg__call *c);
 
-/* Restores the caller's current context. Safe to call after a failed enter. */
+/* Restores the caller's current context and unpins what the call pinned.
+ * Safe to call after a failed enter or lookup, and more than once. */
 GG__HOT void gg__leave(gg__call *c)
 {
     if (c->switched)
         gg__leave_restore(c);
+    gg__unpin_all(c);
 }
 
 /* The fault gate: every backend call goes through it. With no plan it is one
@@ -146,10 +208,11 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
 
 /* Waits for all work of an entered context under a deadline (context.c). */
 gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms);
-/* Pops the context from the calling thread's stack mirror if on top (stack.c). */
-void gg__context_unwind_stacks(gg__context *ctx);
-/* Copies up to `max` live contexts into out (context.c). */
-size_t gg__contexts_snapshot(gg__context **out, size_t max);
+/* Removes the context from the calling thread's stack, ours and the
+ * driver's, wherever it is in it (stack.c). */
+void gg__context_unwind_stacks(gg__call *c, gg__context *ctx);
+/* Copies the ids of up to `max` live contexts into out (context.c). */
+size_t gg__contexts_snapshot(uint64_t *out, size_t max);
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
                             const char *b_what);

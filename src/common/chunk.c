@@ -283,9 +283,8 @@ gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chu
     gg__kernel *k;
     gg__stream *st;
     status = gg__launch_resolve(&c, desc, &k, &st);
-    if (status != GG_OK)
-        return status;
-    status = gg__enter(&c, k->h.context);
+    if (status == GG_OK)
+        status = gg__enter(&c, k->h.context);
     if (status == GG_OK)
         status = gg__launch_chunked_entered(&c, k, st, desc, chunk, stats);
     gg__leave(&c);
@@ -299,20 +298,38 @@ static gg__kernel *kernel_for_setting(gg__call *c, gg_kernel kernel)
     return gg__lookup(c, kernel.id, GG__T_KERNEL, "kernel");
 }
 
+/* Pins the kernel and takes its context's lock, re-checking there that the
+ * kernel was not claimed meanwhile; on GG_OK the caller unlocks. */
+static gg_status with_kernel_locked(gg__call *c, gg_kernel kernel, gg__kernel **out)
+{
+    gg__kernel *k = kernel_for_setting(c, kernel);
+    if (k == NULL)
+        return gg__last_error_slot()->status;
+    pthread_mutex_lock(&k->h.context->lock);
+    if (atomic_load_explicit(&k->h.id, memory_order_relaxed) != kernel.id) {
+        pthread_mutex_unlock(&k->h.context->lock);
+        return gg__fail(c, GG_INVALID_HANDLE, "%s: the kernel was released during the call (its module was unloaded)",
+                        c->api);
+    }
+    *out = k;
+    return GG_OK;
+}
+
 gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32_t dimension)
 {
     gg__call c = GG__CALL("gg_kernel_set_chunking");
-    gg__kernel *k = kernel_for_setting(&c, kernel);
-    if (k == NULL)
-        return gg__last_error_slot()->status;
     if (dimension > 2)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_set_chunking: dimension %u is not 0, 1 or 2", dimension);
-    pthread_mutex_lock(&k->h.context->lock);
-    k->chunkable = true;
-    k->offset_param = offset_param;
-    k->chunk_dimension = dimension;
-    pthread_mutex_unlock(&k->h.context->lock);
-    return GG_OK;
+    gg__kernel *k;
+    gg_status status = with_kernel_locked(&c, kernel, &k);
+    if (status == GG_OK) {
+        k->chunkable = true;
+        k->offset_param = offset_param;
+        k->chunk_dimension = dimension;
+        pthread_mutex_unlock(&k->h.context->lock);
+    }
+    gg__leave(&c);
+    return status;
 }
 
 gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64_t *samples)
@@ -320,14 +337,15 @@ gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64_t *sam
     gg__call c = GG__CALL("gg_kernel_timing");
     if (ms_per_block == NULL || samples == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_timing: %s is NULL", ms_per_block ? "samples" : "ms_per_block");
-    gg__kernel *k = kernel_for_setting(&c, kernel);
-    if (k == NULL)
-        return gg__last_error_slot()->status;
-    pthread_mutex_lock(&k->h.context->lock);
-    *ms_per_block = k->ms_per_block;
-    *samples = k->timing_samples;
-    pthread_mutex_unlock(&k->h.context->lock);
-    return GG_OK;
+    gg__kernel *k;
+    gg_status status = with_kernel_locked(&c, kernel, &k);
+    if (status == GG_OK) {
+        *ms_per_block = k->ms_per_block;
+        *samples = k->timing_samples;
+        pthread_mutex_unlock(&k->h.context->lock);
+    }
+    gg__leave(&c);
+    return status;
 }
 
 gg_status gg_context_set_watchdog(gg_context handle, gg_watchdog_policy policy, uint32_t budget_ms)
@@ -341,10 +359,15 @@ gg_status gg_context_set_watchdog(gg_context handle, gg_watchdog_policy policy, 
                         (int)policy);
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
-        return GG_INVALID_HANDLE;
+        return gg__lookup_status();
     pthread_mutex_lock(&ctx->lock);
-    ctx->watchdog = policy ? policy : gg__lib.config.watchdog;
-    ctx->watchdog_budget_ms = budget_ms ? budget_ms : gg__lib.config.watchdog_budget_ms;
+    if (atomic_load_explicit(&ctx->h.id, memory_order_relaxed) == handle.id) {
+        ctx->watchdog = policy ? policy : gg__lib.config.watchdog;
+        ctx->watchdog_budget_ms = budget_ms ? budget_ms : gg__lib.config.watchdog_budget_ms;
+    } else {
+        status = gg__fail(&c, GG_INVALID_HANDLE, "gg_context_set_watchdog: the context was destroyed during the call");
+    }
     pthread_mutex_unlock(&ctx->lock);
-    return GG_OK;
+    gg__leave(&c);
+    return status;
 }

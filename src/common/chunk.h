@@ -27,13 +27,13 @@ GG__HOT gg_status gg__launch_resolve(gg__call *c, const gg_launch_desc *desc, gg
     *st = NULL;
     *k = gg__lookup(c, desc->kernel.id, GG__T_KERNEL, "kernel");
     if (GG__UNLIKELY(*k == NULL))
-        return GG_INVALID_HANDLE;
+        return gg__lookup_status();
     c->kernel_name = (*k)->name;
     if (desc->stream.id == 0)
         return GG_OK;
     *st = gg__lookup(c, desc->stream.id, GG__T_STREAM, "stream");
     if (GG__UNLIKELY(*st == NULL))
-        return GG_INVALID_HANDLE;
+        return gg__lookup_status();
     c->stream = *st;
     return gg__check_same_context(c, &(*k)->h, "kernel", &(*st)->h, "stream");
 }

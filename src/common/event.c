@@ -5,36 +5,41 @@
 #include "common/lifetime.h"
 #include "common/wait.h"
 
-gg_status gg_event_create(gg_context ctx_handle, const char *tag, gg_event *out)
+static int make_event(gg__call *c, gg__object *o, const void *args, gg__op *op)
+{
+    (void)args;
+    *op = GG__OP_EVENT_CREATE;
+    return gg__drv(c, *op, c->b->event_create(c->b->self, &((gg__event *)o)->native));
+}
+
+gg_status gg_event_create(gg_context ctx, const gg_event_desc *desc, gg_event *out)
 {
     gg__call c = GG__CALL("gg_event_create");
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_event_create: out is NULL");
     out->id = 0;
-    gg_status status;
-    gg__context *ctx = gg__create_begin(&c, ctx_handle, &status);
-    if (ctx == NULL)
-        return status;
-    gg__nevent native = NULL;
-    int n = gg__drv(&c, GG__OP_EVENT_CREATE, c.b->event_create(c.b->self, &native));
-    status = gg__check(&c, GG__OP_EVENT_CREATE, n);
-    if (status == GG_OK) {
-        gg__event *ev = gg__object_new(GG__T_EVENT);
-        if (ev)
-            ev->native = native;
-        out->id = gg__create_record(&c, ctx, ev ? &ev->h : NULL, tag);
-        if (out->id == 0) {
-            c.b->event_destroy(c.b->self, native);
-            status = GG_OUT_OF_MEMORY;
-        }
-    }
-    gg__create_end(&c, ctx);
-    return status;
+    gg_event_desc d = desc ? *desc : (gg_event_desc){ 0 };
+    if (d.flags != 0)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_event_create: unknown desc->flags 0x%x (none are defined)",
+                        d.flags);
+    return gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_EVENT, d.tag, make_event, NULL, &out->id);
+}
+
+int gg__event_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
+{
+    *op = GG__OP_EVENT_DESTROY;
+    return call_driver ? gg__drv(c, *op, c->b->event_destroy(c->b->self, ((gg__event *)o)->native)) : 0;
+}
+
+void gg__event_describe(const gg__object *o, struct cJSON *json)
+{
+    (void)o;
+    (void)json;
 }
 
 gg_status gg_event_destroy(gg_event event)
 {
-    return gg__destroy_child("gg_event_destroy", event.id, GG__T_EVENT);
+    return gg__destroy("gg_event_destroy", event.id, GG__T_EVENT);
 }
 
 gg_status gg_event_record(gg_event e, gg_stream s)
@@ -47,7 +52,7 @@ gg_status gg_event_record(gg_event e, gg_stream s)
         gg__stream *st = NULL;
         if (s.id != 0) {
             st = gg__lookup(&c, s.id, GG__T_STREAM, "stream");
-            status = st == NULL ? GG_INVALID_HANDLE : gg__check_same_context(&c, &ev->h, "event", &st->h, "stream");
+            status = st == NULL ? gg__lookup_status() : gg__check_same_context(&c, &ev->h, "event", &st->h, "stream");
             c.stream = st;
         }
         if (status == GG_OK) {
@@ -57,8 +62,9 @@ gg_status gg_event_record(gg_event e, gg_stream s)
                             c.b->event_record(c.b->self, ev->native, st ? st->native : NULL));
             status = gg__check(&c, GG__OP_EVENT_RECORD, n);
             if (status == GG_OK) {
-                ev->recorded_on = log;
-                ev->submitted_at_record = mark;
+                atomic_store_explicit(&ev->recorded_stream_id, s.id, memory_order_relaxed);
+                atomic_store_explicit(&ev->submitted_at_record, mark, memory_order_relaxed);
+                atomic_store_explicit(&ev->recorded, true, memory_order_release);
             }
         }
     }
@@ -66,11 +72,22 @@ gg_status gg_event_record(gg_event e, gg_stream s)
     return status;
 }
 
-/* A completed event proves every launch before its record is complete. */
-static void observe(gg__event *ev)
+/* A completed event proves every launch before its record is complete: on
+ * the default stream, or on the stream it was recorded on if that stream is
+ * still there (pinned: its record may have been recycled since). */
+static void observe(gg__call *c, gg__event *ev)
 {
-    if (ev->recorded_on != NULL)
-        gg__launch_log_observe(ev->recorded_on, ev->submitted_at_record);
+    if (!atomic_load_explicit(&ev->recorded, memory_order_acquire))
+        return;
+    uint64_t stream_id = atomic_load_explicit(&ev->recorded_stream_id, memory_order_relaxed);
+    uint64_t mark = atomic_load_explicit(&ev->submitted_at_record, memory_order_relaxed);
+    if (stream_id == 0) {
+        gg__launch_log_observe(&ev->h.context->default_log, mark);
+        return;
+    }
+    gg__stream *st = gg__try_pin(c, stream_id, GG__T_STREAM);
+    if (st != NULL)
+        gg__launch_log_observe(&st->log, mark);
 }
 
 gg_status gg_event_query(gg_event e)
@@ -82,7 +99,7 @@ gg_status gg_event_query(gg_event e)
         int n = gg__drv(&c, GG__OP_EVENT_QUERY, c.b->event_query(c.b->self, ev->native));
         status = gg__check(&c, GG__OP_EVENT_QUERY, n);
         if (status == GG_OK)
-            observe(ev);
+            observe(&c, ev);
     }
     gg__leave(&c);
     return status;
@@ -104,7 +121,7 @@ gg_status gg_event_synchronize(gg_event e, uint32_t timeout_ms)
         if (status == GG_OK)
             status = gg__wait(&c, GG__OP_EVENT_QUERY, poll_event, ev, timeout_ms, "event", ev->h.tag);
         if (status == GG_OK)
-            observe(ev);
+            observe(&c, ev);
     }
     gg__leave(&c);
     return status;
@@ -119,7 +136,7 @@ gg_status gg_event_elapsed_ms(gg_event start, gg_event end, float *ms)
     gg__event *a = gg__use_begin(&c, start.id, GG__T_EVENT, "start event", &status);
     if (a != NULL) {
         gg__event *b = gg__lookup(&c, end.id, GG__T_EVENT, "end event");
-        status = b == NULL ? GG_INVALID_HANDLE : gg__check_same_context(&c, &a->h, "start event", &b->h, "end event");
+        status = b == NULL ? gg__lookup_status() : gg__check_same_context(&c, &a->h, "start event", &b->h, "end event");
         if (status == GG_OK) {
             int n = gg__drv(&c, GG__OP_EVENT_ELAPSED, c.b->event_elapsed(c.b->self, ms, a->native, b->native));
             status = gg__check(&c, GG__OP_EVENT_ELAPSED, n);

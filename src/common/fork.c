@@ -1,4 +1,5 @@
 #include "common/fork.h"
+#include "common/pin.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
     gg__global_locks(false);
+    gg__pins_after_fork_child();
     on_fork_child();
 }
 
@@ -68,6 +70,7 @@ void gg__fork_note_initialized(bool initialized)
 void gg__global_locks(bool take)
 {
     if (take) {
+        gg__library_lock(true);
         gg__fault_lock(true);
         gg__context_list_lock(true);
         gg__object_locks(true);
@@ -77,5 +80,6 @@ void gg__global_locks(bool take)
         gg__object_locks(false);
         gg__context_list_lock(false);
         gg__fault_lock(false);
+        gg__library_lock(false);
     }
 }

@@ -27,6 +27,7 @@ void gg__handle_table_locks(bool take);
 void gg__object_locks(bool take);
 void gg__context_list_lock(bool take);
 void gg__fault_lock(bool take);
+void gg__library_lock(bool take); /* gg_init / gg_shutdown's lock */
 
 static inline unsigned gg__fork_generation_now(void)
 {

@@ -19,7 +19,10 @@ static uint32_t free_head[GG__T_COUNT];
 static _Atomic uint64_t live_count;
 
 static const char *const type_names[GG__T_COUNT] = {
-    "invalid", "gg_context", "gg_stream", "gg_event", "gg_buffer", "gg_module", "gg_kernel",
+    "invalid",
+#define GG__KIND_NAME(KIND, name, record, rank) "gg_" #name,
+    GG__KINDS(GG__KIND_NAME)
+#undef GG__KIND_NAME
 };
 
 const char *gg__type_name(gg__type type)
@@ -86,7 +89,8 @@ void gg__handle_free(uint64_t id, gg__free_reason reason)
     gg__slot *slot = gg__id_slot(id) < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
                          ? slot_at(gg__id_slot(id)) : NULL;
     if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == id) {
-        atomic_store_explicit(&slot->id, 0, memory_order_release);
+        /* seq_cst: the revocation half of the pin protocol (pin.c, W2). */
+        atomic_store_explicit(&slot->id, 0, memory_order_seq_cst);
         atomic_store_explicit(&slot->object, NULL, memory_order_relaxed);
         atomic_store_explicit(&slot->last_free_reason, (uint8_t)reason, memory_order_relaxed);
         atomic_fetch_sub_explicit(&live_count, 1, memory_order_relaxed);

@@ -6,10 +6,10 @@
  *   bits 56..63  type tag
  * Lookup compares the whole id, so a stale, forged or wrong-type id is
  * refused and never followed. Lookup takes no lock: the slot directory and
- * its pages are only ever added to, a freed slot is reused only for an id of
- * the same type, and objects live in type-stable memory (see object.c), so
- * a lookup racing a destroy reads a slot or an object of the same type and
- * then sees that the id no longer matches.
+ * its pages are only ever added to, and a slot's generation only grows. A
+ * plain lookup (gg__handle_lookup) may return an object whose id was freed
+ * a moment later; calls use the pinning lookup (call.h, pin.c), which
+ * re-checks the id after publishing the object and so keeps it alive.
  */
 #ifndef GPUGUARD_HANDLE_H
 #define GPUGUARD_HANDLE_H
@@ -19,14 +19,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/kinds.h"
+
 typedef enum gg__type {
     GG__T_NONE = 0,
-    GG__T_CONTEXT = 1,
-    GG__T_STREAM = 2,
-    GG__T_EVENT = 3,
-    GG__T_BUFFER = 4,
-    GG__T_MODULE = 5,
-    GG__T_KERNEL = 6,
+#define GG__KIND_TAG(KIND, name, record, rank) GG__T_##KIND,
+    GG__KINDS(GG__KIND_TAG)
+#undef GG__KIND_TAG
     GG__T_COUNT
 } gg__type;
 
@@ -61,9 +60,9 @@ static inline uint32_t gg__id_generation(uint64_t id) { return (uint32_t)(id >> 
 extern gg__slot *_Atomic gg__handle_dir[GG__DIR_PAGES];
 extern _Atomic uint32_t gg__handle_slots_used; /* highest slot index handed out + 1 */
 
-/* Lock-free lookup: the object whose live id is exactly `id` and whose type
- * is `type`, or NULL. */
-static inline void *gg__handle_lookup(uint64_t id, gg__type type)
+/* The slot an id of `type` would live in, or NULL (wrong type, or a page
+ * never allocated). Slots are never freed, so this is safe at any time. */
+static inline gg__slot *gg__handle_slot(uint64_t id, gg__type type)
 {
     if (gg__id_type(id) != type)
         return NULL;
@@ -71,12 +70,26 @@ static inline void *gg__handle_lookup(uint64_t id, gg__type type)
      * such an index (see fresh_slot), so the whole-id comparison refuses it. */
     uint32_t index = gg__id_slot(id) & (GG__DIR_PAGES * GG__PAGE_SLOTS - 1u);
     gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_acquire);
-    if (page == NULL)
-        return NULL;
-    gg__slot *slot = &page[index & (GG__PAGE_SLOTS - 1)];
-    if (atomic_load_explicit(&slot->id, memory_order_acquire) != id)
+    return page != NULL ? &page[index & (GG__PAGE_SLOTS - 1)] : NULL;
+}
+
+/* Lock-free lookup: the object whose live id is exactly `id` and whose type
+ * is `type`, or NULL. Not a pin: the object may be released at once (calls
+ * use gg__lookup, call.h). */
+static inline void *gg__handle_lookup(uint64_t id, gg__type type)
+{
+    gg__slot *slot = gg__handle_slot(id, type);
+    if (slot == NULL || atomic_load_explicit(&slot->id, memory_order_acquire) != id)
         return NULL;
     return atomic_load_explicit(&slot->object, memory_order_acquire);
+}
+
+/* True while `id` is live (sequentially consistent: the re-check half of
+ * the pin protocol, pin.c R3). */
+static inline bool gg__handle_live(uint64_t id, gg__type type)
+{
+    gg__slot *slot = gg__handle_slot(id, type);
+    return slot != NULL && atomic_load_explicit(&slot->id, memory_order_seq_cst) == id;
 }
 
 /* A new id for `object`; 0 when the table is full (then OUT_OF_MEMORY). */

@@ -63,8 +63,10 @@ gg_status gg_launch(const gg_launch_desc *desc)
     gg__kernel *k;
     gg__stream *st;
     status = gg__launch_resolve(&c, desc, &k, &st);
-    if (GG__UNLIKELY(status != GG_OK))
+    if (GG__UNLIKELY(status != GG_OK)) {
+        gg__leave(&c);
         return status;
+    }
     gg__context *ctx = k->h.context;
     unsigned grid[3] = { desc->grid.x, desc->grid.y, desc->grid.z };
     unsigned block[3] = { desc->block.x, desc->block.y, desc->block.z };
@@ -72,8 +74,10 @@ gg_status gg_launch(const gg_launch_desc *desc)
      * zero: gg__launch_dims then finds no zero and the launch goes on). */
     if (GG__UNLIKELY((uint64_t)grid[0] * grid[1] * grid[2] == 0 || (uint64_t)block[0] * block[1] * block[2] == 0)) {
         status = gg__launch_dims(&c, desc, grid, block);
-        if (status != GG_OK)
+        if (status != GG_OK) {
+            gg__leave(&c);
             return status;
+        }
     }
     status = gg__enter(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {

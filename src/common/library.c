@@ -11,6 +11,7 @@
 #include "common/call.h"
 #include "common/fork.h"
 #include "common/library.h"
+#include "common/lifetime.h"
 #include "common/report.h"
 
 gg__library gg__lib;
@@ -76,8 +77,17 @@ static gg__backend_open_result open_backend(const char *backend, gg__backend *ou
     return both;
 }
 
+/* How long the exit handler waits for other threads' calls to leave before
+ * it leaves everything to the OS instead. */
+#define EXIT_DRAIN_MS 2000
+
 static void on_process_exit(void)
 {
+    /* A forked child releases nothing: a parent thread may have held any
+     * record lock at the fork, the driver must not be touched, and the
+     * memory goes with the process. */
+    if (gg__forked_from_initialized())
+        return;
     /* A thread may be inside gg_init or gg_shutdown as the process exits:
      * waiting for it could hang the exit, so leave everything to the OS. */
     if (pthread_mutex_trylock(&init_lock) != 0)
@@ -85,14 +95,26 @@ static void on_process_exit(void)
     gg__backend *b = gg__backend_get();
     if (b != NULL) {
         /* At exit the driver may already be unloading: report what is alive
-         * and release it without a single driver call. */
+         * and release it without a single driver call. Other threads may
+         * still be inside a call: from here on they fail NOT_INITIALIZED;
+         * those inside are waited for, a bounded time. */
         gg__fault_write_report();
         gg__report_leaks("process exit");
-        gg__contexts_release_all(false);
-        atomic_store(&gg__lib.backend, NULL);
-        b->close(b->self, false);
+        atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
+        if (gg__pins_wait_all(EXIT_DRAIN_MS)) {
+            gg__contexts_release_all(false);
+            b->close(b->self, false);
+        }
     }
     pthread_mutex_unlock(&init_lock);
+}
+
+void gg__library_lock(bool take)
+{
+    if (take)
+        pthread_mutex_lock(&init_lock);
+    else
+        pthread_mutex_unlock(&init_lock);
 }
 
 static void register_exit(void)
@@ -202,14 +224,23 @@ gg_status gg_shutdown(void)
         pthread_mutex_unlock(&init_lock);
         return GG_OK;
     }
-    /* In a forked child the inherited driver state must not be touched. */
-    bool driver_alive = !gg__forked_from_initialized();
+    if (gg__forked_from_initialized()) {
+        /* In a forked child the inherited driver state must not be touched,
+         * nor any record lock a parent thread may have held: everything is
+         * left to the process's exit; calls fail NOT_INITIALIZED from here. */
+        atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
+        pthread_mutex_unlock(&init_lock);
+        return GG_OK;
+    }
     gg__fault_write_report();
     gg__report_leaks("gg_shutdown");
-    gg__contexts_release_all(driver_alive);
+    /* Calls racing the shutdown: from here on every call fails with
+     * NOT_INITIALIZED; those inside are waited for (pin.c, rule S). */
+    atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
+    gg__pins_wait_all(0);
+    gg__contexts_release_all(true);
     gg__fault_clear_plan();
-    atomic_store_explicit(&gg__lib.backend, NULL, memory_order_release);
-    b->close(b->self, driver_alive);
+    b->close(b->self, true);
     free(gg__lib.devices);
     gg__lib.devices = NULL;
     gg__lib.device_count = 0;
@@ -224,11 +255,11 @@ gg_status gg_shutdown(void)
 gg_status gg_get_config(gg_init_desc *out)
 {
     gg__call c = GG__CALL("gg_get_config");
-    gg_status status = gg__require_library(&c);
-    if (status != GG_OK)
-        return status;
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_get_config: out is NULL");
+    gg_status status = gg__call_open(&c);
+    if (status != GG_OK)
+        return status;
     const gg__config *cfg = &gg__lib.config;
     *out = (gg_init_desc){
         .backend = cfg->backend,
@@ -245,6 +276,7 @@ gg_status gg_get_config(gg_init_desc *out)
         .sync_launches = cfg->sync_launches,
         .fault_plan_json = cfg->fault_plan_json,
     };
+    gg__leave(&c);
     return GG_OK;
 }
 
@@ -257,13 +289,17 @@ const char *gg_backend_name(void)
 gg_status gg_driver_version(int *version)
 {
     gg__call c = GG__CALL("gg_driver_version");
-    gg_status status = gg__require_library(&c);
+    gg_status status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
-    if (version == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_driver_version: version is NULL");
-    int n = gg__drv(&c, GG__OP_DRIVER_VERSION, c.b->driver_version(c.b->self, version));
-    return gg__check(&c, GG__OP_DRIVER_VERSION, n);
+    if (version == NULL) {
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_driver_version: version is NULL");
+    } else {
+        int n = gg__drv(&c, GG__OP_DRIVER_VERSION, c.b->driver_version(c.b->self, version));
+        status = gg__check(&c, GG__OP_DRIVER_VERSION, n);
+    }
+    gg__leave(&c);
+    return status;
 }
 
 gg_status gg_driver_entry_point(size_t index, gg_entry_point_info *info)
@@ -295,36 +331,41 @@ gg_status gg_driver_entry_point(size_t index, gg_entry_point_info *info)
 gg_status gg_device_count(int *count)
 {
     gg__call c = GG__CALL("gg_device_count");
-    gg_status status = gg__require_library(&c);
+    gg_status status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
     if (count == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_count: count is NULL");
-    *count = gg__lib.device_count;
-    return GG_OK;
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_count: count is NULL");
+    else
+        *count = gg__lib.device_count;
+    gg__leave(&c);
+    return status;
 }
 
 gg_status gg_device_info_get(int device, gg_device_info *info)
 {
     gg__call c = GG__CALL("gg_device_info_get");
-    gg_status status = gg__require_library(&c);
+    gg_status status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
-    if (info == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: info is NULL");
-    if (device < 0 || device >= gg__lib.device_count)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: device %d does not exist (%d device(s))",
-                        device, gg__lib.device_count);
-    const gg__device_props *p = &gg__lib.devices[device];
-    memset(info, 0, sizeof *info);
-    memcpy(info->name, p->name, sizeof info->name);
-    info->backend = c.b->name;
-    info->simulated = p->simulated;
-    info->watchdog = p->watchdog;
-    info->total_memory = p->total_memory;
-    info->multiprocessors = p->multiprocessors;
-    info->max_threads_per_block = p->max_threads_per_block;
-    memcpy(info->max_block, p->max_block, sizeof info->max_block);
-    memcpy(info->max_grid, p->max_grid, sizeof info->max_grid);
-    return GG_OK;
+    if (info == NULL) {
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: info is NULL");
+    } else if (device < 0 || device >= gg__lib.device_count) {
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: device %d does not exist (%d device(s))",
+                          device, gg__lib.device_count);
+    } else {
+        const gg__device_props *p = &gg__lib.devices[device];
+        memset(info, 0, sizeof *info);
+        memcpy(info->name, p->name, sizeof info->name);
+        info->backend = c.b->name;
+        info->simulated = p->simulated;
+        info->watchdog = p->watchdog;
+        info->total_memory = p->total_memory;
+        info->multiprocessors = p->multiprocessors;
+        info->max_threads_per_block = p->max_threads_per_block;
+        memcpy(info->max_block, p->max_block, sizeof info->max_block);
+        memcpy(info->max_grid, p->max_grid, sizeof info->max_grid);
+    }
+    gg__leave(&c);
+    return status;
 }

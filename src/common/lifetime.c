@@ -1,4 +1,10 @@
+/*
+ * The one create path and the one destroy path of every kind. The steps
+ * W1..W4 and the waits are those of the pin protocol (pin.c).
+ */
 #include "common/lifetime.h"
+
+#include <stdio.h>
 
 #include "common/attribution.h"
 #include "common/chunk.h"
@@ -22,77 +28,273 @@ void gg__cleanup_summarise(gg__context *ctx, const char *why)
             ctx->h.tag, (unsigned long long)skipped, why);
 }
 
-static int release_native(gg__call *c, gg__object *child, gg__op *op)
+/* ---- claiming (W1, W2): under the context's lock ---------------------- */
+
+/* Objects claimed by one destroy, released together. Linked through
+ * gg__object.next once detached from the context's list. */
+typedef struct doomed {
+    gg__object *head;
+} doomed;
+
+static void claim(gg__context *ctx, gg__object *o, gg__free_reason reason, doomed *d)
 {
-    gg__backend *b = c->b;
-    switch (child->type) {
-    case GG__T_STREAM:
-        *op = GG__OP_STREAM_DESTROY;
-        return gg__drv(c, *op, b->stream_destroy(b->self, ((gg__stream *)child)->native));
-    case GG__T_EVENT:
-        *op = GG__OP_EVENT_DESTROY;
-        return gg__drv(c, *op, b->event_destroy(b->self, ((gg__event *)child)->native));
-    case GG__T_BUFFER: {
-        gg__buffer *buf = (gg__buffer *)child;
-        if (buf->flags & GG_BUFFER_HOST_PINNED) {
-            *op = GG__OP_HOST_FREE;
-            return gg__drv(c, *op, b->host_free(b->self, buf->host_ptr));
-        }
-        *op = GG__OP_MEM_FREE;
-        return gg__drv(c, *op, b->mem_free(b->self, buf->device_ptr));
-    }
-    case GG__T_MODULE:
-        *op = GG__OP_MODULE_UNLOAD;
-        return gg__drv(c, *op, b->module_unload(b->self, ((gg__module *)child)->native));
-    default: /* kernels have no native lifetime of their own, only timing events */
-        *op = GG__OP_COUNT;
-        gg__timing_release(c, (gg__kernel *)child, true);
-        return 0;
+    uint64_t id = atomic_load_explicit(&o->id, memory_order_relaxed);
+    atomic_store_explicit(&o->id, 0, memory_order_seq_cst);
+    gg__handle_free(id, reason);
+    gg__child_detach(ctx, o);
+    o->next = d->head;
+    d->head = o;
+}
+
+static void claim_children(gg__context *ctx, gg__free_reason reason, doomed *d)
+{
+    gg__object *o = ctx->children.next;
+    while (o != &ctx->children) {
+        gg__object *next = o->next;
+        claim(ctx, o, reason, d);
+        o = next;
     }
 }
 
-gg_status gg__child_release(gg__call *c, gg__object *child, gg__free_reason reason, bool call_driver)
+/* W3: no lock held. */
+static void wait_unpinned(const doomed *d)
 {
-    gg__context *ctx = child->context;
+    for (gg__object *o = d->head; o != NULL; o = o->next)
+        gg__pins_wait(o);
+}
+
+/* W4: releases the claimed objects in rank order and recycles them. With
+ * `entered` the context is current and alive: driver calls are made (unless
+ * `call_driver` is false); otherwise skipped ones are counted. Caller holds
+ * ctx->lock. Returns the first failure. */
+static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool entered, bool call_driver)
+{
     gg_status status = GG_OK;
-    bool alive = gg__context_state(ctx) == GG_STATE_ALIVE;
-    if (call_driver && alive) {
-        gg__op op = GG__OP_COUNT;
-        int n = release_native(c, child, &op);
-        if (n != 0) {
-            gg__code_class cls = c->b->classify(n);
-            /* A driver shutting down has released everything already. */
-            if (!cls.deinitialized)
-                status = gg__check(c, op, n);
+    for (unsigned rank = 0; rank <= gg__kinds[GG__T_CONTEXT].rank; rank++) {
+        for (gg__object *o = d->head; o != NULL; o = o->next) {
+            if (gg__kinds[o->type].rank != rank)
+                continue;
+            gg__op op = GG__OP_COUNT;
+            bool drive = entered && call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
+            int n = gg__kinds[o->type].release(c, o, drive, &op);
+            if (n != 0 && !c->b->classify(n).deinitialized) { /* a driver shutting down released it already */
+                gg_status s = gg__check(c, op, n);
+                if (status == GG_OK)
+                    status = s;
+            }
+            if (!drive && call_driver && o->type != GG__T_KERNEL)
+                gg__cleanup_skipped(ctx, o->type);
         }
-    } else if (call_driver && child->type != GG__T_KERNEL) {
-        gg__cleanup_skipped(ctx, child->type);
-    } else if (child->type == GG__T_KERNEL) {
-        gg__timing_release(c, (gg__kernel *)child, false);
     }
-    gg__child_detach(ctx, child);
-    gg__handle_free(atomic_load_explicit(&child->id, memory_order_relaxed), reason);
-    gg__object_delete(child);
+    while (d->head != NULL) {
+        gg__object *next = d->head->next;
+        gg__object_delete(d->head);
+        d->head = next;
+    }
     return status;
 }
 
-void gg__children_release_all(gg__call *c, gg__context *ctx, gg__free_reason reason, bool call_driver)
+/* ---- create ------------------------------------------------------------ */
+
+gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__type type, const char *tag,
+                     gg__native_create_fn make, const void *args, uint64_t *out_id)
 {
-    /* Kernels before their modules, modules and events and streams before
-     * the memory their pending work may still reference. */
-    static const gg__type order[] = { GG__T_KERNEL, GG__T_MODULE, GG__T_EVENT, GG__T_STREAM, GG__T_BUFFER };
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    *out_id = 0;
+    gg_status status = gg__require_library(c);
+    if (status != GG_OK)
+        return status;
+    gg__object *parent = gg__lookup(c, parent_id, parent_type, parent_type == GG__T_CONTEXT ? "context" : "module");
+    if (parent == NULL)
+        return gg__lookup_status();
+    gg__context *ctx = parent_type == GG__T_CONTEXT ? (gg__context *)parent : parent->context;
+    pthread_mutex_lock(&ctx->lock);
+    /* Re-checked under the lock a claim takes: a child attached now is seen
+     * by the teardown that claims the context later. */
+    if (atomic_load_explicit(&parent->id, memory_order_relaxed) != parent_id ||
+        atomic_load_explicit(&ctx->h.id, memory_order_relaxed) == 0) {
+        pthread_mutex_unlock(&ctx->lock);
+        status = gg__fail(c, GG_INVALID_HANDLE, "%s: the %s was destroyed during the call", c->api,
+                          gg__type_name(parent_type));
+        gg__leave(c);
+        return status;
+    }
+    status = gg__enter(c, ctx);
+    gg__object *o = status == GG_OK ? gg__object_new(type) : NULL;
+    if (status == GG_OK && o == NULL)
+        status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object record", c->api);
+    if (status == GG_OK) {
+        o->type = type;
+        gg__op op = GG__OP_COUNT;
+        int n = make(c, o, args, &op);
+        if (n != 0) {
+            gg__op ignored;
+            gg__kinds[type].release(c, o, false, &ignored); /* host-side state only: nothing native was made */
+            gg__object_delete(o);
+            o = NULL;
+            status = gg__check(c, op, n);
+        }
+    }
+    if (status == GG_OK) {
+        uint64_t id = gg__handle_alloc(type, o);
+        if (id == 0) {
+            gg__op op = GG__OP_COUNT;
+            gg__kinds[type].release(c, o, true, &op);
+            gg__object_delete(o);
+            status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object's id", c->api);
+        } else {
+            o->created_by = c->api;
+            gg__copy_tag(o->tag, sizeof o->tag, tag);
+            gg__child_attach(ctx, o);
+            atomic_store_explicit(&o->id, id, memory_order_release);
+            *out_id = id;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    gg__leave(c);
+    return status;
+}
+
+/* ---- destroy ----------------------------------------------------------- */
+
+/* A forked child: the driver must not be touched and a parent thread may
+ * have held any record lock at the fork, so the release takes none: the id
+ * is revoked (the handle table's lock is held across fork by the atfork
+ * handlers, so it is free here) and the record is left to the process's
+ * exit. Pins are not waited for: the child's own threads never pin in a
+ * forked child (every call fails with FORKED before it looks anything up). */
+static gg_status destroy_in_forked_child(const char *api, uint64_t id)
+{
+    gg__handle_free(id, GG__FREED_DESTROYED);
+    gg__log(GG_LOG_DEBUG, id, "%s: forked child: the id is released, the object is left to the process's exit", api);
+    return GG_OK;
+}
+
+static gg_status gone(gg__call *c, uint64_t id, gg__type type)
+{
+    if (gg__backend_get() == NULL && !c->internal)
+        return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called", c->api);
+    if (gg__id_type(id) != type)
+        return gg__lookup_failed(c, id, type, gg__type_name(type)), gg__lookup_status();
+    /* Destroying an id that is already gone is harmless (as free(NULL)). */
+    if (gg__log_enabled(GG_LOG_DEBUG)) {
+        char why[200];
+        gg__handle_explain(id, type, why, sizeof why);
+        gg__log(GG_LOG_DEBUG, id, "%s: %s; nothing to do", c->api, why);
+    }
+    return GG_OK;
+}
+
+/* Waits for the claimed objects, then releases them inside their context. */
+static gg_status finish_children(gg__call *c, gg__context *ctx, doomed *d)
+{
+    wait_unpinned(d);
+    pthread_mutex_lock(&ctx->lock);
+    bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
+    gg_status status = release_doomed(c, ctx, d, entered, true);
+    pthread_mutex_unlock(&ctx->lock);
+    return status;
+}
+
+static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
+{
+    gg__object *obj = gg__lookup(c, id, type, gg__type_name(type));
+    if (obj == NULL)
+        return gone(c, id, type);
+    gg__context *ctx = obj->context;
+    /* The child's pin keeps the context record; pinning the context keeps
+     * its teardown from starting until this release is done. If it started
+     * already, it releases this child. */
+    if (!gg__pin_record_of(c, &ctx->h)) {
+        gg__leave(c);
+        return GG_OK;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    if (atomic_load_explicit(&obj->id, memory_order_relaxed) != id) { /* W1: another destroy claimed it */
+        pthread_mutex_unlock(&ctx->lock);
+        gg__leave(c);
+        return GG_OK;
+    }
+    if (type == GG__T_STREAM)
+        c->stream = NULL; /* the record is going: error records must not read it */
+    doomed d = { NULL };
+    if (type == GG__T_MODULE) {
+        /* The module's kernels go with it. */
         gg__object *o = ctx->children.next;
         while (o != &ctx->children) {
             gg__object *next = o->next;
-            if (o->type == order[i])
-                gg__child_release(c, o, reason, call_driver);
+            if (o->type == GG__T_KERNEL && ((gg__kernel *)o)->module == (gg__module *)obj)
+                claim(ctx, o, GG__FREED_MODULE_UNLOADED, &d);
             o = next;
         }
     }
+    claim(ctx, obj, GG__FREED_DESTROYED, &d);
+    pthread_mutex_unlock(&ctx->lock);
+    gg__pin_clear(c->pins, 0); /* our own pin on obj: W3 must not wait for it */
+    gg_status status = finish_children(c, ctx, &d);
+    gg__leave(c);
+    return status;
 }
 
-gg_status gg__destroy_child(const char *api, uint64_t id, gg__type type)
+/* Tears down a pinned context: claims it, waits for calls on it, claims and
+ * waits for its children, releases them and the native context, recycles
+ * the record. `driver_alive` false: no driver call at all (exit). */
+static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg__free_reason reason,
+                                  bool driver_alive)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (atomic_load_explicit(&ctx->h.id, memory_order_relaxed) != id) { /* W1 */
+        pthread_mutex_unlock(&ctx->lock);
+        gg__leave(c);
+        return GG_OK;
+    }
+    atomic_store_explicit(&ctx->h.id, 0, memory_order_seq_cst);
+    gg__handle_free(id, reason);
+    pthread_mutex_unlock(&ctx->lock);
+    gg__context_list_remove(ctx);
+    gg__leave(c); /* our pin, and nothing else: the context must not be current-switched yet */
+    gg__pins_wait(ctx); /* context calls and creators finish */
+
+    doomed d = { NULL };
+    pthread_mutex_lock(&ctx->lock);
+    claim_children(ctx, reason, &d);
+    pthread_mutex_unlock(&ctx->lock);
+    wait_unpinned(&d);
+
+    gg_status status = GG_OK;
+    pthread_mutex_lock(&ctx->lock);
+    gg_context_state_t state = gg__context_state(ctx);
+    bool call_driver = driver_alive && state != GG_STATE_FORKED;
+    bool entered = call_driver && state == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
+    status = release_doomed(c, ctx, &d, entered, driver_alive);
+    gg__leave(c);
+    gg__cleanup_summarise(ctx, state == GG_STATE_FORKED ? "forked" : "dead");
+    gg__op op = GG__OP_CTX_DESTROY;
+    int n = gg__context_release(c, &ctx->h, call_driver, &op);
+    if (n != 0 && !c->b->classify(n).deinitialized) {
+        gg__log(GG_LOG_WARN, id, "%s: destroying the native context returned %s", c->api, c->b->code_name(n));
+        if (state == GG_STATE_ALIVE && status == GG_OK)
+            status = gg__fail_native(c, c->b->classify(n).status, op, n, "%s: %s returned %s", c->api,
+                                     c->b->op_names[op], c->b->code_name(n));
+    }
+    gg__fault_context_released(ctx);
+    pthread_mutex_unlock(&ctx->lock);
+    gg__object_delete(ctx);
+    return status;
+}
+
+static gg_status destroy_context(gg__call *c, uint64_t id)
+{
+    gg__context *ctx = gg__lookup(c, id, GG__T_CONTEXT, "context");
+    if (ctx == NULL)
+        return gone(c, id, GG__T_CONTEXT);
+    /* A context destroyed while on this thread's stack leaves it, ours and
+     * the driver's, wherever it is in it. */
+    if (gg__context_state(ctx) != GG_STATE_FORKED)
+        gg__context_unwind_stacks(c, ctx);
+    return context_teardown(c, ctx, id, GG__FREED_WITH_CONTEXT, true);
+}
+
+gg_status gg__destroy(const char *api, uint64_t id, gg__type type)
 {
     gg__call c = GG__CALL(api);
     gg_status status = gg__require_initialized(&c);
@@ -102,48 +304,36 @@ gg_status gg__destroy_child(const char *api, uint64_t id, gg__type type)
         gg__log(GG_LOG_DEBUG, 0, "%s: id 0, nothing to destroy", api);
         return GG_OK;
     }
-    gg__object *obj = gg__handle_lookup(id, type);
-    if (obj == NULL) {
-        if (gg__id_type(id) == type) {
-            /* Destroying an id that is already gone is harmless (as free(NULL)). */
-            char why[200];
-            gg__handle_explain(id, type, why, sizeof why);
-            gg__log(GG_LOG_DEBUG, id, "%s: %s; nothing to do", api, why);
-            return GG_OK;
-        }
-        gg__lookup(&c, id, type, "object");
-        return GG_INVALID_HANDLE;
-    }
-    gg__context *ctx = obj->context;
+    if (gg__id_type(id) != type)
+        return gone(&c, id, type);
+    gg__fork_check_pid();
+    if (GG__UNLIKELY(gg__fork_generation_now() != gg__lib.fork_generation))
+        return destroy_in_forked_child(api, id);
+    return type == GG__T_CONTEXT ? destroy_context(&c, id) : destroy_child(&c, id, type);
+}
+
+void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason)
+{
+    doomed d = { NULL };
     pthread_mutex_lock(&ctx->lock);
-    if (atomic_load_explicit(&obj->id, memory_order_relaxed) != id) { /* lost a race with another destroy */
-        pthread_mutex_unlock(&ctx->lock);
-        return GG_OK;
-    }
-    if (type == GG__T_STREAM)
-        c.stream = (gg__stream *)obj;
-    bool alive = gg__context_state(ctx) == GG_STATE_ALIVE;
-    if (alive) {
-        status = gg__enter(&c, ctx);
-        if (status != GG_OK) {
-            gg__leave(&c);
-            pthread_mutex_unlock(&ctx->lock);
-            return status;
-        }
-    }
-    if (type == GG__T_MODULE) {
-        /* The module's kernels go with it. */
-        gg__object *o = ctx->children.next;
-        while (o != &ctx->children) {
-            gg__object *next = o->next;
-            if (o->type == GG__T_KERNEL && ((gg__kernel *)o)->module == (gg__module *)obj)
-                gg__child_release(&c, o, GG__FREED_MODULE_UNLOADED, true);
-            o = next;
-        }
-    }
-    status = gg__child_release(&c, obj, GG__FREED_DESTROYED, true);
-    if (alive)
-        gg__leave(&c);
+    claim_children(ctx, reason, &d);
     pthread_mutex_unlock(&ctx->lock);
-    return status;
+    wait_unpinned(&d);
+    pthread_mutex_lock(&ctx->lock);
+    release_doomed(c, ctx, &d, false, true);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void gg__contexts_release_all(bool driver_alive)
+{
+    uint64_t ids[4096];
+    size_t n = gg__contexts_snapshot(ids, sizeof ids / sizeof ids[0]);
+    for (size_t i = 0; i < n; i++) {
+        gg__call c = GG__CALL("gg_shutdown");
+        c.internal = true;
+        c.b = &gg__lib.backend_storage;
+        gg__context *ctx = gg__lookup(&c, ids[i], GG__T_CONTEXT, "context");
+        if (ctx != NULL)
+            context_teardown(&c, ctx, ids[i], GG__FREED_SHUTDOWN, driver_alive);
+    }
 }

@@ -1,41 +1,56 @@
 /* Modules and the kernels in them. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "common/child.h"
+#include "common/chunk.h"
 #include "common/lifetime.h"
 
-static gg_status module_load(gg__call *c, gg_context ctx_handle, const char *path, const void *image,
-                             size_t bytes, gg_module *out)
+typedef struct module_args {
+    const char *path;   /* or: */
+    const void *image;
+    size_t bytes;
+} module_args;
+
+static int make_module(gg__call *c, gg__object *o, const void *args, gg__op *op)
 {
-    gg_status status;
-    gg__context *ctx = gg__create_begin(c, ctx_handle, &status);
-    if (ctx == NULL)
-        return status;
-    gg__nmodule native = NULL;
-    int n = path ? gg__drv(c, GG__OP_MODULE_LOAD, c->b->module_load_file(c->b->self, &native, path))
-                 : gg__drv(c, GG__OP_MODULE_LOAD, c->b->module_load_data(c->b->self, &native, image, bytes));
-    status = gg__check(c, GG__OP_MODULE_LOAD, n);
-    if (status != GG_OK && path != NULL) {
-        gg_error_info *e = gg__last_error_slot();
+    const module_args *a = args;
+    gg__nmodule *native = &((gg__module *)o)->native;
+    *op = GG__OP_MODULE_LOAD;
+    return a->path ? gg__drv(c, *op, c->b->module_load_file(c->b->self, native, a->path))
+                   : gg__drv(c, *op, c->b->module_load_data(c->b->self, native, a->image, a->bytes));
+}
+
+static gg_status module_load(gg__call *c, gg_context ctx, const char *path, const void *image, size_t bytes,
+                             const gg_module_desc *desc, gg_module *out)
+{
+    gg_module_desc d = desc ? *desc : (gg_module_desc){ 0 };
+    if (d.flags != 0)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: unknown desc->flags 0x%x (none are defined)", c->api, d.flags);
+    module_args args = { path, image, bytes };
+    gg_status status = gg__create(c, ctx.id, GG__T_CONTEXT, GG__T_MODULE, d.tag ? d.tag : path, make_module, &args,
+                                  &out->id);
+    gg_error_info *e = gg__last_error_slot();
+    if (status != GG_OK && path != NULL && e->native_code != 0) {
         size_t len = strlen(e->message);
         snprintf(e->message + len, sizeof e->message - len, " (path '%s')", path);
     }
-    if (status == GG_OK) {
-        gg__module *m = gg__object_new(GG__T_MODULE);
-        if (m)
-            m->native = native;
-        out->id = gg__create_record(c, ctx, m ? &m->h : NULL, path);
-        if (out->id == 0) {
-            c->b->module_unload(c->b->self, native);
-            status = GG_OUT_OF_MEMORY;
-        }
-    }
-    gg__create_end(c, ctx);
     return status;
 }
 
-gg_status gg_module_load_file(gg_context ctx, const char *path, gg_module *out)
+int gg__module_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
+{
+    *op = GG__OP_MODULE_UNLOAD;
+    return call_driver ? gg__drv(c, *op, c->b->module_unload(c->b->self, ((gg__module *)o)->native)) : 0;
+}
+
+void gg__module_describe(const gg__object *o, struct cJSON *json)
+{
+    (void)o;
+    (void)json;
+}
+
+gg_status gg_module_load_file(gg_context ctx, const char *path, const gg_module_desc *desc, gg_module *out)
 {
     gg__call c = GG__CALL("gg_module_load_file");
     if (out == NULL)
@@ -43,10 +58,11 @@ gg_status gg_module_load_file(gg_context ctx, const char *path, gg_module *out)
     out->id = 0;
     if (path == NULL || path[0] == '\0')
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_file: path is %s", path ? "empty" : "NULL");
-    return module_load(&c, ctx, path, NULL, 0, out);
+    return module_load(&c, ctx, path, NULL, 0, desc, out);
 }
 
-gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes, gg_module *out)
+gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes, const gg_module_desc *desc,
+                               gg_module *out)
 {
     gg__call c = GG__CALL("gg_module_load_data");
     if (out == NULL)
@@ -56,12 +72,37 @@ gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes, g
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_data: image is NULL");
     if (bytes == 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_data: bytes is 0");
-    return module_load(&c, ctx, NULL, image, bytes, out);
+    return module_load(&c, ctx, NULL, image, bytes, desc, out);
 }
 
 gg_status gg_module_unload(gg_module module)
 {
-    return gg__destroy_child("gg_module_unload", module.id, GG__T_MODULE);
+    return gg__destroy("gg_module_unload", module.id, GG__T_MODULE);
+}
+
+typedef struct kernel_args {
+    uint64_t module_id;
+    const char *name;
+} kernel_args;
+
+static int make_kernel(gg__call *c, gg__object *o, const void *args, gg__op *op)
+{
+    const kernel_args *a = args;
+    gg__kernel *k = (gg__kernel *)o;
+    /* gg__create pinned the module and re-checked its id under the
+     * context's lock (which a claim takes), so the id names it still. */
+    gg__module *m = gg__handle_lookup(a->module_id, GG__T_MODULE);
+    *op = GG__OP_MODULE_GET_FUNCTION;
+    c->kernel_name = a->name;
+    int n = gg__drv(c, *op, c->b->module_get_function(c->b->self, &k->native, m->native, a->name));
+    if (n != 0)
+        return n;
+    k->module = m;
+    k->module_id = a->module_id;
+    k->name = gg__intern(a->name);
+    if (k->name == NULL)
+        k->name = "?"; /* out of memory for the name: attribution says "?" */
+    return 0;
 }
 
 gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out)
@@ -72,37 +113,22 @@ gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out)
     out->id = 0;
     if (name == NULL || name[0] == '\0')
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_get: name is %s", name ? "empty" : "NULL");
-    gg_status status = gg__require_library(&c);
-    if (status != GG_OK)
-        return status;
-    gg__module *m = gg__lookup(&c, module.id, GG__T_MODULE, "module");
-    if (m == NULL)
-        return GG_INVALID_HANDLE;
-    gg__context *ctx = m->h.context;
-    pthread_mutex_lock(&ctx->lock);
-    status = gg__enter(&c, ctx);
-    if (status == GG_OK) {
-        gg__nfunc native = NULL;
-        c.kernel_name = name;
-        int n = gg__drv(&c, GG__OP_MODULE_GET_FUNCTION, c.b->module_get_function(c.b->self, &native, m->native, name));
-        status = gg__check(&c, GG__OP_MODULE_GET_FUNCTION, n);
-        const char *interned = status == GG_OK ? gg__intern(name) : NULL;
-        if (status == GG_OK) {
-            gg__kernel *k = interned ? gg__object_new(GG__T_KERNEL) : NULL;
-            if (k) {
-                k->module = m;
-                k->module_id = module.id;
-                k->native = native;
-                k->name = interned;
-            }
-            out->id = gg__create_record(&c, ctx, k ? &k->h : NULL, name);
-            if (out->id == 0)
-                status = GG_OUT_OF_MEMORY;
-        }
-    }
-    gg__leave(&c);
-    pthread_mutex_unlock(&ctx->lock);
-    return status;
+    kernel_args args = { module.id, name };
+    return gg__create(&c, module.id, GG__T_MODULE, GG__T_KERNEL, name, make_kernel, &args, &out->id);
+}
+
+/* Kernels have no native lifetime of their own, only timing events. */
+int gg__kernel_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
+{
+    *op = GG__OP_COUNT;
+    gg__timing_release(c, (gg__kernel *)o, call_driver);
+    return 0;
+}
+
+void gg__kernel_describe(const gg__object *o, struct cJSON *json)
+{
+    const gg__kernel *k = (const gg__kernel *)o;
+    cJSON_AddStringToObject(json, "name", k->name ? k->name : "");
 }
 
 gg_status gg_kernel_name(gg_kernel kernel, const char **name)
@@ -112,7 +138,8 @@ gg_status gg_kernel_name(gg_kernel kernel, const char **name)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_name: name is NULL");
     gg__kernel *k = gg__lookup(&c, kernel.id, GG__T_KERNEL, "kernel");
     if (k == NULL)
-        return GG_INVALID_HANDLE;
+        return gg__lookup_status();
     *name = k->name;
+    gg__leave(&c);
     return GG_OK;
 }

@@ -4,25 +4,12 @@
 #include <string.h>
 
 #include "common/fork.h"
+#include "common/lifetime.h"
 
 /* One free list per type: memory of a destroyed stream is only ever reused
- * for another stream, so a racing lookup can read a stale object's fields
- * but never memory that is not an object of its type. */
+ * for another stream, and only once no call can hold it (pin.c). */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static gg__object *pool_free[GG__T_COUNT];
-
-static size_t object_size(gg__type type)
-{
-    switch (type) {
-    case GG__T_CONTEXT: return sizeof(gg__context);
-    case GG__T_STREAM: return sizeof(gg__stream);
-    case GG__T_EVENT: return sizeof(gg__event);
-    case GG__T_BUFFER: return sizeof(gg__buffer);
-    case GG__T_MODULE: return sizeof(gg__module);
-    case GG__T_KERNEL: return sizeof(gg__kernel);
-    default: return 0;
-    }
-}
 
 /* Each allocation carries a hidden header linking all objects of a type, so
  * that gg_shutdown can free them all, live or pooled. Objects start and end
@@ -37,33 +24,34 @@ static pool_header *pool_chain[GG__T_COUNT];
 
 void *gg__object_new(gg__type type)
 {
-    size_t size = object_size(type);
-    if (size == 0)
+    if (type <= GG__T_NONE || type >= GG__T_COUNT)
         return NULL;
+    const gg__kind *kind = &gg__kinds[type];
     pthread_mutex_lock(&pool_lock);
     gg__object *obj = pool_free[type];
     if (obj != NULL) {
         pool_free[type] = obj->pool_next;
         pthread_mutex_unlock(&pool_lock);
-        /* The id field (first, already 0 since the delete) is left alone:
-         * only the rest is cleared for the new object. */
-        memset((char *)obj + sizeof(obj->id), 0, size - sizeof(obj->id));
+        /* The id (first, 0 since the claim) and the kept tail (a context's
+         * lock, initialised once) are left alone. */
+        memset((char *)obj + sizeof(obj->id), 0, kind->kept_from - sizeof(obj->id));
         obj->type = type;
         return obj;
     }
-    size_t bytes = (sizeof(pool_header) + size + OBJECT_ALIGN - 1) / OBJECT_ALIGN * OBJECT_ALIGN;
+    size_t bytes = (sizeof(pool_header) + kind->size + OBJECT_ALIGN - 1) / OBJECT_ALIGN * OBJECT_ALIGN;
     pool_header *header = aligned_alloc(OBJECT_ALIGN, bytes);
-    if (header != NULL)
-        memset(header, 0, bytes);
     if (header == NULL) {
         pthread_mutex_unlock(&pool_lock);
         return NULL;
     }
+    memset(header, 0, bytes);
     header->all_next = pool_chain[type];
     pool_chain[type] = header;
     pthread_mutex_unlock(&pool_lock);
     obj = (gg__object *)(header + 1);
     obj->type = type;
+    if (kind->init_once != NULL)
+        kind->init_once(obj);
     return obj;
 }
 
@@ -82,10 +70,12 @@ void gg__object_delete(void *object)
 void gg__object_pools_release(void)
 {
     pthread_mutex_lock(&pool_lock);
-    for (int t = 0; t < GG__T_COUNT; t++) {
+    for (int t = 1; t < GG__T_COUNT; t++) {
         pool_header *h = pool_chain[t];
         while (h != NULL) {
             pool_header *next = h->all_next;
+            if (gg__kinds[t].fini != NULL)
+                gg__kinds[t].fini((gg__object *)(h + 1));
             free(h);
             h = next;
         }

@@ -5,8 +5,8 @@
  * module, kernel) records its owning context and sits in that context's
  * child list, so destroying or recovering the context can release every
  * child. Object memory is type-stable (object.c): it is recycled only for
- * objects of the same type and returned to the system at gg_shutdown, so a
- * lookup that races a destroy never reads freed memory.
+ * objects of the same type, only once no call can still hold it (pin.c),
+ * and returned to the system at gg_shutdown once no call is inside.
  */
 #ifndef GPUGUARD_OBJECT_H
 #define GPUGUARD_OBJECT_H
@@ -56,8 +56,12 @@ typedef struct gg__stream {
 typedef struct gg__event {
     gg__object h;
     gg__nevent native;
-    gg__launch_log *recorded_on;        /* stream log at the last record, NULL if never */
-    uint64_t submitted_at_record;       /* that log's `submitted` when recorded */
+    /* The last record: on which stream (its id, pinned again to observe it:
+     * the stream may be gone since), and that log's `submitted` then. Atomics:
+     * a query in another thread may read them while a record writes them. */
+    _Atomic bool recorded;
+    _Atomic uint64_t recorded_stream_id; /* 0: the default stream */
+    _Atomic uint64_t submitted_at_record;
 } gg__event;
 
 typedef struct gg__buffer {
@@ -102,7 +106,6 @@ struct gg__context {
     gg__nctx native;
     uint32_t watchdog_budget_ms;
     gg_watchdog_policy watchdog;
-    pthread_mutex_t lock;               /* children list and death record */
     gg__object children;                /* list head (sentinel) */
     uint32_t child_count[GG__T_COUNT];
     gg_error_info death;                /* first cause; valid once state is DEAD */
@@ -111,6 +114,11 @@ struct gg__context {
     _Atomic uint64_t skipped_cleanups;
     _Atomic int latched_fault;          /* injected async error waiting for a sync (fault.c) */
     bool skipped_warned;
+    /* Children list, death record, kernel timing. Last: the part of the
+     * record that survives recycling (initialised once, when the memory is
+     * first allocated; destroyed only when gg_shutdown frees the pools), so
+     * no thread ever waits on a destroyed or re-initialised mutex. */
+    pthread_mutex_t lock;
 };
 
 /* Copies a creation tag (NULL: empty), truncated to fit, always terminated:
@@ -123,8 +131,10 @@ static inline void gg__copy_tag(char *dst, size_t size, const char *tag)
     dst[i] = '\0';
 }
 
-/* Type-stable allocation (zeroed). NULL when out of memory. */
+/* Type-stable allocation, zeroed up to the kind's kept tail. NULL when out
+ * of memory. */
 void *gg__object_new(gg__type type);
+/* Recycles a record. Only once its id is revoked and no pin holds it. */
 void gg__object_delete(void *object);
 /* Returns every pooled object's memory to the system (gg_shutdown only). */
 void gg__object_pools_release(void);

@@ -22,22 +22,35 @@ static _Thread_local context_stack stack;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
+/* Unpins the call's last pin (stack walks pin one context at a time). */
+static void unpin_last(gg__call *c)
+{
+    if (c->npins > 0)
+        gg__pin_clear(c->pins, --c->npins);
+}
+
 static void on_thread_exit(void *arg)
 {
     (void)arg;
     gg__call c = GG__CALL("thread exit");
     if (c.b == NULL || stack.depth == 0)
         return;
+    if (gg__call_open(&c) != GG_OK)
+        return;
     gg__log(GG_LOG_WARN, stack.ids[stack.depth - 1],
             "a thread exited with %u gpuguard context(s) pushed; popping them", stack.depth);
     while (stack.depth > 0) {
         uint64_t id = stack.ids[--stack.depth];
-        gg__context *ctx = gg__handle_lookup(id, GG__T_CONTEXT);
-        if (ctx != NULL && gg__context_state(ctx) == GG_STATE_FORKED)
+        gg__context *ctx = gg__try_pin(&c, id, GG__T_CONTEXT);
+        bool forked = ctx != NULL && gg__context_state(ctx) == GG_STATE_FORKED;
+        if (ctx != NULL)
+            unpin_last(&c);
+        if (forked)
             continue;
         gg__nctx popped = NULL;
         c.b->ctx_pop(c.b->self, &popped);
     }
+    gg__leave(&c);
 }
 
 static void make_exit_key(void)
@@ -53,44 +66,51 @@ gg_status gg_context_push(gg_context handle)
         return status;
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
-        return GG_INVALID_HANDLE;
+        return gg__lookup_status();
     gg_context_state_t state = gg__context_state(ctx);
     if (state == GG_STATE_FORKED)
-        return gg__fail(&c, GG_FORKED, "gg_context_push: the context was inherited through fork()");
-    if (state == GG_STATE_DEAD) {
-        c.ctx = ctx;
-        return gg__enter(&c, ctx); /* fails fast with the cause */
+        status = gg__fail(&c, GG_FORKED, "gg_context_push: the context was inherited through fork()");
+    else if (state == GG_STATE_DEAD)
+        status = gg__enter(&c, ctx); /* fails fast with the cause */
+    else if (stack.depth == STACK_MAX)
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_push: this thread's stack is full (%d contexts)",
+                          STACK_MAX);
+    if (status == GG_OK) {
+        int n = gg__drv(&c, GG__OP_CTX_PUSH, c.b->ctx_push(c.b->self, ctx->native));
+        status = gg__check(&c, GG__OP_CTX_PUSH, n);
     }
-    if (stack.depth == STACK_MAX)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_push: this thread's stack is full (%d contexts)",
-                        STACK_MAX);
-    int n = gg__drv(&c, GG__OP_CTX_PUSH, c.b->ctx_push(c.b->self, ctx->native));
-    if (n != 0)
-        return gg__check(&c, GG__OP_CTX_PUSH, n);
-    pthread_once(&exit_key_once, make_exit_key);
-    pthread_setspecific(exit_key, &stack); /* any non-NULL value arms the destructor */
-    stack.ids[stack.depth++] = handle.id;
-    return GG_OK;
+    if (status == GG_OK) {
+        pthread_once(&exit_key_once, make_exit_key);
+        pthread_setspecific(exit_key, &stack); /* any non-NULL value arms the destructor */
+        stack.ids[stack.depth++] = handle.id;
+    }
+    gg__leave(&c);
+    return status;
 }
 
 gg_status gg_context_pop(gg_context *popped)
 {
     gg__call c = GG__CALL("gg_context_pop");
-    gg_status status = gg__require_library(&c);
-    if (status != GG_OK)
-        return status;
     if (popped != NULL)
         popped->id = 0;
-    if (stack.depth == 0)
+    gg_status status = gg__call_open(&c);
+    if (status != GG_OK)
+        return status;
+    if (stack.depth == 0) {
+        gg__leave(&c);
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_pop: this thread's gpuguard context stack is empty");
+    }
     uint64_t id = stack.ids[stack.depth - 1];
-    gg__context *ctx = gg__handle_lookup(id, GG__T_CONTEXT);
+    gg__context *ctx = gg__try_pin(&c, id, GG__T_CONTEXT);
     /* A context inherited through fork is popped from our stack only. */
     if (ctx == NULL || gg__context_state(ctx) != GG_STATE_FORKED) {
         gg__nctx native = NULL;
         int n = gg__drv(&c, GG__OP_CTX_POP, c.b->ctx_pop(c.b->self, &native));
-        if (n != 0)
-            return gg__check(&c, GG__OP_CTX_POP, n);
+        if (n != 0) {
+            status = gg__check(&c, GG__OP_CTX_POP, n);
+            gg__leave(&c);
+            return status;
+        }
         if (ctx != NULL && native != ctx->native)
             gg__log(GG_LOG_WARN, id, "gg_context_pop: the driver's current context was not the one "
                     "gpuguard pushed (code outside gpuguard changed it)");
@@ -98,6 +118,7 @@ gg_status gg_context_pop(gg_context *popped)
     stack.depth--;
     if (popped != NULL)
         popped->id = id;
+    gg__leave(&c);
     return GG_OK;
 }
 
@@ -110,11 +131,45 @@ gg_status gg_context_current(gg_context *current)
     return GG_OK;
 }
 
-/* The driver pops a destroyed context that is current on the calling thread;
- * keep our mirror in step. */
-void gg__context_unwind_stacks(gg__context *ctx)
+/* A context about to be destroyed (or recovered: its native context is
+ * replaced) leaves the calling thread's stack wherever it is in it, ours and
+ * the driver's: the entries above it are popped, it is popped, and the
+ * others are pushed back in order. The driver itself pops a destroyed
+ * context only when it is on top; one left deeper would become current
+ * again, destroyed, when the entries above it are popped. Other threads'
+ * stacks are theirs: a pop there finds the id gone and pops the driver's
+ * entry. Caller has ctx pinned. */
+void gg__context_unwind_stacks(gg__call *c, gg__context *ctx)
 {
-    uint64_t id = atomic_load(&ctx->h.id);
-    if (stack.depth > 0 && stack.ids[stack.depth - 1] == id)
-        stack.depth--;
+    uint64_t id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
+    unsigned lowest = 0;
+    while (lowest < stack.depth && stack.ids[lowest] != id)
+        lowest++;
+    if (lowest == stack.depth)
+        return;
+    uint64_t kept[STACK_MAX];
+    unsigned kept_count = 0;
+    for (unsigned i = lowest + 1; i < stack.depth; i++)
+        if (stack.ids[i] != id)
+            kept[kept_count++] = stack.ids[i];
+    for (unsigned i = stack.depth; i > lowest; i--) {
+        gg__nctx popped = NULL;
+        gg__context *entry = gg__try_pin(c, stack.ids[i - 1], GG__T_CONTEXT);
+        bool forked = entry != NULL && gg__context_state(entry) == GG_STATE_FORKED;
+        if (entry != NULL)
+            unpin_last(c);
+        if (!forked)
+            c->b->ctx_pop(c->b->self, &popped);
+    }
+    stack.depth = lowest;
+    for (unsigned i = 0; i < kept_count; i++) {
+        /* A context destroyed meanwhile by another thread is dropped: its
+         * native context is gone. */
+        gg__context *entry = gg__try_pin(c, kept[i], GG__T_CONTEXT);
+        if (entry == NULL)
+            continue;
+        if (gg__context_state(entry) == GG_STATE_FORKED || c->b->ctx_push(c->b->self, entry->native) == 0)
+            stack.ids[stack.depth++] = kept[i];
+        unpin_last(c);
+    }
 }

@@ -6,36 +6,41 @@
 #include "common/lifetime.h"
 #include "common/wait.h"
 
-gg_status gg_stream_create(gg_context ctx_handle, const char *tag, gg_stream *out)
+static int make_stream(gg__call *c, gg__object *o, const void *args, gg__op *op)
+{
+    (void)args;
+    *op = GG__OP_STREAM_CREATE;
+    return gg__drv(c, *op, c->b->stream_create(c->b->self, &((gg__stream *)o)->native));
+}
+
+gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream *out)
 {
     gg__call c = GG__CALL("gg_stream_create");
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: out is NULL");
     out->id = 0;
-    gg_status status;
-    gg__context *ctx = gg__create_begin(&c, ctx_handle, &status);
-    if (ctx == NULL)
-        return status;
-    gg__nstream native = NULL;
-    int n = gg__drv(&c, GG__OP_STREAM_CREATE, c.b->stream_create(c.b->self, &native));
-    status = gg__check(&c, GG__OP_STREAM_CREATE, n);
-    if (status == GG_OK) {
-        gg__stream *st = gg__object_new(GG__T_STREAM);
-        if (st)
-            st->native = native;
-        out->id = gg__create_record(&c, ctx, st ? &st->h : NULL, tag);
-        if (out->id == 0) {
-            c.b->stream_destroy(c.b->self, native);
-            status = GG_OUT_OF_MEMORY;
-        }
-    }
-    gg__create_end(&c, ctx);
-    return status;
+    gg_stream_desc d = desc ? *desc : (gg_stream_desc){ 0 };
+    if (d.flags != 0)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: unknown desc->flags 0x%x (none are defined)",
+                        d.flags);
+    return gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_STREAM, d.tag, make_stream, NULL, &out->id);
+}
+
+int gg__stream_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
+{
+    *op = GG__OP_STREAM_DESTROY;
+    return call_driver ? gg__drv(c, *op, c->b->stream_destroy(c->b->self, ((gg__stream *)o)->native)) : 0;
+}
+
+void gg__stream_describe(const gg__object *o, struct cJSON *json)
+{
+    (void)o;
+    (void)json;
 }
 
 gg_status gg_stream_destroy(gg_stream stream)
 {
-    return gg__destroy_child("gg_stream_destroy", stream.id, GG__T_STREAM);
+    return gg__destroy("gg_stream_destroy", stream.id, GG__T_STREAM);
 }
 
 gg_status gg_stream_query(gg_stream s)
@@ -43,7 +48,7 @@ gg_status gg_stream_query(gg_stream s)
     gg__call c = GG__CALL("gg_stream_query");
     gg_status status;
     gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
-    if (status == GG_OK) {
+    if (st != NULL) {
         uint64_t mark = gg__launch_log_submitted(&st->log);
         int n = gg__drv(&c, GG__OP_STREAM_QUERY, c.b->stream_query(c.b->self, st->native));
         status = gg__check(&c, GG__OP_STREAM_QUERY, n);
@@ -78,7 +83,7 @@ gg_status gg_stream_synchronize(gg_stream s, uint32_t timeout_ms)
     gg__call c = GG__CALL("gg_stream_synchronize");
     gg_status status;
     gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
-    if (status == GG_OK)
+    if (st != NULL)
         status = gg__stream_wait(&c, st, timeout_ms);
     gg__leave(&c);
     return status;
@@ -89,10 +94,10 @@ gg_status gg_stream_wait_event(gg_stream s, gg_event e)
     gg__call c = GG__CALL("gg_stream_wait_event");
     gg_status status;
     gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
-    if (status == GG_OK) {
+    if (st != NULL) {
         gg__event *ev = gg__lookup(&c, e.id, GG__T_EVENT, "event");
         if (ev == NULL)
-            status = GG_INVALID_HANDLE;
+            status = gg__lookup_status();
         else if ((status = gg__check_same_context(&c, &st->h, "stream", &ev->h, "event")) == GG_OK) {
             int n = gg__drv(&c, GG__OP_STREAM_WAIT_EVENT, c.b->stream_wait_event(c.b->self, st->native, ev->native));
             status = gg__check(&c, GG__OP_STREAM_WAIT_EVENT, n);
@@ -109,7 +114,8 @@ gg_status gg_stream_context(gg_stream s, gg_context *ctx)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_context: ctx is NULL");
     gg__stream *st = gg__lookup(&c, s.id, GG__T_STREAM, "stream");
     if (st == NULL)
-        return GG_INVALID_HANDLE;
+        return gg__lookup_status();
     ctx->id = atomic_load(&st->h.context->h.id);
+    gg__leave(&c);
     return GG_OK;
 }

@@ -71,6 +71,14 @@ gg_status gg__wait(gg__call *c, gg__op op, gg__poll_fn poll, void *arg, uint32_t
     uint64_t deadline = start + (uint64_t)timeout_ms * 1000000u;
     uint64_t sleep_step_us = 20;
     for (uint32_t polls = 0;; polls++) {
+        /* A destroy waiting for this call, or gg_shutdown: give up rather
+         * than hold them until the deadline (pin.c). */
+        if (GG__UNLIKELY(gg__pins_revoked(c))) {
+            if (gg__backend_get() == NULL && !c->internal)
+                return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called while waiting for %s", c->api, what);
+            return gg__fail(c, GG_INVALID_HANDLE, "%s: the object was destroyed by another thread while waiting for %s",
+                            c->api, what);
+        }
         int n = poll(c, arg);
         if (n == 0)
             return GG_OK;

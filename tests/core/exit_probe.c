@@ -16,9 +16,9 @@ int main(int argc, char **argv)
     gg_kernel touch;
     gg_buffer buf;
     gg_stream stream;
-    if (gg_context_create(1, NULL, &ctx) != GG_OK || gg_module_load_file(ctx, argv[1], &module) != GG_OK ||
-        gg_kernel_get(module, "touch", &touch) != GG_OK || gg_buffer_alloc(ctx, 64, 0, &buf) != GG_OK ||
-        gg_stream_create(ctx, "left-behind", &stream) != GG_OK || gg_context_push(ctx) != GG_OK)
+    if (gg_context_create(1, NULL, &ctx) != GG_OK || gg_module_load_file(ctx, argv[1], NULL, &module) != GG_OK ||
+        gg_kernel_get(module, "touch", &touch) != GG_OK || gg_buffer_alloc(ctx, 64, NULL, &buf) != GG_OK ||
+        gg_stream_create(ctx, &(gg_stream_desc){ .tag = "left-behind" }, &stream) != GG_OK || gg_context_push(ctx) != GG_OK)
         return 4;
     uint64_t dptr = 0, bytes = 1u << 30;
     gg_buffer_device_ptr(buf, &dptr);

@@ -36,7 +36,7 @@ static void check_every_block_once(gg_dim3 grid, uint32_t dim, float target_ms, 
 {
     size_t blocks = (size_t)grid.x * grid.y * grid.z;
     gg_buffer counts;
-    GG_OK_(gg_buffer_alloc(rig.ctx, blocks * 4, 0, &counts));
+    GG_OK_(gg_buffer_alloc(rig.ctx, blocks * 4, NULL, &counts));
     GG_OK_(gg_memset(counts, 0, 0, blocks * 4, GG_NO_STREAM));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(counts, &dptr));
@@ -68,7 +68,7 @@ Test(chunking, every_block_runs_exactly_once_in_1d_2d_3d_and_odd_sizes)
     check_every_block_once((gg_dim3){ 1, 1, 1 }, 0, 0.01f, 1);
     /* No target on a device without a watchdog: one slice. */
     gg_buffer counts;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64 * 4, 0, &counts));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64 * 4, NULL, &counts));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(counts, &dptr));
     uint32_t gx = 64, gy = 1, offset = 0, d = 0;
@@ -116,7 +116,7 @@ Test(chunking, a_kernel_that_would_overrun_the_watchdog_completes_chunked)
     GG_OK_(gg_launch(&desc)); /* unchunked, allowed by policy: the watchdog kills it */
     GG_EXPECT(GG_LAUNCH_TIMEOUT, gg_context_synchronize(rig.ctx, 0));
     GG_OK_(gg_context_recover(rig.ctx));
-    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), &rig.module));
+    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &rig.module));
     GG_OK_(gg_kernel_get(rig.module, "spin", &spin));
     desc.kernel = spin;
     gg_chunk_stats stats;

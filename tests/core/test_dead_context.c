@@ -18,7 +18,7 @@ TestSuite(dead_context, .init = setup_device1);
 Test(dead_context, fault_surfaces_at_a_later_call_naming_the_culprit)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_touch(&rig, GG_NO_STREAM, dptr, 1u << 20)); /* asynchronous: accepted */
@@ -48,9 +48,9 @@ Test(dead_context, every_api_family_fails_fast_without_driver_calls)
     gg_buffer buf;
     gg_stream stream;
     gg_event event;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
-    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
-    GG_OK_(gg_event_create(rig.ctx, "e", &event));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "s" }, &stream));
+    GG_OK_(gg_event_create(rig.ctx, &(gg_event_desc){ .tag = "e" }, &event));
     kill_with_illegal_address(&rig, buf);
 
     unsigned long long before = gg_test_sim_total_calls();
@@ -62,14 +62,14 @@ Test(dead_context, every_api_family_fails_fast_without_driver_calls)
     gg_kernel k2;
     float ms;
     gg_status results[] = {
-        gg_stream_create(rig.ctx, "late", &s2),
-        gg_event_create(rig.ctx, "late", &e2),
-        gg_buffer_alloc(rig.ctx, 64, 0, &b2),
+        gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "late" }, &s2),
+        gg_event_create(rig.ctx, &(gg_event_desc){ .tag = "late" }, &e2),
+        gg_buffer_alloc(rig.ctx, 64, NULL, &b2),
         gg_memcpy_htod(buf, 0, host, sizeof host, GG_NO_STREAM),
         gg_memcpy_dtoh(host, buf, 0, sizeof host, stream),
         gg_memcpy_dtod(buf, 0, buf, 64, 64, GG_NO_STREAM),
         gg_memset(buf, 0, 0, 64, stream),
-        gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), &m2),
+        gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &m2),
         gg_kernel_get(rig.module, "noop", &k2),
         launch_plain(rig.noop, stream),
         gg_stream_query(stream),
@@ -102,10 +102,10 @@ Test(dead_context, cleanup_in_a_dead_context_makes_no_driver_calls)
     gg_buffer buf, pinned;
     gg_stream stream;
     gg_event event;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, GG_BUFFER_HOST_PINNED, &pinned));
-    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
-    GG_OK_(gg_event_create(rig.ctx, "e", &event));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, &(gg_buffer_desc){ .flags = GG_BUFFER_HOST_PINNED }, &pinned));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "s" }, &stream));
+    GG_OK_(gg_event_create(rig.ctx, &(gg_event_desc){ .tag = "e" }, &event));
     kill_with_illegal_address(&rig, buf);
 
     unsigned long long before = gg_test_sim_total_calls();
@@ -130,8 +130,8 @@ Test(dead_context, destroying_a_dead_context_releases_its_children)
 {
     gg_buffer buf;
     gg_stream stream;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
-    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "s" }, &stream));
     kill_with_illegal_address(&rig, buf);
     GG_OK_(gg_context_destroy(rig.ctx));
     GG_EXPECT(GG_INVALID_HANDLE, gg_stream_query(stream));
@@ -143,9 +143,9 @@ Test(dead_context, attribution_is_a_window_when_several_launches_are_unobserved)
 {
     gg_buffer buf;
     gg_stream a, b;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
-    GG_OK_(gg_stream_create(rig.ctx, "a", &a));
-    GG_OK_(gg_stream_create(rig.ctx, "b", &b));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "a" }, &a));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "b" }, &b));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_plain(rig.noop, a));              /* #1 */
@@ -166,7 +166,7 @@ Test(dead_context, attribution_is_a_window_when_several_launches_are_unobserved)
 Test(dead_context, attribution_is_exact_after_earlier_launches_were_observed)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
     GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 7, 1024));
     GG_OK_(gg_context_synchronize(rig.ctx, 0));     /* #1 observed complete */
     uint64_t dptr;
@@ -201,9 +201,9 @@ Test(dead_context, other_contexts_keep_working)
     gg_context other;
     GG_OK_(gg_context_create(0, NULL, &other)); /* another device: independent on every backend */
     gg_buffer buf, ok;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
-    GG_OK_(gg_buffer_alloc(other, 4096, 0, &ok));
+    GG_OK_(gg_buffer_alloc(other, 4096, NULL, &ok));
     GG_OK_(gg_memset(ok, 0, 1, 4096, GG_NO_STREAM));
     GG_OK_(gg_context_destroy(other));
     GG_OK_(gg_context_destroy(rig.ctx));
@@ -227,9 +227,9 @@ static uint64_t kill_and_clean_up(void)
     gg_test_rig_open(&rig, 1);
     gg_buffer a, b;
     gg_stream s;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &a));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &b));
-    GG_OK_(gg_stream_create(rig.ctx, "s", &s));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &a));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &b));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "s" }, &s));
     kill_with_illegal_address(&rig, a);
     GG_OK_(gg_buffer_free(a));
     GG_OK_(gg_buffer_free(b));
@@ -281,9 +281,9 @@ Test(dead_context, cuda_contexts_on_one_device_are_independent)
     gg_context sibling;
     GG_OK_(gg_context_create(1, NULL, &sibling)); /* same device as the rig */
     gg_buffer buf, ok;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
-    GG_OK_(gg_buffer_alloc(sibling, 64, 0, &ok));
+    GG_OK_(gg_buffer_alloc(sibling, 64, NULL, &ok));
     GG_OK_(gg_memset(ok, 0, 1, 64, GG_NO_STREAM));
     GG_OK_(gg_context_destroy(sibling));
     GG_OK_(gg_context_destroy(rig.ctx));
@@ -299,7 +299,7 @@ Test(dead_context, hip_contexts_on_one_device_share_fate)
     gg_context sibling;
     GG_OK_(gg_context_create(1, NULL, &sibling));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
     GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(sibling, 0));
     cr_assert_eq(gg_context_state(sibling), GG_STATE_DEAD);

@@ -35,7 +35,7 @@ TestSuite(deadlines, .init = setup);
 Test(deadlines, hung_stream_wait_times_out_and_kills_the_context)
 {
     gg_stream stream;
-    GG_OK_(gg_stream_create(rig.ctx, "hung", &stream));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "hung" }, &stream));
     GG_OK_(launch_plain(rig.hang_me, stream));
     double start = now_ms();
     GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(stream, 200));
@@ -55,7 +55,7 @@ Test(deadlines, hung_stream_wait_times_out_and_kills_the_context)
 Test(deadlines, event_and_context_waits_have_deadlines_too)
 {
     gg_event ev;
-    GG_OK_(gg_event_create(rig.ctx, "after-hang", &ev));
+    GG_OK_(gg_event_create(rig.ctx, &(gg_event_desc){ .tag = "after-hang" }, &ev));
     GG_OK_(launch_plain(rig.hang_me, GG_NO_STREAM));
     GG_OK_(gg_event_record(ev, GG_NO_STREAM));
     GG_EXPECT(GG_NOT_READY, gg_event_query(ev));
@@ -67,7 +67,7 @@ Test(deadlines, event_and_context_waits_have_deadlines_too)
 Test(deadlines, synchronous_copy_behind_a_hung_kernel_times_out)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
     GG_OK_(launch_plain(rig.hang_me, GG_NO_STREAM));
     char host[64];
     double start = now_ms();
@@ -86,7 +86,7 @@ Test(deadlines, timeout_policy_returns_keeps_the_context_alive)
     gg_test_init_sim_desc(HANG_CONFIG, &desc);
     gg_test_rig_open(&rig, 1);
     gg_stream stream;
-    GG_OK_(gg_stream_create(rig.ctx, "hung", &stream));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "hung" }, &stream));
     GG_OK_(launch_plain(rig.hang_me, stream));
     GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(stream, 50));
     cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);

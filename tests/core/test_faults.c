@@ -23,7 +23,7 @@ static void alloc_pattern(int n, char *out)
 {
     gg_buffer bufs[128];
     for (int i = 0; i < n; i++) {
-        gg_status s = gg_buffer_alloc(rig.ctx, 64, 0, &bufs[i]);
+        gg_status s = gg_buffer_alloc(rig.ctx, 64, NULL, &bufs[i]);
         cr_assert(s == GG_OK || s == GG_OUT_OF_MEMORY, "alloc %d: %s", i, gg_status_name(s));
         out[i] = s == GG_OK ? '.' : 'x';
         cr_assert(s == GG_OK || bufs[i].id == 0);
@@ -110,11 +110,11 @@ Test(faults, immediate_sticky_injection_kills_the_context_with_the_cause)
 Test(faults, async_injection_surfaces_at_the_next_sync_naming_the_launch)
 {
     gg_stream stream;
-    GG_OK_(gg_stream_create(rig.ctx, "s", &stream));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "s" }, &stream));
     GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"nth\":1,\"error\":\"launch_failed\",\"mode\":\"async\"}]"));
     GG_OK_(launch_plain(rig.noop, stream)); /* goes through */
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf)); /* not a sync point */
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf)); /* not a sync point */
     GG_EXPECT(GG_LAUNCH_FAILED, gg_stream_synchronize(stream, 0));
     gg_error_info e;
     GG_OK_(gg_last_error(&e));
@@ -135,8 +135,8 @@ Test(faults, device_filter_limits_a_rule)
     GG_OK_(gg_context_create(0, NULL, &on0));
     GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"device\":0,\"error\":\"out_of_memory\"}]"));
     gg_buffer a, b;
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(on0, 64, 0, &a));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &b)); /* device 1 */
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(on0, 64, NULL, &a));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &b)); /* device 1 */
     GG_OK_(gg_context_destroy(on0));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -145,7 +145,7 @@ Test(faults, device_filter_limits_a_rule)
 Test(faults, failed_free_still_releases_the_handle)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
     GG_OK_(gg_fault_set_plan("[{\"op\":\"free\",\"error\":\"invalid_argument\"}]"));
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_free(buf));
     size_t size;
@@ -194,7 +194,7 @@ Test(faults, malformed_plans_are_refused_naming_rule_and_field)
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_fault_set_plan(NULL));
     /* The plan in force was left as it was. */
     gg_buffer buf;
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
@@ -217,8 +217,8 @@ Test(faults, plans_from_the_environment_and_the_report_file)
     gg_context ctx;
     GG_OK_(gg_context_create(1, NULL, &ctx));
     gg_stream s;
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_stream_create(ctx, "first", &s));
-    GG_OK_(gg_stream_create(ctx, "second", &s));
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_stream_create(ctx, &(gg_stream_desc){ .tag = "first" }, &s));
+    GG_OK_(gg_stream_create(ctx, &(gg_stream_desc){ .tag = "second" }, &s));
     GG_OK_(gg_context_destroy(ctx));
     gg_test_finish();
     FILE *f = fopen(report, "r");

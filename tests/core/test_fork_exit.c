@@ -73,8 +73,8 @@ static int child_uses_inherited_objects(void *arg)
 
 Test(fork_exit, forked_child_gets_forked_and_exits_cleanly)
 {
-    GG_OK_(gg_stream_create(rig.ctx, "inherited", &inherited_stream));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &inherited_buffer));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "inherited" }, &inherited_stream));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &inherited_buffer));
     int code = run_forked(child_uses_inherited_objects, NULL);
     cr_assert_eq(code, 0, "child failed at step %d", code);
     /* The parent is untouched. */

@@ -127,7 +127,7 @@ Test(init, silent_by_default, .init = cr_redirect_stderr)
     gg_context ctx;
     GG_OK_(gg_context_create(0, NULL, &ctx));
     gg_buffer buf;
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_alloc(ctx, 0, 0, &buf));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_alloc(ctx, 0, NULL, &buf));
     GG_OK_(gg_shutdown()); /* with a leaked context: reported only through the log */
     fflush(stderr);
     cr_assert_stderr_eq_str("");

@@ -19,8 +19,8 @@ Test(recovery, recovered_context_is_alive_and_computes)
 {
     gg_buffer buf;
     gg_stream stream;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, 0, &buf));
-    GG_OK_(gg_stream_create(rig.ctx, "before", &stream));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "before" }, &stream));
     kill_with_illegal_address(&rig, buf);
 
     GG_OK_(gg_context_recover(rig.ctx));
@@ -37,11 +37,11 @@ Test(recovery, recovered_context_is_alive_and_computes)
     /* A fresh module, buffer and launch on the recovered context. */
     gg_module module;
     gg_kernel fill;
-    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), &module));
+    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &module));
     GG_OK_(gg_kernel_get(module, "fill_u32", &fill));
     rig.fill_u32 = fill;
     gg_buffer fresh;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 1024 * 4, 0, &fresh));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 1024 * 4, NULL, &fresh));
     GG_OK_(launch_fill(&rig, GG_NO_STREAM, fresh, 42, 1024));
     uint32_t host[1024];
     GG_OK_(gg_memcpy_dtoh(host, fresh, 0, sizeof host, GG_NO_STREAM));
@@ -54,7 +54,7 @@ Test(recovery, recovered_context_is_alive_and_computes)
 Test(recovery, recovering_an_alive_context_changes_nothing)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
     GG_OK_(gg_context_recover(rig.ctx));
     size_t size = 0;
     GG_OK_(gg_buffer_size(buf, &size));
@@ -71,10 +71,10 @@ Test(recovery, primary_context_recovers_by_reset)
     GG_OK_(gg_context_create(0, &(gg_context_desc){ .use_primary = true, .tag = "primary" }, &primary));
     gg_module module;
     gg_kernel touch;
-    GG_OK_(gg_module_load_file(primary, gg_test_kernel_module("core_kernels"), &module));
+    GG_OK_(gg_module_load_file(primary, gg_test_kernel_module("core_kernels"), NULL, &module));
     GG_OK_(gg_kernel_get(module, "touch", &touch));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(primary, 64, 0, &buf));
+    GG_OK_(gg_buffer_alloc(primary, 64, NULL, &buf));
     uint64_t dptr, bytes = 1u << 30;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     void *params[] = { &dptr, &bytes };
@@ -83,7 +83,7 @@ Test(recovery, primary_context_recovers_by_reset)
     GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(primary, 0));
     GG_OK_(gg_context_recover(primary));
     gg_buffer again;
-    GG_OK_(gg_buffer_alloc(primary, 64, 0, &again));
+    GG_OK_(gg_buffer_alloc(primary, 64, NULL, &again));
     GG_OK_(gg_memset(again, 0, 3, 64, GG_NO_STREAM));
     GG_OK_(gg_context_destroy(primary));
     GG_OK_(gg_context_destroy(rig.ctx));

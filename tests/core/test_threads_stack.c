@@ -23,7 +23,7 @@ Test(threads_stack, calls_restore_the_callers_current_context)
     cr_assert_eq(gg_test_sim_push_raw_context(&raw), 0);
     cr_assert_eq(gg_test_sim_current_context(), raw);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
     cr_assert_eq(gg_test_sim_current_context(), raw, "success path changed the current context");
     /* An error from the driver after the switch (a grid over the limits). */
     gg_launch_desc d = { .kernel = rig.noop, .grid = { 1u << 31, 1u << 20, 1 }, .block = { 1, 1, 1 } };
@@ -90,7 +90,7 @@ static void *launch_and_sync(void *arg)
 {
     worker_result *r = arg;
     gg_stream stream;
-    if (gg_stream_create(rig.ctx, "worker", &stream) != GG_OK) {
+    if (gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "worker" }, &stream) != GG_OK) {
         r->dead++;
         return NULL;
     }
@@ -116,7 +116,7 @@ static void *launch_and_sync(void *arg)
 Test(threads_stack, many_threads_see_clean_errors_while_a_context_dies)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, 0, &buf));
+    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
     pthread_t threads[WORKERS];
     worker_result results[WORKERS];
     memset(results, 0, sizeof results);

@@ -355,11 +355,11 @@ static void fill_and_check(gg_context ctx, uint32_t value)
 {
     enum { N = 512 };
     gg_module m;
-    GG_OK_(gg_module_load_file(ctx, CORE_KERNELS, &m));
+    GG_OK_(gg_module_load_file(ctx, CORE_KERNELS, NULL, &m));
     gg_kernel k;
     GG_OK_(gg_kernel_get(m, "fill_u32", &k));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(ctx, N * 4, GG_BUFFER_DEVICE, &buf));
+    GG_OK_(gg_buffer_alloc(ctx, N * 4, NULL, &buf));
     uint64_t dptr = 0;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     uint32_t n = N;
@@ -390,11 +390,11 @@ static void kill_and_recover(bool use_primary)
     gg_context ctx;
     GG_OK_(gg_context_create(1, &cd, &ctx));
     gg_module m;
-    GG_OK_(gg_module_load_file(ctx, CORE_KERNELS, &m));
+    GG_OK_(gg_module_load_file(ctx, CORE_KERNELS, NULL, &m));
     gg_kernel touch;
     GG_OK_(gg_kernel_get(m, "touch", &touch));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(ctx, 64, GG_BUFFER_DEVICE, &buf));
+    GG_OK_(gg_buffer_alloc(ctx, 64, NULL, &buf));
     uint64_t ptr = 0, bytes = 1 << 20;
     GG_OK_(gg_buffer_device_ptr(buf, &ptr));
     void *params[] = { &ptr, &bytes };

@@ -194,7 +194,7 @@ int gg_test_sim_destroy_raw_context(void *ctx)
 void gg_test_rig_open(gg_test_rig *rig, int device)
 {
     GG_OK_(gg_context_create(device, &(gg_context_desc){ .tag = "rig" }, &rig->ctx));
-    GG_OK_(gg_module_load_file(rig->ctx, gg_test_kernel_module("core_kernels"), &rig->module));
+    GG_OK_(gg_module_load_file(rig->ctx, gg_test_kernel_module("core_kernels"), NULL, &rig->module));
     GG_OK_(gg_kernel_get(rig->module, "fill_u32", &rig->fill_u32));
     GG_OK_(gg_kernel_get(rig->module, "add_one_u32", &rig->add_one_u32));
     GG_OK_(gg_kernel_get(rig->module, "touch", &rig->touch));
