@@ -23,7 +23,7 @@ Test(devices, each_context_lives_on_its_device_and_computes)
         cr_expect_eq(reported, device);
 
         gg_buffer buf;
-        GG_OK_(gg_buffer_alloc(rig.ctx, N * sizeof(uint32_t), 0, &buf));
+        GG_OK_(gg_buffer_alloc(rig.ctx, N * sizeof(uint32_t), NULL, &buf));
         unsigned long long after[2] = { gg_test_sim_device_memory_used(0),
                                         gg_test_sim_device_memory_used(1) };
         cr_expect_gt(after[device], before[device], "the allocation is on device %d", device);

@@ -122,7 +122,7 @@ void check_bench(const gc_env *env, gc_result *r)
     static rig g;
     gc_session s;
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "bench", &s) || !load_api(r, env, &g.api) ||
-        !gc_kernel(r, &s, "noop", &g.noop) || !gc_ok(r, gg_event_create(s.ctx, "bench", &g.event), "gg_event_create") ||
+        !gc_kernel(r, &s, "noop", &g.noop) || !gc_ok(r, gg_event_create(s.ctx, &(gg_event_desc){ .tag = "bench" }, &g.event), "gg_event_create") ||
         /* Both sides work in this one context, current for the direct calls. */
         !gc_ok(r, gg_context_push(s.ctx), "gg_context_push"))
         return;

@@ -28,14 +28,14 @@ void check_fault_plan_immediate(const gc_env *env, gc_result *r)
     gc_session s;
     gg_buffer a, b, c;
     if (!gc_init(r, env, &desc) || !gc_open(r, env, "plan-immediate", &s) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, GG_BUFFER_DEVICE, &a), "the 1st gg_buffer_alloc") ||
-        !gc_expect(r, gg_buffer_alloc(s.ctx, 1 << 20, GG_BUFFER_DEVICE, &b), GG_OUT_OF_MEMORY,
+        !gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &a), "the 1st gg_buffer_alloc") ||
+        !gc_expect(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &b), GG_OUT_OF_MEMORY,
                    "the 2nd gg_buffer_alloc (the plan fails it)"))
         return;
     gc_figure_last_error(r, "error");
     if (gg_context_state(s.ctx) != GG_STATE_ALIVE)
         return (void)gc_fail(r, "an injected out-of-memory left the context in state %d", (int)gg_context_state(s.ctx));
-    if (!gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, GG_BUFFER_DEVICE, &c), "the 3rd gg_buffer_alloc") ||
+    if (!gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &c), "the 3rd gg_buffer_alloc") ||
         !gc_computes(r, &s, 1 << 16, 17))
         return;
     int fired = rule_fired(0);
@@ -58,7 +58,7 @@ void check_fault_plan_async(const gc_env *env, gc_result *r)
     uint32_t n = 1024;
     void *params[] = { &ptr, &n };
     if (!gc_init(r, env, &desc) || !gc_open(r, env, "plan-async", &s) || !gc_kernel(r, &s, "add_one_u32", &add_one) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, n * 4, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_alloc(s.ctx, n * 4, NULL, &buf), "gg_buffer_alloc") ||
         !gc_ok(r, gg_buffer_device_ptr(buf, &ptr), "gg_buffer_device_ptr") ||
         !gc_ok(r, gg_memset(buf, 0, 0, n * 4, GG_NO_STREAM), "gg_memset") ||
         !gc_ok(r, gc_launch(add_one, s.stream, 4, 256, params, 2), "the 1st gg_launch") ||
@@ -79,8 +79,8 @@ void check_fault_plan_async(const gc_env *env, gc_result *r)
     if (!gc_ok(r, gg_context_recover(s.ctx), "gg_context_recover"))
         return;
     gc_session fresh = { .ctx = s.ctx };
-    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, &fresh.module), "gg_module_load_file") ||
-        !gc_ok(r, gg_stream_create(s.ctx, "after", &fresh.stream), "gg_stream_create") ||
+    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_load_file") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "after" }, &fresh.stream), "gg_stream_create") ||
         !gc_computes(r, &fresh, 1 << 16, 8))
         return;
     gc_note(r, "the 2nd add_one_u32 launch surfaced as GG_ILLEGAL_ADDRESS at the next synchronize, culprit "

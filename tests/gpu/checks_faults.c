@@ -54,7 +54,7 @@ void check_stray_store(const gc_env *env, gc_result *r)
     uint32_t value = 1, n = 256;
     void *params[] = { &ptr, &value, &n };
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "stray", &s) || !gc_kernel(r, &s, "fill_u32", &fill) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1024, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_alloc(s.ctx, 1024, NULL, &buf), "gg_buffer_alloc") ||
         !gc_ok(r, gg_buffer_device_ptr(buf, &ptr), "gg_buffer_device_ptr") ||
         /* Launch #1 runs and is observed, so only #2 (the stray store) is pending. */
         !gc_ok(r, gc_launch(fill, s.stream, 1, 256, params, 3), "gg_launch(fill_u32)") ||
@@ -89,9 +89,9 @@ void check_culprit_among_pending(const gc_env *env, gc_result *r)
     void *fill_params[] = { &ptr, &value, &n };
     void *oob_params[] = { &ptr, &index, &bad };
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "pending", &s) ||
-        !gc_ok(r, gg_stream_create(s.ctx, "other", &other), "gg_stream_create") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "other" }, &other), "gg_stream_create") ||
         !gc_kernel(r, &s, "fill_u32", &fill) || !gc_kernel(r, &s, "oob_store", &oob) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1024, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_alloc(s.ctx, 1024, NULL, &buf), "gg_buffer_alloc") ||
         !gc_ok(r, gg_buffer_device_ptr(buf, &ptr), "gg_buffer_device_ptr"))
         return;
     /* #1-#3 fill, #4 the stray store, #5 fill on another stream; nothing observed. */
@@ -138,8 +138,8 @@ void check_dead_fails_fast(const gc_env *env, gc_result *r)
     gg_buffer buf;
     char why[256];
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "fail-fast", &s) || !gc_kernel(r, &s, "fill_u32", &fill) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc") ||
-        !gc_ok(r, gg_stream_create(s.ctx, "control", &control), "gg_stream_create"))
+        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, NULL, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "control" }, &control), "gg_stream_create"))
         return;
     bool counting = gc_calls_open(env, why, sizeof why);
     if ((counting && !counter_sees_calls(r, control)) || !gc_kill_with_stray_store(r, &s))
@@ -159,13 +159,13 @@ void check_dead_fails_fast(const gc_env *env, gc_result *r)
     calls[k++] = (struct fail_fast_call){ "gg_stream_query", gg_stream_query(s.stream) };
     calls[k++] = (struct fail_fast_call){ "gg_stream_synchronize", gg_stream_synchronize(s.stream, 0) };
     calls[k++] = (struct fail_fast_call){ "gg_launch", gc_launch(fill, s.stream, 1, 16, params, 3) };
-    calls[k++] = (struct fail_fast_call){ "gg_buffer_alloc", gg_buffer_alloc(s.ctx, 64, GG_BUFFER_DEVICE, &more) };
+    calls[k++] = (struct fail_fast_call){ "gg_buffer_alloc", gg_buffer_alloc(s.ctx, 64, NULL, &more) };
     calls[k++] = (struct fail_fast_call){ "gg_memcpy_htod", gg_memcpy_htod(buf, 0, host, sizeof host, GG_NO_STREAM) };
     calls[k++] = (struct fail_fast_call){ "gg_memcpy_dtoh", gg_memcpy_dtoh(host, buf, 0, sizeof host, s.stream) };
     calls[k++] = (struct fail_fast_call){ "gg_memset", gg_memset(buf, 0, 0, 64, s.stream) };
-    calls[k++] = (struct fail_fast_call){ "gg_stream_create", gg_stream_create(s.ctx, "late", &stream2) };
-    calls[k++] = (struct fail_fast_call){ "gg_event_create", gg_event_create(s.ctx, "late", &event) };
-    calls[k++] = (struct fail_fast_call){ "gg_module_load_file", gg_module_load_file(s.ctx, env->kernel_image, &module2) };
+    calls[k++] = (struct fail_fast_call){ "gg_stream_create", gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "late" }, &stream2) };
+    calls[k++] = (struct fail_fast_call){ "gg_event_create", gg_event_create(s.ctx, &(gg_event_desc){ .tag = "late" }, &event) };
+    calls[k++] = (struct fail_fast_call){ "gg_module_load_file", gg_module_load_file(s.ctx, env->kernel_image, NULL, &module2) };
     calls[k++] = (struct fail_fast_call){ "gg_context_synchronize", gg_context_synchronize(s.ctx, 0) };
     calls[k++] = (struct fail_fast_call){ "gg_kernel_get", gg_kernel_get(s.module, "fill_u32", &fill) };
     char first[64] = "";
@@ -212,11 +212,11 @@ void check_dead_cleanup_silent(const gc_env *env, gc_result *r)
     gg_buffer dev, pinned;
     char why[256];
     if (!gc_init(r, env, &desc) || !gc_open(r, env, "cleanup", &s) ||
-        !gc_ok(r, gg_stream_create(s.ctx, "extra", &extra), "gg_stream_create") ||
-        !gc_ok(r, gg_event_create(s.ctx, "event", &event), "gg_event_create") ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, GG_BUFFER_DEVICE, &dev), "gg_buffer_alloc") ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, GG_BUFFER_HOST_PINNED, &pinned), "gg_buffer_alloc(pinned)") ||
-        !gc_ok(r, gg_stream_create(s.ctx, "control", &control), "gg_stream_create"))
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "extra" }, &extra), "gg_stream_create") ||
+        !gc_ok(r, gg_event_create(s.ctx, &(gg_event_desc){ .tag = "event" }, &event), "gg_event_create") ||
+        !gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &dev), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, &(gg_buffer_desc){ .flags = GG_BUFFER_HOST_PINNED }, &pinned), "gg_buffer_alloc(pinned)") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "control" }, &control), "gg_stream_create"))
         return;
     bool counting = gc_calls_open(env, why, sizeof why);
     if ((counting && !counter_sees_calls(r, control)) || !gc_kill_with_stray_store(r, &s))
@@ -273,8 +273,8 @@ void check_recover_computes(const gc_env *env, gc_result *r)
     if (!gc_expect(r, gg_stream_query(s.stream), GG_INVALID_HANDLE, "gg_stream_query of a pre-recovery stream"))
         return;
     gc_session fresh = { .ctx = s.ctx };
-    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, &fresh.module), "gg_module_load_file") ||
-        !gc_ok(r, gg_stream_create(s.ctx, "after", &fresh.stream), "gg_stream_create") ||
+    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_load_file") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "after" }, &fresh.stream), "gg_stream_create") ||
         !gc_computes(r, &fresh, 1 << 20, 41))
         return;
     gc_note(r, "recovered context is ALIVE, old stream stale, 2^20 values computed and verified");
@@ -304,8 +304,8 @@ static void check_device_fault(const gc_env *env, gc_result *r, const char *kern
     if (!gc_ok(r, gg_context_recover(s.ctx), "gg_context_recover"))
         return;
     gc_session fresh = { .ctx = s.ctx };
-    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, &fresh.module), "gg_module_load_file") ||
-        !gc_ok(r, gg_stream_create(s.ctx, "after", &fresh.stream), "gg_stream_create") ||
+    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_load_file") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "after" }, &fresh.stream), "gg_stream_create") ||
         !gc_computes(r, &fresh, 4096, 5))
         return;
     gc_note(r, "%s (%s %d), culprit %s EXACT, context DEAD, recovered and computes", gg_status_name(st),

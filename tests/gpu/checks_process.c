@@ -45,7 +45,7 @@ void check_fork_child(const gc_env *env, gc_result *r)
     gc_session s;
     gg_buffer buf;
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "fork", &s) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, NULL, &buf), "gg_buffer_alloc") ||
         !gc_computes(r, &s, 4096, 1))
         return;
     fflush(NULL);

@@ -31,9 +31,9 @@ static bool start_spin(gc_result *r, const gc_env *env, const gg_init_desc *desc
     uint64_t seen_ptr = 0, max_ns = SPIN_MAX_NS;
     gg_kernel spin;
     if (!gc_init(r, env, desc) || !gc_open(r, env, "hang", &sp->s) || !gc_kernel(r, &sp->s, "spin_on_flag", &spin) ||
-        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 8, GG_BUFFER_HOST_PINNED, &sp->flag_buf), "gg_buffer_alloc(pinned)") ||
+        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 8, &(gg_buffer_desc){ .flags = GG_BUFFER_HOST_PINNED }, &sp->flag_buf), "gg_buffer_alloc(pinned)") ||
         !gc_ok(r, gg_buffer_host_ptr(sp->flag_buf, &host), "gg_buffer_host_ptr") ||
-        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 4, GG_BUFFER_DEVICE, &sp->seen_buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 4, NULL, &sp->seen_buf), "gg_buffer_alloc") ||
         !gc_ok(r, gg_buffer_device_ptr(sp->seen_buf, &seen_ptr), "gg_buffer_device_ptr") ||
         !gc_ok(r, gg_memset(sp->seen_buf, 0, 0, 4, GG_NO_STREAM), "gg_memset"))
         return false;
@@ -192,7 +192,7 @@ void check_chunked_slices(const gc_env *env, gc_result *r)
     if (blocks > (uint32_t)info.max_grid[0])
         blocks = (uint32_t)info.max_grid[0];
     if (!gc_open(r, env, "chunked", &s) || !gc_kernel(r, &s, "chunk_mark", &mark) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, (size_t)blocks * 4, GG_BUFFER_DEVICE, &marks_buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_alloc(s.ctx, (size_t)blocks * 4, NULL, &marks_buf), "gg_buffer_alloc") ||
         !gc_ok(r, gg_memset(marks_buf, 0, 0, (size_t)blocks * 4, GG_NO_STREAM), "gg_memset"))
         return;
     gc_figure_bool(r, "watchdog", info.watchdog);

@@ -134,8 +134,8 @@ bool gc_open(gc_result *r, const gc_env *env, const char *tag, gc_session *s)
     memset(s, 0, sizeof *s);
     gg_context_desc cd = { .tag = tag };
     return gc_ok(r, gg_context_create(env->device, &cd, &s->ctx), "gg_context_create") &&
-           gc_ok(r, gg_module_load_file(s->ctx, env->kernel_image, &s->module), "gg_module_load_file") &&
-           gc_ok(r, gg_stream_create(s->ctx, tag, &s->stream), "gg_stream_create");
+           gc_ok(r, gg_module_load_file(s->ctx, env->kernel_image, NULL, &s->module), "gg_module_load_file") &&
+           gc_ok(r, gg_stream_create(s->ctx, &(gg_stream_desc){ .tag = tag }, &s->stream), "gg_stream_create");
 }
 
 bool gc_kernel(gc_result *r, const gc_session *s, const char *name, gg_kernel *k)
@@ -160,7 +160,7 @@ bool gc_computes(gc_result *r, const gc_session *s, uint32_t n, uint32_t value)
     gg_kernel fill, add_one;
     gg_buffer buf;
     if (!gc_kernel(r, s, "fill_u32", &fill) || !gc_kernel(r, s, "add_one_u32", &add_one) ||
-        !gc_ok(r, gg_buffer_alloc(s->ctx, (size_t)n * 4, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc"))
+        !gc_ok(r, gg_buffer_alloc(s->ctx, (size_t)n * 4, NULL, &buf), "gg_buffer_alloc"))
         return false;
     uint64_t ptr = 0;
     uint32_t *host = calloc(n, 4);
@@ -186,7 +186,7 @@ bool gc_kill_with_stray_store(gc_result *r, const gc_session *s)
     gg_kernel oob;
     gg_buffer buf;
     if (!gc_kernel(r, s, "oob_store", &oob) ||
-        !gc_ok(r, gg_buffer_alloc(s->ctx, 4096, GG_BUFFER_DEVICE, &buf), "gg_buffer_alloc"))
+        !gc_ok(r, gg_buffer_alloc(s->ctx, 4096, NULL, &buf), "gg_buffer_alloc"))
         return false;
     uint64_t ptr = 0;
     /* 2^38 elements = 1 TiB past the buffer: no allocation is mapped there. */
