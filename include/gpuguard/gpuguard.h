@@ -123,14 +123,30 @@ typedef enum gg_attribution {
 } gg_attribution;
 
 /* The launch suspected of causing an asynchronous error. */
+/* One suspect launch: with completion timelines, the first unfinished
+ * launch of one stream. */
+typedef struct gg_culprit_candidate {
+    char kernel_name[GG_NAME_MAX];
+    gg_stream stream;              /* 0 = the default stream (or a destroyed stream's id) */
+    uint64_t sequence;
+} gg_culprit_candidate;
+
+#define GG_CULPRIT_CANDIDATES_MAX 4
+
 typedef struct gg_culprit {
     gg_attribution certainty;
-    char kernel_name[GG_NAME_MAX]; /* suspect: the oldest unobserved launch */
+    char kernel_name[GG_NAME_MAX]; /* suspect: EXACT the culprit; WINDOW the oldest candidate */
     gg_stream stream;              /* stream of the suspect (0 = default stream) */
     uint64_t sequence;             /* launch sequence number of the suspect (1-based, per context) */
     uint64_t window_first;         /* WINDOW: the oldest and newest candidate sequence numbers */
     uint64_t window_last;
     uint32_t window_count;         /* number of candidate launches (1 when EXACT) */
+    /* With completion timelines, the first unfinished launch of each stream
+     * that had one (EXACT: exactly one stream did); the first
+     * GG_CULPRIT_CANDIDATES_MAX of candidate_count are listed. 0 without
+     * timelines. */
+    uint32_t candidate_count;
+    gg_culprit_candidate candidates[GG_CULPRIT_CANDIDATES_MAX];
 } gg_culprit;
 
 typedef struct gg_error_info {
@@ -182,6 +198,16 @@ typedef enum gg_timeout_policy {
     GG_TIMEOUT_RETURNS = 2        /* only the wait fails; the context stays ALIVE */
 } gg_timeout_policy;
 
+/* Exact culprits from completion timelines: after each launch the device
+ * writes the launch's number into host memory, in stream order (a stream
+ * memory operation), so a dead context shows which launch on each stream
+ * never completed. */
+typedef enum gg_timeline_mode {
+    GG_TIMELINE_AUTO = 0, /* on where the device reports stream memory operations */
+    GG_TIMELINE_ON = 1,   /* on wherever the driver has the calls, whatever the device reports */
+    GG_TIMELINE_OFF = 2   /* never: culprits come from what was observed complete */
+} gg_timeline_mode;
+
 typedef struct gg_init_desc {
     const char *backend;        /* "auto" (NULL), "cuda", "hip", "sim", "sim-hip" */
     const char *cuda_library;   /* path to libcuda.so.1 (or the simulator) */
@@ -196,13 +222,15 @@ typedef struct gg_init_desc {
     uint32_t watchdog_budget_ms; /* 0 = 2000 (Windows TDR's default) */
     bool sync_launches;         /* synchronize after every launch (exact attribution) */
     const char *fault_plan_json;
+    gg_timeline_mode timeline;  /* completion timelines (GPUGUARD_TIMELINE) */
 } gg_init_desc;
 
 /* Loads a backend and initialises the library. A NULL or zeroed desc means
  * the defaults. Environment variables override the desc: GPUGUARD_BACKEND,
  * GPUGUARD_CUDA_LIBRARY, GPUGUARD_HIP_LIBRARY, GPUGUARD_LOG (off|error|warn|
  * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_WATCHDOG (auto|refuse|allow,
- * optionally ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_FAULTS (JSON
+ * optionally ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_TIMELINE
+ * (auto|on|off), GPUGUARD_FAULTS (JSON
  * or @file), GPUGUARD_FAULT_REPORT (a path: gg_fault_counts_json is written
  * there at gg_shutdown or exit). An invalid value fails init with GG_INVALID_ARGUMENT naming the
  * variable. Fails with GG_ALREADY_INITIALIZED if already initialised,

@@ -21,11 +21,13 @@ static inline void gg__launch_log_record(gg__launch_log *log, uint64_t sequence,
 }
 
 /* Gives a launch the driver accepted on `st` (NULL: the default stream) its
- * sequence number in the context and records it for attribution. */
-static inline void gg__launch_recorded(gg__context *ctx, gg__stream *st, const char *kernel_name)
+ * sequence number in the context and records it for attribution. Returns
+ * the sequence number. */
+static inline uint64_t gg__launch_recorded(gg__context *ctx, gg__stream *st, const char *kernel_name)
 {
     uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
     gg__launch_log_record(st ? &st->log : &ctx->default_log, seq, kernel_name);
+    return seq;
 }
 
 static inline uint64_t gg__launch_log_submitted(gg__launch_log *log)
@@ -46,9 +48,49 @@ static inline void gg__launch_log_observe(gg__launch_log *log, uint64_t submitte
 /* Everything submitted so far on every stream of the context is complete. */
 void gg__context_observe_all(gg__context *ctx);
 
-/* Fills *out with the suspects among the context's unobserved launches;
- * with `only` non-NULL, only that stream's. Caller holds ctx->lock. */
-void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out);
+/* The kernels among the suspects, with how many launches each, and the
+ * streams' tags, for messages (gg__culprit_text). */
+#define GG__SUSPECT_NAMES_MAX 6
+typedef struct gg__suspect_names {
+    uint32_t count;
+    struct {
+        const char *name; /* interned */
+        uint32_t launches;
+    } kernels[GG__SUSPECT_NAMES_MAX];
+    uint32_t other_launches; /* of kernels past the first GG__SUSPECT_NAMES_MAX */
+    char suspect_tag[GG_NAME_MAX];
+    char candidate_tags[GG_CULPRIT_CANDIDATES_MAX][GG_NAME_MAX];
+} gg__suspect_names;
+
+/* Fills *out with the suspects among the context's unfinished launches
+ * (destroyed streams' included), using completion timelines where the
+ * streams have them; with `only` non-NULL, only that stream's. `names` may
+ * be NULL. Caller holds ctx->lock. */
+void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out, gg__suspect_names *names);
+
+/* The culprit as a message fragment: EXACT names the kernel, the launch
+ * number and the stream; WINDOW lists the candidates, the kernels with
+ * their counts, and suggests GPUGUARD_SYNC_LAUNCHES=1. "" for NONE. */
+void gg__culprit_text(const gg_culprit *cul, const gg__suspect_names *names, char *buf, size_t size);
+
+/* Destroyed streams: keeps the stream's log with the context while some of
+ * its launches are unobserved (their work still runs). True when kept (the
+ * log's timeline slot goes with it). Caller holds ctx->lock. */
+#define GG__RETIRED_LOGS_MAX 16
+/* With `b` (the context alive and current, the stream not yet destroyed) an
+ * event is recorded on the stream, so that a context synchronize also waits
+ * for the destroyed stream's work (its native stream is gone then). */
+bool gg__launch_log_retire(gg__context *ctx, gg__stream *st, gg__backend *b);
+/* Frees the kept logs (all observed, or the context goes), destroying their
+ * events through `b` (NULL: no driver call). Caller holds ctx->lock. */
+void gg__retired_logs_release(gg__context *ctx, gg__backend *b);
+/* Polls the kept logs' events: 0 when all done (or none), else the first
+ * other code (NOT_READY, or an error). Caller holds ctx->lock. */
+int gg__retired_logs_query(gg__context *ctx, gg__backend *b);
+
+/* Returns a log's timeline slot to the context (timeline.c). Caller holds
+ * ctx->lock. */
+void gg__timeline_release_slot(gg__context *ctx, gg__launch_log *log);
 
 /* The gg_stream id a launch log belongs to (0 for the default stream). */
 uint64_t gg__launch_log_stream_id(gg__context *ctx, gg__launch_log *log);

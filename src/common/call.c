@@ -277,17 +277,11 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
         d->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
     /* A host-side deadline blames the launches of the stream waited on; a
      * device error may come from any stream of the context. */
-    gg__attribute(ctx, status == GG_TIMEOUT && c->stream ? &c->stream->log : NULL, &d->culprit);
-    char culprit[160] = "";
-    if (d->culprit.certainty == GG_ATTRIBUTION_EXACT)
-        snprintf(culprit, sizeof culprit, "; culprit: kernel '%s' (launch #%llu)", d->culprit.kernel_name,
-                 (unsigned long long)d->culprit.sequence);
-    else if (d->culprit.certainty == GG_ATTRIBUTION_WINDOW)
-        snprintf(culprit, sizeof culprit,
-                 "; culprit: one of %u unfinished launches #%llu..#%llu, oldest kernel '%s'",
-                 d->culprit.window_count, (unsigned long long)d->culprit.window_first,
-                 (unsigned long long)d->culprit.window_last, d->culprit.kernel_name);
-    snprintf(d->message, sizeof d->message, "%s: %s%s", c->api, message, culprit);
+    gg__suspect_names names;
+    gg__attribute(ctx, status == GG_TIMEOUT && c->stream ? &c->stream->log : NULL, &d->culprit, &names);
+    char culprit[GG_MESSAGE_MAX];
+    gg__culprit_text(&d->culprit, &names, culprit, sizeof culprit);
+    snprintf(d->message, sizeof d->message, "%s: %s%s%s", c->api, message, culprit[0] ? "; " : "", culprit);
     atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
     pthread_mutex_unlock(&ctx->lock);
     gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);

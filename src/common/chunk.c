@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/attribution.h"
+#include "common/timeline.h"
 #include "common/child.h"
 #include "common/wait.h"
 
@@ -179,7 +180,9 @@ static gg_status run_slice(gg__call *c, gg__kernel *k, gg__stream *st, const gg_
     if (status != GG_OK)
         return status;
     gg__context *ctx = k->h.context;
-    gg__launch_recorded(ctx, st, k->name);
+    status = gg__launch_accepted(c, ctx, st, k->name);
+    if (status != GG_OK)
+        return status;
     gg__launch_log *log = st ? &st->log : &ctx->default_log;
     n = gg__drv(c, GG__OP_EVENT_RECORD, c->b->event_record(c->b->self, run->end, s));
     status = gg__check(c, GG__OP_EVENT_RECORD, n);

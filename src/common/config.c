@@ -132,6 +132,9 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     out->watchdog = d.watchdog ? d.watchdog : GG_WATCHDOG_AUTO_CHUNK;
     out->watchdog_budget_ms = d.watchdog_budget_ms ? d.watchdog_budget_ms : DEFAULT_WATCHDOG_BUDGET_MS;
     out->sync_launches = d.sync_launches;
+    if ((unsigned)d.timeline > GG_TIMELINE_OFF)
+        BAD("gg_init: desc->timeline %d is not a gg_timeline_mode", (int)d.timeline);
+    out->timeline = d.timeline;
     if (d.fault_plan_json && (out->fault_plan_json = strdup(d.fault_plan_json)) == NULL)
         BAD("gg_init: out of memory copying the fault plan");
 
@@ -162,6 +165,16 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
             out->sync_launches = false;
         else
             BAD("GPUGUARD_SYNC_LAUNCHES='%s' is not 0 or 1", v);
+    }
+    if ((v = getenv("GPUGUARD_TIMELINE")) != NULL) {
+        if (strcmp(v, "auto") == 0)
+            out->timeline = GG_TIMELINE_AUTO;
+        else if (strcmp(v, "on") == 0)
+            out->timeline = GG_TIMELINE_ON;
+        else if (strcmp(v, "off") == 0)
+            out->timeline = GG_TIMELINE_OFF;
+        else
+            BAD("GPUGUARD_TIMELINE='%s' is not one of auto, on, off", v);
     }
     if ((v = getenv("GPUGUARD_FAULT_REPORT")) != NULL &&
         (v[0] == '\0' || !copy_string(out->fault_report_path, sizeof out->fault_report_path, v)))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/attribution.h"
+#include "common/timeline.h"
 #include "common/call.h"
 #include "common/fork.h"
 #include "common/lifetime.h"
@@ -134,6 +135,11 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
     ctx->h.created_by = "gg_context_create";
     gg__copy_tag(ctx->h.tag, sizeof ctx->h.tag, d.tag);
     atomic_store_explicit(&ctx->state, GG__CTX_ALIVE, memory_order_relaxed);
+    /* The timeline page is the new context's memory: made with it current.
+     * No other thread can reach the context before its id is published. */
+    if (gg__enter(&c, ctx) == GG_OK)
+        gg__timeline_open(&c, ctx);
+    ctx->h.birth_id = id;
     atomic_store_explicit(&ctx->h.id, id, memory_order_release);
     out->id = id;
     gg__log(GG_LOG_DEBUG, id, "created context '%s' on device %d", ctx->h.tag, device);
@@ -146,6 +152,9 @@ int gg__context_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op
 {
     gg__context *ctx = (gg__context *)o;
     *op = GG__OP_CTX_DESTROY;
+    /* A dead context's page and events go with its native teardown. */
+    gg__retired_logs_release(ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE ? c->b : NULL);
+    gg__timeline_close(c, ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE);
     if (!call_driver)
         return 0;
     if (gg__context_state(ctx) == GG_STATE_DEAD && is_primary(c, ctx)) {
@@ -246,6 +255,9 @@ static gg_status recreate_native(gg__call *c, gg__context *ctx, uint64_t id)
     if (n != 0)
         gg__log(GG_LOG_WARN, id, "gg_context_recover: tearing down the dead native context returned %s",
                 c->b->code_name(n));
+    /* The old page and events went with the old native context. */
+    gg__retired_logs_release(ctx, NULL);
+    gg__timeline_close(c, ctx, false);
     gg__nctx fresh = NULL;
     n = gg__drv(c, GG__OP_CTX_CREATE, c->b->ctx_create(c->b->self, ctx->device, ctx->use_primary, &fresh));
     if (n != 0) {
@@ -262,6 +274,10 @@ static gg_status recreate_native(gg__call *c, gg__context *ctx, uint64_t id)
     atomic_store(&ctx->skipped_cleanups, 0);
     ctx->skipped_warned = false;
     atomic_store_explicit(&ctx->state, GG__CTX_ALIVE, memory_order_release);
+    /* A fresh page for the fresh context, made with it current (the
+     * recover call's leave restores the caller's). */
+    if (gg__enter(c, ctx) == GG_OK)
+        gg__timeline_open(c, ctx);
     return GG_OK;
 }
 
@@ -316,6 +332,9 @@ static int poll_context(gg__call *c, void *arg)
     for (gg__object *o = ctx->children.next; o != &ctx->children && n == 0; o = o->next)
         if (o->type == GG__T_STREAM)
             n = c->b->stream_query(c->b->self, ((gg__stream *)o)->native);
+    /* Destroyed streams' work still runs: wait for it too. */
+    if (n == 0)
+        n = gg__retired_logs_query(ctx, c->b);
     pthread_mutex_unlock(&ctx->lock);
     return n;
 }

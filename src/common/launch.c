@@ -2,6 +2,7 @@
  * reads when an asynchronous error surfaces later. Hot path: no lock, no
  * allocation. */
 #include "common/attribution.h"
+#include "common/timeline.h"
 #include "common/child.h"
 #include "common/chunk.h"
 
@@ -43,7 +44,7 @@ static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *s
                                                    desc->params));
     status = gg__check(c, GG__OP_LAUNCH, n);
     if (status == GG_OK) {
-        gg__launch_recorded(ctx, st, k->name);
+        status = gg__launch_accepted(c, ctx, st, k->name);
         gg__timing_after(c, k, s, (uint64_t)grid[0] * grid[1] * grid[2]);
     }
     return status;
@@ -87,7 +88,7 @@ gg_status gg_launch(const gg_launch_desc *desc)
                                                        st ? st->native : NULL, desc->params));
         status = gg__check(&c, GG__OP_LAUNCH, n);
         if (GG__LIKELY(status == GG_OK))
-            gg__launch_recorded(ctx, st, k->name);
+            status = gg__launch_accepted(&c, ctx, st, k->name);
     }
     /* Exact attribution on request: the launch's own errors surface here. */
     if (GG__UNLIKELY(gg__lib.config.sync_launches) && status == GG_OK)

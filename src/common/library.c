@@ -274,6 +274,7 @@ gg_status gg_get_config(gg_init_desc *out)
         .watchdog = cfg->watchdog,
         .watchdog_budget_ms = cfg->watchdog_budget_ms,
         .sync_launches = cfg->sync_launches,
+        .timeline = cfg->timeline,
         .fault_plan_json = cfg->fault_plan_json,
     };
     gg__leave(&c);

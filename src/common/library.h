@@ -23,6 +23,7 @@ typedef struct gg__config {
     gg_watchdog_policy watchdog;
     uint32_t watchdog_budget_ms;
     bool sync_launches;
+    gg_timeline_mode timeline;
     char *fault_plan_json;       /* malloc'd copy, or NULL */
     char fault_report_path[512]; /* GPUGUARD_FAULT_REPORT, or "" */
 } gg__config;

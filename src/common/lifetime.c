@@ -145,6 +145,7 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
             o->created_by = c->api;
             gg__copy_tag(o->tag, sizeof o->tag, tag);
             gg__child_attach(ctx, o);
+            o->birth_id = id;
             atomic_store_explicit(&o->id, id, memory_order_release);
             *out_id = id;
         }

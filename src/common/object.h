@@ -24,6 +24,7 @@ typedef struct gg__context gg__context;
 
 typedef struct gg__object {
     _Atomic uint64_t id;
+    uint64_t birth_id;           /* the id it was created with: kept after a destroy revokes `id` */
     gg__type type;
     gg__context *context;        /* owner; NULL for a context itself */
     struct gg__object *prev, *next; /* in the owner's child list (owner's lock) */
@@ -36,6 +37,8 @@ typedef struct gg__object {
  * Written on the launch path without locks: entries are atomics, and a
  * reader (only when an error surfaces) tolerates a torn view. */
 #define GG__LAUNCH_RING 32
+/* Slots of a context's timeline page (8 bytes each: one 4 KiB page). */
+#define GG__TIMELINE_SLOTS 512
 typedef struct gg__launch_record {
     _Atomic uint64_t sequence;          /* 0 = empty */
     _Atomic(const char *) kernel_name;  /* interned: valid until gg_shutdown */
@@ -45,7 +48,27 @@ typedef struct gg__launch_log {
     _Atomic uint64_t submitted;         /* launches submitted on this stream */
     _Atomic uint64_t completed;         /* the first `completed` of them are known done */
     gg__launch_record ring[GG__LAUNCH_RING];
+    /* Completion timeline (timeline.c): after each launch on this stream the
+     * device writes its sequence number here, in stream order. NULL: no
+     * timeline for this stream. The slot is host memory the device writes,
+     * readable after the context died (until its native teardown). */
+    _Atomic uint64_t *timeline_slot;    /* host address (64-bit writes) */
+    gg__dptr timeline_dev;              /* the device's address of the slot */
+    uint32_t timeline_index;            /* slot number in the context's page */
+    _Atomic bool timeline_broken;       /* a write failed: the slot is not trusted */
 } gg__launch_log;
+
+/* A destroyed stream's launch log, kept while its launches are unobserved:
+ * the work of a destroyed stream still runs (as in CUDA), and may be what
+ * kills the context. Owned by the context (its lock). */
+typedef struct gg__retired_log {
+    struct gg__retired_log *next;
+    uint64_t stream_id;                 /* the destroyed stream's id, for the culprit */
+    char tag[GG_NAME_MAX];
+    gg__nevent done;                    /* recorded on the stream at its destroy: a
+                                           context synchronize waits for it; NULL if none */
+    gg__launch_log log;
+} gg__retired_log;
 
 typedef struct gg__stream {
     gg__object h;
@@ -111,6 +134,15 @@ struct gg__context {
     gg_error_info death;                /* first cause; valid once state is DEAD */
     _Atomic uint64_t launch_sequence;
     gg__launch_log default_log;         /* launches on the default stream */
+    gg__retired_log *retired;           /* destroyed streams' unobserved launches */
+    uint32_t retired_count;
+    /* Completion timeline: one page of host-mapped slots (timeline.c). NULL
+     * when the device or the settings give none. Under the lock. */
+    _Atomic uint64_t *timeline_page;
+    gg__dptr timeline_page_dev;
+    bool timeline_wide;                 /* 64-bit writes (else 32-bit) */
+    uint32_t timeline_free_count;       /* free slot numbers, a stack */
+    uint16_t timeline_free[GG__TIMELINE_SLOTS];
     _Atomic uint64_t skipped_cleanups;
     _Atomic int latched_fault;          /* injected async error waiting for a sync (fault.c) */
     bool skipped_warned;

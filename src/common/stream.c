@@ -4,13 +4,19 @@
 #include "common/attribution.h"
 #include "common/child.h"
 #include "common/lifetime.h"
+#include "common/timeline.h"
 #include "common/wait.h"
 
+/* Called with the context's lock held (gg__create). */
 static int make_stream(gg__call *c, gg__object *o, const void *args, gg__op *op)
 {
     (void)args;
     *op = GG__OP_STREAM_CREATE;
-    return gg__drv(c, *op, c->b->stream_create(c->b->self, &((gg__stream *)o)->native));
+    gg__stream *st = (gg__stream *)o;
+    int n = gg__drv(c, *op, c->b->stream_create(c->b->self, &st->native));
+    if (n == 0)
+        gg__timeline_attach(c->ctx, &st->log);
+    return n;
 }
 
 gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream *out)
@@ -29,7 +35,15 @@ gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream
 int gg__stream_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
 {
     *op = GG__OP_STREAM_DESTROY;
-    return call_driver ? gg__drv(c, *op, c->b->stream_destroy(c->b->self, ((gg__stream *)o)->native)) : 0;
+    gg__stream *st = (gg__stream *)o;
+    /* Under the context's lock (the destroy path, or a failed create). The
+     * stream's work still runs after its destroy, as in CUDA: its launches
+     * stay suspects (and keep their timeline slot) until observed. */
+    gg__context *ctx = o->context != NULL ? o->context : c->ctx;
+    if (ctx != NULL && !gg__launch_log_retire(ctx, st, call_driver ? c->b : NULL))
+        gg__timeline_release_slot(ctx, &st->log);
+    st->log.timeline_slot = NULL;
+    return call_driver ? gg__drv(c, *op, c->b->stream_destroy(c->b->self, st->native)) : 0;
 }
 
 void gg__stream_describe(const gg__object *o, struct cJSON *json)

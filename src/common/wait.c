@@ -29,10 +29,14 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
     gg__context *ctx = c->ctx;
     gg_culprit pending;
     pthread_mutex_lock(&ctx->lock);
-    gg__attribute(ctx, c->stream ? &c->stream->log : NULL, &pending);
+    gg__attribute(ctx, c->stream ? &c->stream->log : NULL, &pending, NULL);
     pthread_mutex_unlock(&ctx->lock);
     char detail[GG_MESSAGE_MAX];
-    if (pending.window_count > 0)
+    if (pending.certainty == GG_ATTRIBUTION_EXACT && pending.window_count == 1)
+        snprintf(detail, sizeof detail,
+                 "deadline of %u ms passed waiting for %s; kernel '%s' (launch #%llu) has not finished",
+                 timeout_ms, what, pending.kernel_name, (unsigned long long)pending.sequence);
+    else if (pending.window_count > 0)
         snprintf(detail, sizeof detail,
                  "deadline of %u ms passed waiting for %s; %u launch(es) unfinished, oldest kernel "
                  "'%s' (launch #%llu)", timeout_ms, what, pending.window_count, pending.kernel_name,

@@ -1,0 +1,52 @@
+/*
+ * Completion timelines (timeline.c): exact culprits on real GPUs. After
+ * each launch gpuguard appends a stream memory operation that writes the
+ * launch's sequence number into a slot of host-mapped memory, one slot per
+ * stream. The device executes it in stream order, after the launch
+ * completes; after a fault nothing later on that stream runs. So when the
+ * context dies, each stream's slot holds its last completed launch, and
+ * the culprit is the first launch after it (attribution.c).
+ */
+#ifndef GPUGUARD_TIMELINE_H
+#define GPUGUARD_TIMELINE_H
+
+#include "common/attribution.h"
+#include "common/call.h"
+
+/* Opens the context's page of slots when the settings (GPUGUARD_TIMELINE)
+ * and the device allow, and gives the default stream slot 0. The context
+ * is entered (current). Never fails the caller: without a page, attribution
+ * uses what was observed complete. Caller holds ctx->lock or owns ctx alone. */
+void gg__timeline_open(gg__call *c, gg__context *ctx);
+
+/* Forgets the page. With `free_memory` (the context alive, its native
+ * context still there) the memory is freed through the driver first;
+ * otherwise the native context's teardown frees it. Caller holds ctx->lock. */
+void gg__timeline_close(gg__call *c, gg__context *ctx, bool free_memory);
+
+/* Gives a new stream's log a slot, if the context has a page and a slot is
+ * free (else the stream has no timeline). Caller holds ctx->lock. */
+void gg__timeline_attach(gg__context *ctx, gg__launch_log *log);
+
+/* A timeline write the driver refused: a sticky code kills the context as
+ * any call's would; otherwise the log's timeline is no longer trusted and
+ * the launch stands. */
+gg_status gg__timeline_mark_failed(gg__call *c, gg__launch_log *log, int native);
+
+/* A launch the driver accepted on `st` (NULL: the default stream): its
+ * sequence number, its record for attribution, and its mark on the stream's
+ * timeline. Hot path: one more driver call when the stream has a timeline. */
+GG__HOT gg_status gg__launch_accepted(gg__call *c, gg__context *ctx, gg__stream *st, const char *kernel_name)
+{
+    gg__launch_log *log = st ? &st->log : &ctx->default_log;
+    uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
+    gg__launch_log_record(log, seq, kernel_name);
+    if (GG__LIKELY(log->timeline_slot == NULL))
+        return GG_OK;
+    int n = gg__drv(c, GG__OP_STREAM_WRITE_VALUE,
+                    c->b->stream_write_value(c->b->self, st ? st->native : NULL, log->timeline_dev, seq,
+                                             ctx->timeline_wide));
+    return GG__LIKELY(n == 0) ? GG_OK : gg__timeline_mark_failed(c, log, n);
+}
+
+#endif /* GPUGUARD_TIMELINE_H */
