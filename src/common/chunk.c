@@ -112,15 +112,38 @@ gg_status gg__watchdog_check(gg__call *c, gg__kernel *k, const unsigned grid[3],
 
 /* ---- chunked launches ------------------------------------------------- */
 
+/* What run_slice indexes and copies: checked on every chunked path (the
+ * automatic one of gg_launch included), against the kernel's parameters
+ * where the driver reported them. */
+static gg_status check_chunk_params(gg__call *c, const gg__kernel *k, const gg_launch_desc *desc,
+                                    uint32_t offset_param, uint32_t dimension)
+{
+    if (desc->param_count > GG__CHUNK_PARAMS_MAX)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: param_count %u is more than %d", c->api, desc->param_count,
+                        GG__CHUNK_PARAMS_MAX);
+    if (desc->params == NULL || offset_param >= desc->param_count)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: the offset parameter %u is not one of the launch's %u "
+                        "parameter(s)", c->api, offset_param, desc->params ? desc->param_count : 0);
+    if (k != NULL && k->params_known && offset_param < GG__KNOWN_PARAMS && k->param_sizes[offset_param] != 4)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: the offset parameter %u of kernel '%s' is %u bytes wide; "
+                        "chunking writes a 4-byte unsigned block offset there", c->api, offset_param, k->name,
+                        k->param_sizes[offset_param]);
+    if (dimension > 2)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: the chunked dimension %u is not 0 (x), 1 (y) or 2 (z)",
+                        c->api, dimension);
+    return GG_OK;
+}
+
 static gg_status check_chunk_desc(gg__call *c, const gg_launch_desc *desc, const gg_chunk_desc *chunk)
 {
     if (chunk == NULL)
         return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk is NULL", c->api);
-    if (desc->param_count > 256)
-        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: param_count %u is more than 256", c->api, desc->param_count);
     if (desc->params == NULL || chunk->offset_param >= desc->param_count)
         return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk->offset_param %u is not one of the launch's %u "
                         "parameter(s)", c->api, chunk->offset_param, desc->params ? desc->param_count : 0);
+    gg_status status = check_chunk_params(c, NULL, desc, chunk->offset_param, chunk->dimension);
+    if (status != GG_OK)
+        return status;
     if (chunk->dimension > 2)
         return gg__fail(c, GG_INVALID_ARGUMENT, "%s: chunk->dimension %u is not 0 (x), 1 (y) or 2 (z)", c->api,
                         chunk->dimension);
@@ -166,9 +189,14 @@ static gg_status run_slice(gg__call *c, gg__kernel *k, gg__stream *st, const gg_
                            uint32_t offset, uint32_t rows, slice_run *run)
 {
     gg__nstream s = st ? st->native : NULL;
-    void *params[desc->param_count];
-    memcpy(params, desc->params, sizeof params);
-    params[chunk->offset_param] = &offset;
+    /* A fixed array (the count is checked against it in
+     * gg__launch_chunked_entered, on every path), and the offset in 8 bytes:
+     * a kernel whose offset parameter is wider than the 4 bytes written
+     * (unknown sizes are not checked) still reads inside this value. */
+    void *params[GG__CHUNK_PARAMS_MAX];
+    memcpy(params, desc->params, desc->param_count * sizeof params[0]);
+    uint64_t offset_storage = offset;
+    params[chunk->offset_param] = &offset_storage;
     unsigned slice_grid[3] = { grid[0], grid[1], grid[2] };
     slice_grid[chunk->dimension] = rows;
     int n = gg__drv(c, GG__OP_EVENT_RECORD, c->b->event_record(c->b->self, run->start, s));
@@ -206,6 +234,10 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
     gg__context *ctx = k->h.context;
     unsigned grid[3], block[3];
     gg_status status = gg__launch_dims(c, desc, grid, block);
+    if (status == GG_OK)
+        status = check_chunk_params(c, k, desc, chunk->offset_param, chunk->dimension);
+    if (status == GG_OK && gg__launch_breaks_limits(k, ctx, desc, grid, block))
+        status = gg__launch_refuse(c, k, ctx, desc, grid, block);
     if (status != GG_OK)
         return status;
     uint64_t total_rows = grid[chunk->dimension];
@@ -326,9 +358,20 @@ gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32
     gg__kernel *k;
     gg_status status = with_kernel_locked(&c, kernel, &k);
     if (status == GG_OK) {
-        k->chunkable = true;
-        k->offset_param = offset_param;
-        k->chunk_dimension = dimension;
+        /* Checked against what the driver says of the kernel; unknown
+         * parameters are checked at each chunked launch instead. */
+        if (k->params_known && offset_param >= k->param_count)
+            status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_set_chunking: offset_param %u is not one of "
+                              "kernel '%s''s %u parameter(s)", offset_param, k->name, k->param_count);
+        else if (k->params_known && offset_param < GG__KNOWN_PARAMS && k->param_sizes[offset_param] != 4)
+            status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_set_chunking: parameter %u of kernel '%s' is "
+                              "%u bytes wide; chunking writes a 4-byte unsigned block offset there", offset_param,
+                              k->name, k->param_sizes[offset_param]);
+        if (status == GG_OK) {
+            k->chunkable = true;
+            k->offset_param = offset_param;
+            k->chunk_dimension = dimension;
+        }
         pthread_mutex_unlock(&k->h.context->lock);
     }
     gg__leave(&c);

@@ -4,6 +4,9 @@
 
 #include "common/call.h"
 
+/* The most parameters a chunked launch takes (its slices copy them). */
+#define GG__CHUNK_PARAMS_MAX 256
+
 /* Decides what a plain launch on a watchdog device does: GG_OK to go ahead
  * (with *timed set when it should be timed for the history), GG_WATCHDOG_RISK
  * (refused, recorded), or *chunk_instead when it is to run chunked. */
@@ -40,5 +43,22 @@ GG__HOT gg_status gg__launch_resolve(gg__call *c, const gg_launch_desc *desc, gg
 
 /* Copies desc's grid and block, refusing zero components (launch.c). */
 gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid[3], unsigned block[3]);
+
+/* Names what a launch breaks: the kernel's parameter count, the device's
+ * block, thread, grid or shared-memory limit (launch.c). GG_OK when nothing. */
+gg_status gg__launch_refuse(gg__call *c, const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
+                            const unsigned grid[3], const unsigned block[3]);
+
+/* Whether a launch breaks a limit gg__launch_refuse names, without a branch
+ * per check (hot path). */
+GG__HOT bool gg__launch_breaks_limits(const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
+                                      const unsigned grid[3], const unsigned block[3])
+{
+    const gg__launch_limits *l = &ctx->limits;
+    return ((int)(k->params_known & (desc->param_count != k->param_count)) |
+            (block[0] > l->block[0]) | (block[1] > l->block[1]) | (block[2] > l->block[2]) |
+            ((uint64_t)block[0] * block[1] * block[2] > l->threads_per_block) | (grid[0] > l->grid[0]) |
+            (grid[1] > l->grid[1]) | (grid[2] > l->grid[2]) | (desc->shared_bytes > l->shared_bytes)) != 0;
+}
 
 #endif

@@ -74,6 +74,24 @@ void gg__context_fini(gg__object *o)
     pthread_mutex_destroy(&((gg__context *)o)->lock);
 }
 
+/* The device's launch limits as the launch checks use them: a limit the
+ * driver did not report (0) does not limit. Dynamic shared memory may go up
+ * to the opt-in maximum (the kernel must opt in above the default; the
+ * driver refuses it otherwise). */
+static void launch_limits(const gg__device_props *p, gg__launch_limits *l)
+{
+#define LIMIT(v) ((v) > 0 ? (uint32_t)(v) : UINT32_MAX)
+    for (int i = 0; i < 3; i++) {
+        l->block[i] = LIMIT(p->max_block[i]);
+        l->grid[i] = LIMIT(p->max_grid[i]);
+    }
+    l->threads_per_block = LIMIT(p->max_threads_per_block);
+    int shared = p->max_shared_per_block_optin > p->max_shared_per_block ? p->max_shared_per_block_optin
+                                                                        : p->max_shared_per_block;
+    l->shared_bytes = LIMIT(shared);
+#undef LIMIT
+}
+
 /* A primary context is shared with other users of the device: recovering it
  * (or destroying it dead) means resetting it, not destroying it. */
 static bool is_primary(const gg__call *c, const gg__context *ctx)
@@ -127,6 +145,7 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
     ctx->children.next = ctx->children.prev = &ctx->children;
     ctx->device = device;
     ctx->device_watchdog = gg__lib.devices[device].watchdog;
+    launch_limits(&gg__lib.devices[device], &ctx->limits);
     ctx->use_primary = d.use_primary;
     ctx->native = native;
     ctx->fork_generation = gg__fork_generation_now();

@@ -24,6 +24,35 @@ gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid
     return GG_OK;
 }
 
+gg_status gg__launch_refuse(gg__call *c, const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
+                            const unsigned grid[3], const unsigned block[3])
+{
+    const gg__launch_limits *l = &ctx->limits;
+    if (k->params_known && desc->param_count != k->param_count)
+        return gg__fail(c, GG_INVALID_ARGUMENT,
+                        "%s: kernel '%s' takes %u parameter(s) but param_count is %u", c->api, k->name,
+                        k->param_count, desc->param_count);
+    for (int i = 0; i < 3; i++)
+        if (block[i] > l->block[i])
+            return gg__fail(c, GG_INVALID_ARGUMENT, "%s: block.%c is %u, above device %d's limit of %u", c->api,
+                            "xyz"[i], block[i], ctx->device, l->block[i]);
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    if (threads > l->threads_per_block)
+        return gg__fail(c, GG_INVALID_ARGUMENT,
+                        "%s: a block of %u x %u x %u is %llu threads, above device %d's limit of %u per block",
+                        c->api, block[0], block[1], block[2], (unsigned long long)threads, ctx->device,
+                        l->threads_per_block);
+    for (int i = 0; i < 3; i++)
+        if (grid[i] > l->grid[i])
+            return gg__fail(c, GG_INVALID_ARGUMENT, "%s: grid.%c is %u, above device %d's limit of %u", c->api,
+                            "xyz"[i], grid[i], ctx->device, l->grid[i]);
+    if (desc->shared_bytes > l->shared_bytes)
+        return gg__fail(c, GG_INVALID_ARGUMENT,
+                        "%s: shared_bytes is %u, above device %d's limit of %u bytes of shared memory per block",
+                        c->api, desc->shared_bytes, ctx->device, l->shared_bytes);
+    return GG_OK;
+}
+
 /* Watchdog devices only: refuse a launch that would overrun the budget, run
  * a chunkable kernel chunked, and time plain launches for the history. */
 static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
@@ -79,6 +108,13 @@ gg_status gg_launch(const gg_launch_desc *desc)
             gg__leave(&c);
             return status;
         }
+    }
+    /* Refused before the driver sees it: the kernel's parameter count and
+     * the device's limits, named (the driver would only say INVALID_VALUE). */
+    if (GG__UNLIKELY(gg__launch_breaks_limits(k, ctx, desc, grid, block))) {
+        status = gg__launch_refuse(&c, k, ctx, desc, grid, block);
+        gg__leave(&c);
+        return status;
     }
     status = gg__enter(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {

@@ -100,12 +100,21 @@ typedef struct gg__module {
     gg__nmodule native;
 } gg__module;
 
+/* Parameters whose sizes a kernel record keeps (the count is kept whole). */
+#define GG__KNOWN_PARAMS 64
+
 typedef struct gg__kernel {
     gg__object h;
     gg__module *module;
     uint64_t module_id;
     gg__nfunc native;
     const char *name;                   /* interned */
+    /* The kernel's parameters as the driver reports them (cuFuncGetParamInfo,
+     * the simulator's declarations), read once at gg_kernel_get. Unknown
+     * (params_known false): launches are not checked against them. */
+    bool params_known;
+    uint32_t param_count;
+    uint16_t param_sizes[GG__KNOWN_PARAMS]; /* bytes; the first GG__KNOWN_PARAMS */
     /* Watchdog enforcement (chunk.c), under the context's lock. */
     bool chunkable;
     uint32_t offset_param, chunk_dimension;
@@ -119,8 +128,17 @@ typedef enum gg__ctx_state {
     GG__CTX_ALIVE = 1, GG__CTX_DEAD = 2
 } gg__ctx_state;
 
+/* A device's launch limits, 0 ("not reported") turned into "no limit". */
+typedef struct gg__launch_limits {
+    uint32_t block[3];
+    uint32_t threads_per_block;
+    uint32_t grid[3];
+    uint32_t shared_bytes;
+} gg__launch_limits;
+
 struct gg__context {
     gg__object h;
+    gg__launch_limits limits;           /* of its device, for the launch checks */
     _Atomic int state;                  /* gg__ctx_state (FORKED is derived: see fork.c) */
     unsigned fork_generation;           /* fork generation at creation */
     int device;
