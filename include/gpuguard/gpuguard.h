@@ -480,7 +480,21 @@ typedef struct gg_launch_desc {
 } gg_launch_desc;
 
 /* Sends the launch and records it (kernel, stream, sequence number) for
- * attribution. Asynchronous: kernel faults surface at a later call. */
+ * attribution; with a completion timeline (gg_timeline_mode), also writes
+ * the launch's number behind it on its stream. Asynchronous: kernel faults
+ * surface at a later call.
+ * Checked before the driver sees it, each a GG_INVALID_ARGUMENT naming the
+ * limit and the value: desc NULL; params NULL with param_count > 0; a grid
+ * or block component of 0; param_count against the kernel's parameter
+ * count where the driver reports it (CUDA 12.4+ drivers through
+ * cuFuncGetParamInfo, and the simulator; unknown on older CUDA drivers and
+ * on HIP, and then not checked; the parameters' sizes cannot be checked,
+ * since params holds only pointers); block dimensions, threads per block,
+ * grid dimensions and shared_bytes against the device's limits (a limit
+ * the driver does not report is not checked: HIP's shared memory today).
+ * A stale or forged kernel or stream id: GG_INVALID_HANDLE; kernel and
+ * stream of two contexts: GG_WRONG_CONTEXT; a dead context: GG_CONTEXT_DEAD
+ * with the cause. Thread-safe. */
 GG_API gg_status gg_launch(const gg_launch_desc *desc);
 
 /* ------------------------------------------------------------------------ */
@@ -548,7 +562,11 @@ GG_API gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_de
 
 /* Declares a kernel chunkable: on a watchdog device, under the AUTO_CHUNK
  * policy, a plain gg_launch of it then runs chunked (and so waits for the
- * whole grid before returning). offset_param as in gg_chunk_desc. */
+ * whole grid before returning). offset_param as in gg_chunk_desc: where the
+ * driver reports the kernel's parameters, it must name one of them that is
+ * 4 bytes wide (GG_INVALID_ARGUMENT otherwise); where it does not, each
+ * chunked launch checks it against its param_count instead. dimension > 2:
+ * GG_INVALID_ARGUMENT. */
 GG_API gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32_t dimension);
 
 /* The kernel's timing history: measured device time per block (0 if
