@@ -225,8 +225,8 @@ typedef struct gg_init_desc {
  * GPUGUARD_CUDA_LIBRARY, GPUGUARD_HIP_LIBRARY, GPUGUARD_LOG (off|error|warn|
  * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_TIMEOUT_POLICY
  * (kill|return), GPUGUARD_WATCHDOG (auto|refuse|allow, optionally
- * ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_FAULTS (JSON or
- * @file), GPUGUARD_FAULT_REPORT (a path in an existing, writable folder:
+ * ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_FAULTS (JSON text,
+ * or a file's path after an '@'), GPUGUARD_FAULT_REPORT (a path in an existing, writable folder:
  * gg_fault_counts_json is written there at gg_shutdown or exit). Keywords
  * are matched ignoring case; paths are taken as written.
  *
