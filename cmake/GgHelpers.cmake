@@ -1,13 +1,6 @@
-# gg_add_sim_module(NAME SOURCES...): a module image for the simulated driver,
-# i.e. a shared object of host C kernels (see include/gpuguard/sim_kernel.h),
-# written to build/kernels/NAME.so.
-function(gg_add_sim_module name)
-  add_library(${name} MODULE ${ARGN})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include)
-  set_target_properties(${name} PROPERTIES PREFIX "" 
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/kernels
-    C_VISIBILITY_PRESET hidden)
-endfunction()
+# gg_add_sim_module(NAME SOURCES...): a simulator kernel module, written to
+# build/kernels/NAME.so; the same function is installed with the package.
+include(${CMAKE_CURRENT_LIST_DIR}/GgSimModule.cmake)
 
 # gg_use_criterion(TARGET SCOPE): TARGET's sources include Criterion's
 # headers; link libcriterion. Criterion cannot start under ThreadSanitizer

@@ -17,6 +17,11 @@ GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
              python3-numpy python3-pytools python3-mako python3-appdirs python3-decorator
              libboost-python1.74.0 libboost-thread1.74.0)
 
+# What scripts/demo.sh needs: the library, the simulated driver and the
+# render example (libpng); no test framework, no Python, no HIP headers.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+GG_DEMO_PACKAGES=(cmake gcc make pkg-config libcjson-dev libpng-dev)
+
 # Debian packages the tests use as referees: real libraries we did not
 # write, fetched by scripts/fetch-referees.sh into build/referees (never
 # installed; see there). libcuda1 is NVIDIA's driver library (non-free);
@@ -65,9 +70,10 @@ gg_configure() {
         -DGG_WERROR=ON "$@"
 }
 
-# gg_build BUILD_DIR: builds everything on all cores.
+# gg_build BUILD_DIR [ARGS...]: builds on all cores; ARGS go to cmake
+# --build (e.g. --target NAME: that target and what it needs).
 gg_build() {
-    local dir="$1"
+    local dir="$1"; shift
     gg_log "building $dir on $(nproc) cores"
-    cmake --build "$GG_ROOT/$dir" -j"$(nproc)"
+    cmake --build "$GG_ROOT/$dir" -j"$(nproc)" "$@"
 }

@@ -1,18 +1,39 @@
 #!/usr/bin/env bash
-# Builds gpuguard into build/ and runs the main demo, build/bin/render: a
-# Mandelbrot render on device 0 that first shows the display watchdog killing
-# an unchunked launch (the context dies, the kernel is named, gpuguard
-# recovers it), then renders in watchdog-safe slices and writes render.png.
+# Builds what the main demo needs into build-demo/ (the library, the
+# simulated driver and build-demo/bin/render; no tests, no benchmarks) and
+# runs it: a Mandelbrot render on device 0 that first shows the display
+# watchdog killing an unchunked launch (the context dies, the kernel is
+# named, gpuguard recovers it), then renders in watchdog-safe slices and
+# writes build-demo/render.png (pass --output PATH to write it elsewhere).
 # It runs on a real GPU when a CUDA or HIP driver is found, else on the
-# simulated driver. Arguments go to render (see build/bin/render --help).
-# Installs missing Debian packages first (needs root or sudo).
+# simulated driver. Arguments go to render (see build-demo/bin/render --help).
+# The build is quiet: its output goes to build-demo/demo-build.log, shown
+# only if it fails. Installs the Debian packages the build needs if missing
+# (needs root or sudo).
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-gg_ensure_packages "${GG_PACKAGES[@]}"
-gg_configure build
-gg_build build
+# Its own tree: configuring build/ without tests would turn them off for
+# scripts/test.sh, which reuses build/.
+dir=build-demo
+gg_ensure_packages "${GG_DEMO_PACKAGES[@]}"
+mkdir -p "$GG_ROOT/$dir"
+log="$GG_ROOT/$dir/demo-build.log"
+gg_log "building the demo into $dir (log: $dir/demo-build.log)"
+if ! { gg_configure "$dir" -DGG_BUILD_TESTS=OFF -DGG_BUILD_GPU_CHECK=OFF &&
+       gg_build "$dir" --target render; } > "$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    gg_die "the demo's build failed; the whole log is $dir/demo-build.log"
+fi
 
-gg_log "running build/bin/render $*"
-exec "$GG_ROOT/build/bin/render" "$@"
+# The image goes into the build tree unless the caller says where.
+args=("$@")
+output_given=false
+for arg in "${args[@]}"; do
+    [[ "$arg" == --output || "$arg" == --output=* ]] && output_given=true
+done
+$output_given || args+=(--output "$GG_ROOT/$dir/render.png")
+
+gg_log "running $dir/bin/render ${args[*]}"
+exec "$GG_ROOT/$dir/bin/render" "${args[@]}"

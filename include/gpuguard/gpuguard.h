@@ -90,9 +90,13 @@ typedef enum gg_status {
     GG__STATUS_COUNT
 } gg_status;
 
-/* "GG_CONTEXT_DEAD"-style name; "GG_UNKNOWN_STATUS" for a number not in the list. */
+/** The status's name, "GG_CONTEXT_DEAD"-style; "GG_UNKNOWN_STATUS" for a
+ * number not in the list. Never NULL, a static string. Needs no gg_init;
+ * thread-safe; records no error. */
 GG_API const char *gg_status_name(gg_status status);
-/* One-line human message; never NULL. */
+/** The status's one-line human message; "unknown status" for a number not
+ * in the list. Never NULL, a static string. Needs no gg_init; thread-safe;
+ * records no error. */
 GG_API const char *gg_status_string(gg_status status);
 
 /* ------------------------------------------------------------------------ */
@@ -106,8 +110,14 @@ typedef struct gg_buffer { uint64_t id; } gg_buffer;
 typedef struct gg_module { uint64_t id; } gg_module;
 typedef struct gg_kernel { uint64_t id; } gg_kernel;
 
-/* The null stream of a call means "the context's default stream". */
+/** The null stream: in a call, "the context's default stream". A value of
+ * type gg_stream with id 0, valid in C (a compound literal) and in C++
+ * (a value-initialised temporary). */
+#ifdef __cplusplus
+#define GG_NO_STREAM (gg_stream())
+#else
 #define GG_NO_STREAM ((gg_stream){0})
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -161,8 +171,12 @@ typedef struct gg_error_info {
     char message[GG_MESSAGE_MAX];
 } gg_error_info;
 
-/* Copies this thread's last failure into *info. Returns GG_INVALID_ARGUMENT
- * for NULL, else GG_OK (status GG_OK in *info when nothing failed yet). */
+/** Copies this thread's last failure into *info: the last call of this
+ * thread that failed, whatever succeeded since. GG_OK (status GG_OK in
+ * *info when nothing failed yet); info NULL: GG_INVALID_ARGUMENT (and the
+ * record is left as it was). The strings in *info are static or live until
+ * gg_shutdown; message is a copy. Needs no gg_init; per thread, so
+ * thread-safe. */
 GG_API gg_status gg_last_error(gg_error_info *info);
 
 /* ------------------------------------------------------------------------ */
@@ -192,10 +206,17 @@ typedef enum gg_watchdog_policy {
     GG_WATCHDOG_ALLOW = 3       /* launch as asked */
 } gg_watchdog_policy;
 
+/** What a passed wait deadline does. The library's policy (gg_init_desc,
+ * GPUGUARD_TIMEOUT_POLICY=kill|return) applies to every wait; one wait can
+ * choose otherwise with gg_stream_synchronize_with or
+ * gg_context_synchronize_with. */
 typedef enum gg_timeout_policy {
-    GG_TIMEOUT_DEFAULT = 0,       /* = KILLS_CONTEXT */
-    GG_TIMEOUT_KILLS_CONTEXT = 1, /* a passed wait deadline marks the context DEAD */
-    GG_TIMEOUT_RETURNS = 2        /* only the wait fails; the context stays ALIVE */
+    GG_TIMEOUT_DEFAULT = 0,       /**< the library's policy (whose default is KILLS_CONTEXT) */
+    GG_TIMEOUT_KILLS_CONTEXT = 1, /**< a passed wait deadline marks the context DEAD: the
+                                       work is presumed hung, and a hung queue cannot be
+                                       cancelled on GPUs */
+    GG_TIMEOUT_RETURNS = 2        /**< only the wait fails (GG_TIMEOUT); the context stays
+                                       ALIVE and the work goes on: for polling */
 } gg_timeout_policy;
 
 /* Exact culprits from completion timelines: after each launch the device
@@ -225,32 +246,56 @@ typedef struct gg_init_desc {
     gg_timeline_mode timeline;  /* completion timelines (GPUGUARD_TIMELINE) */
 } gg_init_desc;
 
-/* Loads a backend and initialises the library. A NULL or zeroed desc means
- * the defaults. Environment variables override the desc: GPUGUARD_BACKEND,
+/** Loads a backend and initialises the library. A NULL or zeroed desc means
+ * the defaults; desc's strings are copied. Environment variables override
+ * the desc: GPUGUARD_BACKEND (auto|cuda|hip|sim|sim-hip),
  * GPUGUARD_CUDA_LIBRARY, GPUGUARD_HIP_LIBRARY, GPUGUARD_LOG (off|error|warn|
- * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_WATCHDOG (auto|refuse|allow,
- * optionally ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_TIMELINE
- * (auto|on|off), GPUGUARD_FAULTS (JSON
- * or @file), GPUGUARD_FAULT_REPORT (a path: gg_fault_counts_json is written
- * there at gg_shutdown or exit). An invalid value fails init with GG_INVALID_ARGUMENT naming the
- * variable. Fails with GG_ALREADY_INITIALIZED if already initialised,
- * GG_FORKED in a child forked from an initialised process, GG_NO_DRIVER /
- * GG_NO_DEVICE naming what was tried. */
+ * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_TIMEOUT_POLICY
+ * (kill|return), GPUGUARD_WATCHDOG (auto|refuse|allow, optionally
+ * ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_TIMELINE (auto|on|off),
+ * GPUGUARD_FAULTS (JSON text,
+ * or a file's path after an '@'), GPUGUARD_FAULT_REPORT (a path in an existing, writable folder:
+ * gg_fault_counts_json is written there at gg_shutdown or exit). Keywords
+ * are matched ignoring case; paths are taken as written.
+ *
+ * Returns GG_OK; GG_INVALID_ARGUMENT for an out-of-range desc field or an
+ * invalid variable (the message names it and what it accepts);
+ * GG_ALREADY_INITIALIZED if already initialised; GG_FORKED in a child
+ * forked from an initialised process; GG_NO_DRIVER / GG_NO_DEVICE naming
+ * the libraries tried (and suggesting the simulated driver);
+ * GG_INVALID_ARGUMENT for a malformed fault plan. On failure nothing stays
+ * loaded and gg_init may be called again. Thread-safe (one of several
+ * concurrent gg_init calls wins, the others get GG_ALREADY_INITIALIZED). */
 GG_API gg_status gg_init(const gg_init_desc *desc);
 
-/* Destroys everything still alive (reporting it through the log as a leak),
- * unloads the backend, and allows a later gg_init. Never calls a driver that
- * reports it is shutting down. Safe to call when not initialised. */
+/** Destroys everything still alive (reporting it through the log as a
+ * leak), writes GPUGUARD_FAULT_REPORT, unloads the backend, and allows a
+ * later gg_init. Every id becomes gone. Calls running in other threads
+ * finish first or fail with GG_NOT_INITIALIZED. Never calls a driver that
+ * reports it is shutting down. Always GG_OK, also when not initialised
+ * (nothing to do) and in a forked child (it releases without driver
+ * calls). Thread-safe. */
 GG_API gg_status gg_shutdown(void);
 
-/* The settings in force after defaults and environment (valid after gg_init). */
+/** The settings in force after defaults and environment: every zero of
+ * the desc given to gg_init is resolved (backend "auto" stays "auto"). The
+ * strings in *out belong to the library and are valid until gg_shutdown.
+ * GG_OK; out NULL: GG_INVALID_ARGUMENT; GG_NOT_INITIALIZED before gg_init;
+ * GG_FORKED in a forked child. Thread-safe. */
 GG_API gg_status gg_get_config(gg_init_desc *out);
 
-/* "cuda", "hip" (the backend in use; over the simulator too), or "" before init. */
+/** "cuda" or "hip": the backend in use (over the simulator too: see
+ * gg_device_info.simulated); "" before gg_init. A static string. Records
+ * no error; thread-safe. */
 GG_API const char *gg_backend_name(void);
+/** The driver's version as the driver reports it (CUDA: 12040 for 12.4,
+ * from cuDriverGetVersion; HIP: hipDriverGetVersion's number). GG_OK;
+ * GG_NOT_INITIALIZED before gg_init; GG_FORKED in a forked child; version
+ * NULL: GG_INVALID_ARGUMENT; the driver's refusal as classified.
+ * Thread-safe. */
 GG_API gg_status gg_driver_version(int *version);
 
-/* One driver entry point the backend resolved at gg_init, and the variant
+/** One driver entry point the backend resolved at gg_init, and the variant
  * (ABI) gpuguard calls it through. The strings are static or live in the
  * loaded backend: valid until gg_shutdown. */
 typedef struct gg_entry_point_info {
@@ -263,7 +308,7 @@ typedef struct gg_entry_point_info {
     bool required;           /* gg_init fails without it */
 } gg_entry_point_info;
 
-/* Describes the index-th entry point of the backend in use (0, 1, ... in a
+/** Describes the index-th entry point of the backend in use (0, 1, ... in a
  * fixed order), for diagnostics such as `gpuguard info --verbose`.
  * GG_OK and *info filled; GG_INVALID_ARGUMENT when info is NULL or index is
  * past the last entry point (the message says how many there are);
@@ -287,12 +332,30 @@ typedef struct gg_device_info {
     int max_grid[3];
 } gg_device_info;
 
+/** How many devices the driver reported at gg_init (at least 1: gg_init
+ * fails with GG_NO_DEVICE otherwise). GG_OK; count NULL:
+ * GG_INVALID_ARGUMENT; GG_NOT_INITIALIZED before gg_init; GG_FORKED in a
+ * forked child. Makes no driver call; thread-safe. */
 GG_API gg_status gg_device_count(int *count);
+/** Describes device `device` (0 .. count-1) as read at gg_init. GG_OK;
+ * info NULL or a device that does not exist: GG_INVALID_ARGUMENT (the
+ * message says how many there are); GG_NOT_INITIALIZED before gg_init;
+ * GG_FORKED in a forked child. info->backend is static. Makes no driver
+ * call; thread-safe. */
 GG_API gg_status gg_device_info_get(int device, gg_device_info *info);
 
-typedef enum gg_context_state_t {
-    GG_STATE_INVALID = 0, GG_STATE_ALIVE = 1, GG_STATE_DEAD = 2, GG_STATE_FORKED = 3
-} gg_context_state_t;
+/** A context's state (gg_context_state). Type names are gg_ and lower-case
+ * words, without a _t suffix; this one is not gg_context_state because
+ * that is the function's name. */
+typedef enum gg_state {
+    GG_STATE_INVALID = 0, /**< a gone or wrong id, or before gg_init */
+    GG_STATE_ALIVE = 1,   /**< usable */
+    GG_STATE_DEAD = 2,    /**< a sticky error or a passed deadline killed it: see gg_context_death */
+    GG_STATE_FORKED = 3   /**< inherited through fork(): unusable in this process */
+} gg_state;
+/** Deprecated: the 0.2 name of gg_state, kept so that code written for 0.2
+ * (and examples/python) still builds; removed in 0.3. */
+typedef gg_state gg_context_state_t;
 
 typedef struct gg_context_desc {
     const char *tag;             /* creation tag shown in leak reports and dumps */
@@ -301,16 +364,20 @@ typedef struct gg_context_desc {
     gg_watchdog_policy watchdog; /* 0 = library default */
 } gg_context_desc;
 
-/* Creates a context on `device`. On CUDA each call makes an independent
+/** Creates a context on `device`. On CUDA each call makes an independent
  * context (desc->use_primary: the device's primary context instead). On HIP
  * a device has one context: every gg context on it is a view of that
  * primary context, shares its fate (a sticky error kills them all) and is
- * recovered by resetting the device; use one gg context per HIP device. */
+ * recovered by resetting the device; use one gg context per HIP device.
+ * A NULL desc means all defaults; desc->tag is copied. The caller's
+ * current context is left as it was. GG_OK and *out set; out NULL, a
+ * device that does not exist or a desc->watchdog out of range:
+ * GG_INVALID_ARGUMENT, *out {0}; 4096 live contexts: GG_OUT_OF_MEMORY;
+ * GG_NOT_INITIALIZED, GG_FORKED; driver failures as classified
+ * (GG_NO_DEVICE, GG_OUT_OF_MEMORY, GG_DRIVER...). The caller owns the
+ * context: gg_context_destroy it (gg_shutdown reports it as a leak). */
 GG_API gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out);
-/* Creates a context (contract): out NULL, a device that does not exist or a
- * desc->watchdog out of range: GG_INVALID_ARGUMENT, *out {0}. 4096 live
- * contexts: GG_OUT_OF_MEMORY. Driver failures as classified (NO_DEVICE...).
- * Destroys the context and every object in it (children first), after
+/** Destroys the context and every object in it (children first), after
  * every call still using one of them has returned. Destroying the 0 id or a
  * gone id is harmless (GG_OK, debug log); another kind's id:
  * GG_INVALID_HANDLE. If the context is on this thread's context stack
@@ -318,32 +385,71 @@ GG_API gg_status gg_context_create(int device, const gg_context_desc *desc, gg_c
  * native context is still destroyed (that frees its memory); a failure there
  * is a warning. Children are released without driver calls when DEAD/FORKED. */
 GG_API gg_status gg_context_destroy(gg_context ctx);
-/* ALIVE, DEAD or FORKED; GG_STATE_INVALID for a gone or wrong id or before
- * gg_init (no error recorded). */
-GG_API gg_context_state_t gg_context_state(gg_context ctx);
-/* The first cause of death (status GG_OK when the context is alive).
- * info NULL: GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
+/** ALIVE, DEAD or FORKED; GG_STATE_INVALID for a gone or wrong id or before
+ * gg_init. Records no error, makes no driver call; thread-safe (a state
+ * read while another thread kills or recovers the context is one or the
+ * other). */
+GG_API gg_state gg_context_state(gg_context ctx);
+/** The first cause of death of the context: status, native code, the
+ * call and the culprit launch (status GG_OK in *info when the context is
+ * alive). GG_OK; info NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE; GG_NOT_INITIALIZED. Works on a DEAD context and in a
+ * forked child (it makes no driver call). */
 GG_API gg_status gg_context_death(gg_context ctx, gg_error_info *info);
-/* Replaces a DEAD context's native context with a fresh one on the same
- * device; the id stays valid and ALIVE, every old child id becomes stale. */
+/** Replaces a DEAD context's native context with a fresh one on the same
+ * device; the id stays valid and ALIVE, every old child id becomes gone
+ * (their calls in other threads are waited for, or give up with
+ * GG_INVALID_HANDLE). GG_OK, also for an ALIVE context (nothing to do);
+ * a gone or wrong id: GG_INVALID_HANDLE; an inherited context in a forked
+ * child: GG_FORKED; GG_NOT_INITIALIZED; the driver's failure to create
+ * the new context as classified (the context then stays DEAD). Concurrent
+ * recovers of one context recreate it once. */
 GG_API gg_status gg_context_recover(gg_context ctx);
-/* Waits for all work in the context, at most timeout_ms (0 = default). */
+/** Waits for all work in the context, at most timeout_ms (0: the library's
+ * default deadline). GG_OK when all is done; GG_TIMEOUT when the deadline
+ * passes (under the library's timeout policy the context is then DEAD,
+ * blamed on the oldest unfinished launch: see gg_context_synchronize_with
+ * to choose per call); a device error of any launch as classified (sticky
+ * ones kill the context, naming the culprit); a gone or wrong id:
+ * GG_INVALID_HANDLE, also when another thread destroys the context during
+ * the wait; GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
 GG_API gg_status gg_context_synchronize(gg_context ctx, uint32_t timeout_ms);
-/* The context's device. device NULL: GG_INVALID_ARGUMENT; a gone or wrong
+
+/** How one wait behaves (zero-initialise: zero means the default). */
+typedef struct gg_wait_desc {
+    uint32_t timeout_ms;          /**< the deadline; 0: the library's default */
+    gg_timeout_policy on_timeout; /**< what a passed deadline does; DEFAULT: the library's */
+    unsigned flags;               /**< none defined yet: must be 0 */
+} gg_wait_desc;
+
+/** gg_context_synchronize with this wait's own deadline and timeout
+ * policy: with on_timeout GG_TIMEOUT_RETURNS a passed deadline returns
+ * GG_TIMEOUT and leaves the context ALIVE (for polling), whatever the
+ * library's policy. wait NULL, on_timeout out of range or unknown flags:
+ * GG_INVALID_ARGUMENT before anything else; otherwise as
+ * gg_context_synchronize. */
+GG_API gg_status gg_context_synchronize_with(gg_context ctx, const gg_wait_desc *wait);
+/** The context's device. device NULL: GG_INVALID_ARGUMENT; a gone or wrong
  * id: GG_INVALID_HANDLE (*device untouched). */
 GG_API gg_status gg_context_device(gg_context ctx, int *device);
-/* How many driver calls cleanup skipped in this context because it was
+/** How many driver calls cleanup skipped in this context because it was
  * DEAD/FORKED. count NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
  * GG_INVALID_HANDLE. */
 GG_API gg_status gg_context_skipped_cleanups(gg_context ctx, uint64_t *count);
 
-/* Per-thread context stack, mirrored on the driver's stack. Push: a gone or
- * wrong id GG_INVALID_HANDLE, a DEAD context GG_CONTEXT_DEAD, 64 deep
- * GG_INVALID_ARGUMENT. Pop: an empty stack GG_INVALID_ARGUMENT; popping a
- * context destroyed by another thread meanwhile pops the driver's entry. */
+/** Pushes ctx on this thread's context stack, mirrored on the driver's
+ * stack (so CUDA runtime code called meanwhile runs in it). GG_OK; a gone
+ * or wrong id: GG_INVALID_HANDLE; a DEAD context: GG_CONTEXT_DEAD; 64
+ * deep: GG_INVALID_ARGUMENT; GG_FORKED, GG_NOT_INITIALIZED; the driver's
+ * refusal as classified. Per thread: other threads' stacks are untouched. */
 GG_API gg_status gg_context_push(gg_context ctx);
+/** Pops this thread's context stack (and the driver's); *popped (may be
+ * NULL) gets the popped id. GG_OK; an empty stack: GG_INVALID_ARGUMENT;
+ * popping a context destroyed by another thread meanwhile pops the
+ * driver's entry and gives its (gone) id; GG_FORKED, GG_NOT_INITIALIZED. */
 GG_API gg_status gg_context_pop(gg_context *popped);
-/* The top of this thread's stack ({0} with GG_OK when empty). */
+/** The top of this thread's stack ({0} with GG_OK when empty). ctx NULL:
+ * GG_INVALID_ARGUMENT; GG_NOT_INITIALIZED. Makes no driver call. */
 GG_API gg_status gg_context_current(gg_context *ctx);
 
 /* ------------------------------------------------------------------------ */
@@ -357,21 +463,46 @@ typedef struct gg_stream_desc {
     unsigned flags;    /* none defined yet: must be 0 */
 } gg_stream_desc;
 
-/* Creates a stream in ctx. out NULL or unknown desc->flags:
+/** Creates a stream in ctx (non-blocking: no implicit ordering with the
+ * default stream). GG_OK and *out set; out NULL or unknown desc->flags:
  * GG_INVALID_ARGUMENT; a gone or wrong context id, or a context destroyed
- * during the call: GG_INVALID_HANDLE; a DEAD context: GG_CONTEXT_DEAD.
- * *out is {0} on every failure. */
+ * during the call: GG_INVALID_HANDLE; a DEAD context: GG_CONTEXT_DEAD;
+ * GG_FORKED, GG_NOT_INITIALIZED; the driver's refusal as classified.
+ * *out is {0} on every failure. desc->tag is copied. The stream belongs
+ * to the context: destroyed with it at the latest. */
 GG_API gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream *out);
-/* Destroys the stream once calls using it have returned (a wait on it gives
- * up with GG_INVALID_HANDLE). 0 or a gone id: GG_OK (harmless); another
- * kind's id: GG_INVALID_HANDLE. Same for every destroy below. */
+/** Destroys the stream once calls using it have returned (a wait on it
+ * gives up with GG_INVALID_HANDLE); its pending work is not waited for.
+ * GG_OK; 0 or a gone id: GG_OK (harmless); another kind's id:
+ * GG_INVALID_HANDLE; in a DEAD context or a forked child the record is
+ * released without driver calls (GG_OK). Same for every destroy below. */
 GG_API gg_status gg_stream_destroy(gg_stream stream);
-/* GG_OK when all work is done, GG_NOT_READY while pending. */
+/** Whether the stream's work is done, without waiting: GG_OK when all
+ * work is done, GG_NOT_READY while pending (not an error: gg_last_error
+ * is left as it was); a device error of its work as classified (sticky
+ * ones kill the context); a gone or wrong id: GG_INVALID_HANDLE;
+ * GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
 GG_API gg_status gg_stream_query(gg_stream stream);
-/* timeout_ms 0 = the default deadline; GG_TIMEOUT when it passes. */
+/** Waits for the stream's work, at most timeout_ms (0: the library's
+ * default deadline). GG_OK; GG_TIMEOUT when the deadline passes (under
+ * the library's timeout policy the context is then DEAD, blamed on the
+ * stream's oldest unfinished launch; see gg_stream_synchronize_with);
+ * otherwise as gg_stream_query, and GG_INVALID_HANDLE when another thread
+ * destroys the stream during the wait. */
 GG_API gg_status gg_stream_synchronize(gg_stream stream, uint32_t timeout_ms);
+/** gg_stream_synchronize with this wait's own deadline and timeout policy
+ * (see gg_wait_desc): with on_timeout GG_TIMEOUT_RETURNS a passed deadline
+ * returns GG_TIMEOUT and leaves the context ALIVE. wait NULL, on_timeout
+ * out of range or unknown flags: GG_INVALID_ARGUMENT before anything
+ * else; otherwise as gg_stream_synchronize. */
+GG_API gg_status gg_stream_synchronize_with(gg_stream stream, const gg_wait_desc *wait);
+/** Makes the stream's later work wait for the event's last record (on the
+ * device; the host does not wait). GG_OK; a gone or wrong id (either):
+ * GG_INVALID_HANDLE; stream and event in two contexts: GG_WRONG_CONTEXT;
+ * GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED; the driver's refusal as
+ * classified. */
 GG_API gg_status gg_stream_wait_event(gg_stream stream, gg_event event);
-/* The stream's context. ctx NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+/** The stream's context. ctx NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
  * GG_INVALID_HANDLE. */
 GG_API gg_status gg_stream_context(gg_stream stream, gg_context *ctx);
 
@@ -381,14 +512,32 @@ typedef struct gg_event_desc {
     unsigned flags;    /* none defined yet: must be 0 */
 } gg_event_desc;
 
-/* Creates an event in ctx: bad input as gg_stream_create. */
+/** Creates an event in ctx, with timing (for gg_event_elapsed_ms). GG_OK
+ * and *out set; bad input, failures (GG_INVALID_ARGUMENT,
+ * GG_INVALID_HANDLE, GG_CONTEXT_DEAD...) and ownership as
+ * gg_stream_create. */
 GG_API gg_status gg_event_create(gg_context ctx, const gg_event_desc *desc, gg_event *out);
-/* Destroys the event: 0 or a gone id GG_OK, as gg_stream_destroy. */
+/** Destroys the event: 0 or a gone id GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_event_destroy(gg_event event);
-/* Records on `stream` (GG_NO_STREAM: the event's context's default stream). */
+/** Records the event on `stream` (GG_NO_STREAM: the event's context's
+ * default stream): it completes when the stream's earlier work does.
+ * GG_OK; a gone or wrong id (either): GG_INVALID_HANDLE; stream and event
+ * in two contexts: GG_WRONG_CONTEXT; GG_CONTEXT_DEAD, GG_FORKED,
+ * GG_NOT_INITIALIZED; the driver's refusal as classified. */
 GG_API gg_status gg_event_record(gg_event event, gg_stream stream);
+/** Whether the event's last record has completed, without waiting
+ * (GG_OK for an event never recorded): GG_OK, GG_NOT_READY (not an
+ * error); otherwise as gg_stream_query. */
 GG_API gg_status gg_event_query(gg_event event);
+/** Waits for the event's last record, at most timeout_ms (0: the
+ * library's default deadline); GG_TIMEOUT and the rest as
+ * gg_stream_synchronize (the library's timeout policy applies). */
 GG_API gg_status gg_event_synchronize(gg_event event, uint32_t timeout_ms);
+/** Device time between two completed records, in milliseconds. GG_OK;
+ * ms NULL: GG_INVALID_ARGUMENT; a gone or wrong id (either):
+ * GG_INVALID_HANDLE; events of two contexts: GG_WRONG_CONTEXT; either
+ * record not complete: GG_NOT_READY; never recorded: the driver's refusal
+ * as classified; GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
 GG_API gg_status gg_event_elapsed_ms(gg_event start, gg_event end, float *ms);
 
 /* ------------------------------------------------------------------------ */
@@ -406,33 +555,51 @@ typedef struct gg_buffer_desc {
     unsigned flags;    /* gg_buffer_flags: GG_BUFFER_DEVICE (0) or GG_BUFFER_HOST_PINNED */
 } gg_buffer_desc;
 
-/* Allocates `bytes` of device memory, or of pinned host memory with
+/** Allocates `bytes` of device memory, or of pinned host memory with
  * GG_BUFFER_HOST_PINNED. out NULL, bytes 0 or unknown desc->flags:
  * GG_INVALID_ARGUMENT; context ids as gg_stream_create; the driver out of
- * memory: GG_OUT_OF_MEMORY naming the size. *out is {0} on every failure. */
+ * memory: GG_OUT_OF_MEMORY naming the size ("(injected fault)" when a fault
+ * plan made it fail). *out is {0} on every failure. The buffer belongs to
+ * the context: freed with it at the latest. */
 GG_API gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out);
-/* Frees the buffer: 0 or a gone id GG_OK, as gg_stream_destroy. */
+/** Frees the buffer: 0 or a gone id GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_buffer_free(gg_buffer buf);
-/* The buffer's size. bytes NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+/** The buffer's size. bytes NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
  * GG_INVALID_HANDLE (never another buffer's size). */
 GG_API gg_status gg_buffer_size(gg_buffer buf, size_t *bytes);
-/* The device address (device buffers) for kernel parameters. dptr NULL or a
+/** The device address (device buffers) for kernel parameters. dptr NULL or a
  * pinned host buffer: GG_INVALID_ARGUMENT; a gone or wrong id:
  * GG_INVALID_HANDLE. */
 GG_API gg_status gg_buffer_device_ptr(gg_buffer buf, uint64_t *dptr);
-/* The host address (pinned host buffers). ptr NULL or a device buffer:
+/** The host address (pinned host buffers). ptr NULL or a device buffer:
  * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_buffer_host_ptr(gg_buffer buf, void **ptr);
 
-/* With a stream: asynchronous on it. With GG_NO_STREAM: synchronous, waits
- * for earlier work in the context under the default deadline. Offsets and
- * sizes are checked against the buffer before any driver call. */
+/** Copies `bytes` from host memory `src` into device buffer `dst` at
+ * dst_offset. With a stream: asynchronous on it (src must stay valid until
+ * the stream's work is done). With GG_NO_STREAM: synchronous, after earlier
+ * work in the context. Offsets and sizes are checked against the buffer
+ * before any driver call. GG_OK; src NULL, bytes 0, a range outside the
+ * buffer or a pinned host buffer: GG_INVALID_ARGUMENT (naming the
+ * buffer); a gone or wrong id: GG_INVALID_HANDLE; buffer and stream of two
+ * contexts: GG_WRONG_CONTEXT; GG_CONTEXT_DEAD, GG_FORKED,
+ * GG_NOT_INITIALIZED; a device error (this copy's or an earlier launch's)
+ * as classified. The same contract holds for the three calls below. */
 GG_API gg_status gg_memcpy_htod(gg_buffer dst, size_t dst_offset, const void *src, size_t bytes,
                                 gg_stream stream);
+/** Copies `bytes` of device buffer `src` from src_offset into host memory
+ * `dst` (dst NULL: GG_INVALID_ARGUMENT); stream, checks and the other
+ * statuses as gg_memcpy_htod. */
 GG_API gg_status gg_memcpy_dtoh(void *dst, gg_buffer src, size_t src_offset, size_t bytes,
                                 gg_stream stream);
+/** Copies `bytes` between two device buffers of one context (two
+ * contexts: GG_WRONG_CONTEXT); stream, checks and statuses as
+ * gg_memcpy_htod. */
 GG_API gg_status gg_memcpy_dtod(gg_buffer dst, size_t dst_offset, gg_buffer src,
                                 size_t src_offset, size_t bytes, gg_stream stream);
+/** Sets `bytes` of device buffer `dst` from `offset` to `value` (bytes 0
+ * or a range outside the buffer: GG_INVALID_ARGUMENT); stream, checks and
+ * the other statuses as gg_memcpy_htod. */
 GG_API gg_status gg_memset(gg_buffer dst, size_t offset, uint8_t value, size_t bytes,
                            gg_stream stream);
 
@@ -446,23 +613,33 @@ typedef struct gg_module_desc {
     unsigned flags;    /* none defined yet: must be 0 */
 } gg_module_desc;
 
-/* Loads a module (a file, or an image in memory). out NULL, path NULL or
- * empty, image NULL, bytes 0 or unknown desc->flags: GG_INVALID_ARGUMENT;
- * context ids as gg_stream_create; a driver refusal as classified, naming
- * the path. */
+/** Loads a module from a file: PTX, cubin or fatbin on CUDA, a code
+ * object on HIP, a simulator kernel module (a shared object, see
+ * gpuguard/sim_kernel.h) on the simulated driver. GG_OK and *out set; out
+ * NULL, path NULL or empty, or unknown desc->flags: GG_INVALID_ARGUMENT;
+ * context ids as gg_stream_create; a driver refusal as classified (a bad
+ * image: GG_INVALID_ARGUMENT; no code for this device: GG_UNSUPPORTED),
+ * naming the driver call and the path, and on the simulator its reason.
+ * *out is {0} on every failure. The module belongs to the context. */
 GG_API gg_status gg_module_load_file(gg_context ctx, const char *path, const gg_module_desc *desc,
                                      gg_module *out);
+/** Loads a module from an image in memory (copied by the driver: the
+ * caller may free it on return). As gg_module_load_file, with image NULL
+ * or bytes 0: GG_INVALID_ARGUMENT; errors name cuModuleLoadData /
+ * hipModuleLoadData. */
 GG_API gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes,
                                      const gg_module_desc *desc, gg_module *out);
-/* Unloads the module and its kernels (their ids go stale): 0 or a gone id
+/** Unloads the module and its kernels (their ids go stale): 0 or a gone id
  * GG_OK, as gg_stream_destroy. */
 GG_API gg_status gg_module_unload(gg_module module);
-/* The kernel `name` of the module. out NULL, name NULL or empty:
+/** The kernel `name` of the module. out NULL, name NULL or empty:
  * GG_INVALID_ARGUMENT; a gone or wrong module id, or a module unloaded
  * during the call: GG_INVALID_HANDLE; no such kernel: the driver's
- * NOT_FOUND as classified. Kernels live until their module is unloaded. */
+ * NOT_FOUND as classified (on the simulator, with its reason: e.g. a
+ * kernel without GG_SIM_KERNEL_PARAMS). *out is {0} on every failure.
+ * Kernels live until their module is unloaded. */
 GG_API gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out);
-/* The kernel's name (valid until gg_shutdown). name NULL:
+/** The kernel's name (valid until gg_shutdown). name NULL:
  * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_kernel_name(gg_kernel kernel, const char **name);
 
@@ -479,10 +656,11 @@ typedef struct gg_launch_desc {
     uint32_t param_count;   /* number of entries in params (checked for chunking) */
 } gg_launch_desc;
 
-/* Sends the launch and records it (kernel, stream, sequence number) for
+/** Sends the launch and records it (kernel, stream, sequence number) for
  * attribution; with a completion timeline (gg_timeline_mode), also writes
  * the launch's number behind it on its stream. Asynchronous: kernel faults
- * surface at a later call.
+ * surface at a later call, which names this launch as the culprit.
+ * Parameters are copied at the call.
  * Checked before the driver sees it, each a GG_INVALID_ARGUMENT naming the
  * limit and the value: desc NULL; params NULL with param_count > 0; a grid
  * or block component of 0; param_count against the kernel's parameter
@@ -491,10 +669,12 @@ typedef struct gg_launch_desc {
  * on HIP, and then not checked; the parameters' sizes cannot be checked,
  * since params holds only pointers); block dimensions, threads per block,
  * grid dimensions and shared_bytes against the device's limits (a limit
- * the driver does not report is not checked: HIP's shared memory today).
- * A stale or forged kernel or stream id: GG_INVALID_HANDLE; kernel and
- * stream of two contexts: GG_WRONG_CONTEXT; a dead context: GG_CONTEXT_DEAD
- * with the cause. Thread-safe. */
+ * the driver does not report is not checked). A gone or wrong id:
+ * GG_INVALID_HANDLE; kernel and stream of two contexts: GG_WRONG_CONTEXT;
+ * on a watchdog device, a launch predicted to overrun the budget:
+ * GG_WATCHDOG_RISK (or it runs chunked, under AUTO_CHUNK for a chunkable
+ * kernel); GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED; the driver's
+ * refusal as classified. Thread-safe. */
 GG_API gg_status gg_launch(const gg_launch_desc *desc);
 
 /* ------------------------------------------------------------------------ */
@@ -552,45 +732,64 @@ typedef struct gg_chunk_stats {
     double ms_per_block;      /* device time per block, as measured */
 } gg_chunk_stats;
 
-/* Runs desc's launch in slices. desc->params[chunk->offset_param] is
+/** Runs desc's launch in slices. desc->params[chunk->offset_param] is
  * replaced by each slice's offset (the caller's value is ignored), so
  * desc->param_count must cover it. Errors: GG_INVALID_ARGUMENT for a bad
  * chunk descriptor (offset parameter out of range, negative or NaN target,
  * zero-sized grid after defaults, dimension > 2), GG_CANCELLED, and any
- * launch or wait error (the dead-context machinery applies). stats may be NULL. */
+ * launch or wait error (the dead-context machinery applies). stats may be
+ * NULL. Blocks the calling thread until the grid is done. */
 GG_API gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chunk, gg_chunk_stats *stats);
 
-/* Declares a kernel chunkable: on a watchdog device, under the AUTO_CHUNK
+/** Declares a kernel chunkable: on a watchdog device, under the AUTO_CHUNK
  * policy, a plain gg_launch of it then runs chunked (and so waits for the
  * whole grid before returning). offset_param as in gg_chunk_desc: where the
  * driver reports the kernel's parameters, it must name one of them that is
  * 4 bytes wide (GG_INVALID_ARGUMENT otherwise); where it does not, each
- * chunked launch checks it against its param_count instead. dimension > 2:
- * GG_INVALID_ARGUMENT. */
+ * chunked launch checks it against its param_count instead. GG_OK;
+ * dimension > 2: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE; GG_NOT_INITIALIZED. Makes no driver call; the last
+ * call wins. */
 GG_API gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32_t dimension);
 
-/* The kernel's timing history: measured device time per block (0 if
- * nothing was measured yet) and how many launches or slices it rests on. */
+/** The kernel's timing history: measured device time per block (0 if
+ * nothing was measured yet) and how many launches or slices it rests on.
+ * GG_OK; either pointer NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE; GG_NOT_INITIALIZED. Makes no driver call. */
 GG_API gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64_t *samples);
 
-/* Watchdog policy of a context (GG_WATCHDOG_DEFAULT: the library's). */
+/** Sets the watchdog policy and budget of a context (GG_WATCHDOG_DEFAULT,
+ * budget 0: the library's) for its later launches. GG_OK; a policy out of
+ * range: GG_INVALID_ARGUMENT; a gone or wrong id, or a context destroyed
+ * during the call: GG_INVALID_HANDLE; GG_NOT_INITIALIZED. Makes no driver
+ * call. */
 GG_API gg_status gg_context_set_watchdog(gg_context ctx, gg_watchdog_policy policy, uint32_t budget_ms);
 
 /* ------------------------------------------------------------------------ */
 /* Diagnostics                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Every live object as JSON; *json is malloc'd, free it with gg_free. */
+/** Every live object as JSON (contexts with their state and children,
+ * ids, tags, who created them). *json is allocated by the library: free
+ * it with gg_free. GG_OK; json NULL: GG_INVALID_ARGUMENT; out of memory:
+ * GG_OUT_OF_MEMORY (*json NULL); GG_NOT_INITIALIZED. Makes no driver call;
+ * a snapshot (objects created or destroyed meanwhile may or may not be
+ * in it). */
 GG_API gg_status gg_dump_json(char **json);
+/** Frees a string the library allocated (gg_dump_json,
+ * gg_fault_counts_json). NULL: nothing. Needs no gg_init (and may be
+ * called after gg_shutdown); thread-safe. */
 GG_API void gg_free(void *p);
-/* Number of live objects of all kinds (handles in the table). */
+/** Number of live objects of all kinds (handles in the table). GG_OK;
+ * count NULL: GG_INVALID_ARGUMENT; GG_NOT_INITIALIZED. Makes no driver
+ * call. */
 GG_API gg_status gg_live_objects(uint64_t *count);
 
 /* ------------------------------------------------------------------------ */
 /* Fault injection                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* Loads a fault plan (JSON), replacing any plan in force. Every driver call
+/** Loads a fault plan (JSON), replacing any plan in force. Every driver call
  * passes one gate; a rule that matches a call returns its error instead of
  * calling the driver ("immediate"), or lets the call through and latches the
  * error on the context so that it surfaces at the next synchronizing call
@@ -620,11 +819,14 @@ GG_API gg_status gg_live_objects(uint64_t *count);
  * GG_INVALID_ARGUMENT naming the rule and the field; the plan in force is
  * then left as it was. Requires gg_init. */
 GG_API gg_status gg_fault_set_plan(const char *json);
-/* Removes the plan (errors already latched on contexts stay). */
+/** Removes the plan (errors already latched on contexts stay). GG_OK, also
+ * when there is none; GG_NOT_INITIALIZED; GG_FORKED. Thread-safe. */
 GG_API gg_status gg_fault_clear(void);
-/* Calls seen per operation since the plan was loaded, and each rule's hits:
+/** Calls seen per operation since the plan was loaded, and each rule's hits:
  * {"calls": {"alloc": 3, ...}, "rules": [{"rule": 0, "op": "alloc",
- * "matched": 3, "fired": 1}], "live_objects": N}. Free *json with gg_free. */
+ * "matched": 3, "fired": 1}], "live_objects": N}. Free *json with gg_free.
+ * GG_OK; json NULL: GG_INVALID_ARGUMENT; out of memory: GG_OUT_OF_MEMORY;
+ * GG_NOT_INITIALIZED. Thread-safe. */
 GG_API gg_status gg_fault_counts_json(char **json);
 
 #ifdef __cplusplus

@@ -28,7 +28,10 @@
  * time, as CUDA does, so the caller may reuse its variables at once; in the
  * kernel, b->params[i] points at the copy (16-byte aligned). A kernel
  * without a declaration is refused by cuModuleGetFunction with
- * CUDA_ERROR_INVALID_IMAGE (gg_sim_last_error_detail() says why).
+ * CUDA_ERROR_INVALID_IMAGE; gpuguard's error message (gg_last_error) says
+ * why, as does gg_sim_last_error_detail() (gpuguard/gg_sim_control.h).
+ * Build a module with gg_add_sim_module(NAME SOURCES...) from
+ * find_package(gpuguard) (or the source tree's cmake/GgHelpers.cmake).
  * Up to 32 parameters; the launch form with `extra` is not supported.
  */
 #ifndef GPUGUARD_SIM_KERNEL_H
@@ -104,21 +107,26 @@ typedef void (*gg_sim_kernel_fn)(const gg_sim_block *b);
     GG_SIM_NARGS_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, \
                   16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 
+/* The parameter table's declaration and definition: an exported array with
+ * C linkage. C++ spells "extern" as the linkage specification itself (a
+ * second extern there is an error); C needs it for the declaration. */
 #ifdef __cplusplus
+#define GG_SIM_PARAMS_DECLARE extern "C" GG_SIM_EXPORT
 #define GG_SIM_PARAMS_LINKAGE extern "C" GG_SIM_EXPORT
 #else
+#define GG_SIM_PARAMS_DECLARE GG_SIM_EXPORT extern
 #define GG_SIM_PARAMS_LINKAGE GG_SIM_EXPORT
 #endif
 
 /* Declares the sizes of kernel `name`'s parameters, in order (1 to 32). */
 #define GG_SIM_KERNEL_PARAMS(name, ...)                                             \
-    GG_SIM_PARAMS_LINKAGE extern const unsigned gg_sim_params__##name[];            \
+    GG_SIM_PARAMS_DECLARE const unsigned gg_sim_params__##name[];                   \
     GG_SIM_PARAMS_LINKAGE const unsigned gg_sim_params__##name[] = {                \
         (unsigned)GG_SIM_NARGS(__VA_ARGS__), __VA_ARGS__ }
 
 /* Declares that kernel `name` takes no parameters. */
 #define GG_SIM_KERNEL_NO_PARAMS(name)                                               \
-    GG_SIM_PARAMS_LINKAGE extern const unsigned gg_sim_params__##name[];            \
+    GG_SIM_PARAMS_DECLARE const unsigned gg_sim_params__##name[];                   \
     GG_SIM_PARAMS_LINKAGE const unsigned gg_sim_params__##name[] = { 0u }
 
 #ifdef __cplusplus

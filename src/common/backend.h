@@ -216,6 +216,18 @@ struct gg__backend {
     int (*stream_write_value)(void *self, gg__nstream s, gg__dptr addr, uint64_t value,
                               bool wide);
 
+    /* The driver function module_load_data calls ("cuModuleLoadData"),
+     * named in its errors instead of op_names[GG__OP_MODULE_LOAD] (the
+     * file form). NULL: the op's name is right for both. */
+    const char *module_load_data_call;
+
+    /* Only over gpuguard's simulated driver (NULL otherwise): the reason
+     * the simulator recorded for the calling thread's latest failing call
+     * (gg_sim_last_error_detail), "" when none. The simulator does not
+     * clear it on success, so read it only right after a failing call
+     * whose failure paths all record one (module loads, kernel lookups). */
+    const char *(*driver_error_detail)(void *self);
+
     /* Releases the backend (dlclose). `driver_alive` false: the process is
      * exiting and the driver may be unloading, so make no driver call. */
     void (*close)(void *self, bool driver_alive);

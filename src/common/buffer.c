@@ -42,8 +42,9 @@ gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *de
     gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d.tag, make_buffer, &args, &out->id);
     gg_error_info *e = gg__last_error_slot();
     if (status == GG_OUT_OF_MEMORY && e->native_code != 0)
-        snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_alloc: the driver could not allocate %zu bytes of %s memory",
-                 bytes, flags & GG_BUFFER_HOST_PINNED ? "pinned host" : "device");
+        snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_alloc: the driver could not allocate %zu bytes of %s memory%s",
+                 bytes, flags & GG_BUFFER_HOST_PINNED ? "pinned host" : "device",
+                 c.injected ? " (injected fault)" : "");
     return status;
 }
 
@@ -99,8 +100,8 @@ gg_status gg_buffer_device_ptr(gg_buffer handle, uint64_t *dptr)
         return gg__last_error_slot()->status;
     gg_status status = GG_OK;
     if (buf->flags & GG_BUFFER_HOST_PINNED)
-        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_device_ptr: buffer '%s' is pinned host memory; "
-                          "use gg_buffer_host_ptr", buf->h.tag);
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_device_ptr: buffer %s is pinned host memory; "
+                          "use gg_buffer_host_ptr", gg__object_label(&buf->h).text);
     else
         *dptr = buf->device_ptr;
     gg__leave(&c);
@@ -117,8 +118,8 @@ gg_status gg_buffer_host_ptr(gg_buffer handle, void **ptr)
         return gg__last_error_slot()->status;
     gg_status status = GG_OK;
     if (!(buf->flags & GG_BUFFER_HOST_PINNED))
-        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_host_ptr: buffer '%s' is device memory; "
-                          "use gg_buffer_device_ptr", buf->h.tag);
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_host_ptr: buffer %s is device memory; "
+                          "use gg_buffer_device_ptr", gg__object_label(&buf->h).text);
     else
         *ptr = buf->host_ptr;
     gg__leave(&c);
@@ -129,13 +130,13 @@ gg_status gg_buffer_host_ptr(gg_buffer handle, void **ptr)
 static gg_status check_range(gg__call *c, const gg__buffer *buf, const char *what, size_t offset, size_t bytes)
 {
     if (buf->flags & GG_BUFFER_HOST_PINNED)
-        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: %s buffer '%s' is pinned host memory: copy to or from "
-                        "its host pointer instead", c->api, what, buf->h.tag);
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: %s buffer %s is pinned host memory: copy to or from "
+                        "its host pointer instead", c->api, what, gg__object_label(&buf->h).text);
     if (bytes == 0)
         return gg__fail(c, GG_INVALID_ARGUMENT, "%s: bytes is 0", c->api);
     if (offset > buf->bytes || bytes > buf->bytes - offset)
-        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: range [%zu, %zu+%zu) is outside %s buffer '%s' of %zu bytes",
-                        c->api, offset, offset, bytes, what, buf->h.tag, buf->bytes);
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: range [%zu, %zu+%zu) is outside %s buffer %s of %zu bytes",
+                        c->api, offset, offset, bytes, what, gg__object_label(&buf->h).text, buf->bytes);
     return GG_OK;
 }
 

@@ -28,6 +28,37 @@ gg_status gg_last_error(gg_error_info *info)
     return GG_OK;
 }
 
+static const char *driver_call_of(const gg__call *c, gg__op op)
+{
+    if ((unsigned)op >= GG__OP_COUNT)
+        return "";
+    if (c->driver_call != NULL)
+        return c->driver_call;
+    return c->b->op_names[op] != NULL ? c->b->op_names[op] : "";
+}
+
+/* What the simulated driver said about the failure of a module load or a
+ * kernel lookup (its failure paths always record a reason, so the detail is
+ * this call's), and for an image it cannot load, what it loads instead.
+ * "" for other calls, injected faults and real drivers. */
+static void driver_detail(const gg__call *c, gg__op op, int native, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (c->b == NULL || c->b->driver_error_detail == NULL || c->injected != 0 ||
+        (op != GG__OP_MODULE_LOAD && op != GG__OP_MODULE_GET_FUNCTION))
+        return;
+    const char *detail = c->b->driver_error_detail(c->b->self);
+    const char *name = c->b->code_name(native);
+    bool bad_image = op == GG__OP_MODULE_LOAD &&
+                     (strstr(name, "INVALID_IMAGE") != NULL || strstr(name, "InvalidImage") != NULL);
+    snprintf(out, size, "%s%s%s%s", detail[0] ? " (simulator: " : "", detail, detail[0] ? ")" : "",
+             bad_image ? "; the simulated driver loads simulator kernel modules: shared objects of host "
+                         "C kernels (gpuguard/sim_kernel.h) built with gg_add_sim_module, not PTX or "
+                         "cubin; build the kernels as one, or run on a GPU driver (GPUGUARD_BACKEND=cuda "
+                         "or hip)"
+                       : "");
+}
+
 static void record(gg__call *c, gg_status status, gg__op op, int native, const char *fmt, va_list ap)
 {
     gg_error_info *e = &last_error;
@@ -39,8 +70,7 @@ static void record(gg__call *c, gg_status status, gg__op op, int native, const c
     e->driver_call = "";
     if (native != 0 && c->b != NULL) {
         e->native_name = c->b->code_name(native);
-        if ((unsigned)op < GG__OP_COUNT && c->b->op_names[op] != NULL)
-            e->driver_call = c->b->op_names[op];
+        e->driver_call = driver_call_of(c, op);
     }
     if (c->ctx != NULL)
         e->context.id = atomic_load_explicit(&c->ctx->h.id, memory_order_relaxed);
@@ -49,13 +79,21 @@ static void record(gg__call *c, gg_status status, gg__op op, int native, const c
     vsnprintf(e->message, sizeof e->message, fmt, ap);
 }
 
+/* Messages start with the call's name; the debug line names it once. */
+static void log_failure(const gg__call *c)
+{
+    size_t len = strlen(c->api);
+    bool named = strncmp(last_error.message, c->api, len) == 0 && last_error.message[len] == ':';
+    gg__log(GG_LOG_DEBUG, 0, "%s%s%s", named ? "" : c->api, named ? "" : ": ", last_error.message);
+}
+
 gg_status gg__fail(gg__call *c, gg_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     record(c, status, GG__OP_COUNT, 0, fmt, ap);
     va_end(ap);
-    gg__log(GG_LOG_DEBUG, 0, "%s: %s", c->api, last_error.message);
+    log_failure(c);
     return status;
 }
 
@@ -65,7 +103,7 @@ gg_status gg__fail_native(gg__call *c, gg_status status, gg__op op, int native, 
     va_start(ap, fmt);
     record(c, status, op, native, fmt, ap);
     va_end(ap);
-    gg__log(GG_LOG_DEBUG, 0, "%s: %s", c->api, last_error.message);
+    log_failure(c);
     return status;
 }
 
@@ -164,7 +202,7 @@ bool gg__pins_revoked(gg__call *c)
     return false;
 }
 
-gg_context_state_t gg__context_state(const gg__context *ctx)
+gg_state gg__context_state(const gg__context *ctx)
 {
     if (ctx->fork_generation != gg__fork_generation_now())
         return GG_STATE_FORKED;
@@ -200,7 +238,7 @@ static gg_status fail_dead(gg__call *c, gg__context *ctx)
 
 gg_status gg__enter_refused(gg__call *c, gg__context *ctx)
 {
-    gg_context_state_t state = gg__context_state(ctx);
+    gg_state state = gg__context_state(ctx);
     if (state == GG_STATE_FORKED) {
         c->ctx = NULL;
         return gg__fail(c, GG_FORKED,
@@ -241,8 +279,10 @@ gg_status gg__check_failed(gg__call *c, gg__op op, int native)
     gg__code_class cls = c->b->classify(native);
     if (cls.status == GG_NOT_READY)
         return GG_NOT_READY;
-    const char *driver_call = c->b->op_names[op] ? c->b->op_names[op] : "?";
+    const char *driver_call = driver_call_of(c, op);
     const char *how = c->injected ? " (injected fault)" : "";
+    char detail[GG_MESSAGE_MAX / 2 + 128];
+    driver_detail(c, op, native, detail, sizeof detail);
     if (cls.sticky && c->ctx != NULL) {
         char message[GG_MESSAGE_MAX];
         snprintf(message, sizeof message, "%s returned %s%s", driver_call, c->b->code_name(native), how);
@@ -252,9 +292,9 @@ gg_status gg__check_failed(gg__call *c, gg__op op, int native)
         last_error.gg_call = c->api;
         return cls.status;
     }
-    return gg__fail_native(c, cls.status, op, native, "%s: %s returned %s%s%s%s", c->api, driver_call,
+    return gg__fail_native(c, cls.status, op, native, "%s: %s returned %s%s%s%s%s", c->api, driver_call,
                            c->b->code_name(native), how, c->kernel_name ? " for kernel " : "",
-                           c->kernel_name ? c->kernel_name : "");
+                           c->kernel_name ? c->kernel_name : "", detail);
 }
 
 void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
@@ -271,7 +311,7 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
     d->native_code = native;
     d->native_name = native != 0 ? c->b->code_name(native) : "";
     d->gg_call = c->api;
-    d->driver_call = (unsigned)op < GG__OP_COUNT && c->b->op_names[op] ? c->b->op_names[op] : "";
+    d->driver_call = driver_call_of(c, op);
     d->context.id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
     if (c->stream != NULL)
         d->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
@@ -290,8 +330,8 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
                             const char *b_what)
 {
-    return gg__fail(c, GG_WRONG_CONTEXT, "%s: %s '%s' belongs to context 0x%016llx but %s '%s' belongs to "
-                    "context 0x%016llx", c->api, a_what, a->tag,
-                    (unsigned long long)atomic_load(&a->context->h.id), b_what, b->tag,
+    return gg__fail(c, GG_WRONG_CONTEXT, "%s: %s %s belongs to context 0x%016llx but %s %s belongs to "
+                    "context 0x%016llx", c->api, a_what, gg__object_label(a).text,
+                    (unsigned long long)atomic_load(&a->context->h.id), b_what, gg__object_label(b).text,
                     (unsigned long long)atomic_load(&b->context->h.id));
 }

@@ -39,6 +39,9 @@ typedef struct gg__call {
     gg__stream *stream;       /* stream concerned, for error records */
     const char *kernel_name;  /* kernel concerned (launches), for faults and errors */
     int injected;             /* native code the fault gate returned, 0 if none */
+    const char *driver_call;  /* the driver function called when it is not the op's
+                                 usual one (module_load_data), for error records */
+    gg_timeout_policy timeout_policy; /* this call's wait policy; DEFAULT: the library's */
     bool internal;            /* gg_shutdown / exit: pins succeed with the backend cleared */
     gg__pin_record *pins;     /* this thread's pins, once the call pinned something */
     unsigned npins;           /* slots 0..npins-1 of `pins` are this call's */
@@ -200,7 +203,7 @@ GG__HOT gg_status gg__check(gg__call *c, gg__op op, int native)
 }
 
 /* Context state, FORKED derived from the fork generation. */
-gg_context_state_t gg__context_state(const gg__context *ctx);
+gg_state gg__context_state(const gg__context *ctx);
 
 /* Marks the context DEAD with this cause (first cause wins). */
 void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,

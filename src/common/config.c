@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "common/library.h"
 
@@ -33,13 +34,50 @@ static bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *ou
     return true;
 }
 
-static bool parse_backend(const char *text)
+/* One rule for case: every keyword value (backend, log level, watchdog and
+ * timeout policies) is matched ignoring case; paths and numbers are taken
+ * as written. *canonical: the keyword as listed (lower case). */
+static bool parse_backend(const char *text, const char **canonical)
 {
     static const char *const names[] = { "auto", "cuda", "hip", "sim", "sim-hip" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(text, names[i]) == 0)
+        if (strcasecmp(text, names[i]) == 0) {
+            *canonical = names[i];
             return true;
+        }
     return false;
+}
+
+/* "kill" or "return": what a passed wait deadline does. */
+static bool parse_timeout_policy(const char *text, gg_timeout_policy *out)
+{
+    if (strcasecmp(text, "kill") == 0)
+        *out = GG_TIMEOUT_KILLS_CONTEXT;
+    else if (strcasecmp(text, "return") == 0)
+        *out = GG_TIMEOUT_RETURNS;
+    else
+        return false;
+    return true;
+}
+
+/* The folder a report file is to be written in exists and is writable:
+ * checked at init, since the report is written at exit, where nobody
+ * could be told that it failed. */
+static bool report_folder_usable(const char *path, char *why, size_t why_size)
+{
+    char folder[512];
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path);
+    if (access(folder, W_OK | X_OK) != 0) {
+        snprintf(why, why_size, "folder '%s': %s", folder, strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 static bool parse_log_level(const char *text, gg_log_level *out)
@@ -64,11 +102,11 @@ static bool parse_watchdog(const char *text, gg_watchdog_policy *policy, uint32_
         return false;
     memcpy(word, text, len);
     word[len] = '\0';
-    if (strcmp(word, "auto") == 0)
+    if (strcasecmp(word, "auto") == 0)
         *policy = GG_WATCHDOG_AUTO_CHUNK;
-    else if (strcmp(word, "refuse") == 0)
+    else if (strcasecmp(word, "refuse") == 0)
         *policy = GG_WATCHDOG_REFUSE;
-    else if (strcmp(word, "allow") == 0)
+    else if (strcasecmp(word, "allow") == 0)
         *policy = GG_WATCHDOG_ALLOW;
     else
         return false;
@@ -107,9 +145,9 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     memset(out, 0, sizeof *out);
 
     /* The descriptor, zeroes resolved to defaults. */
-    const char *backend = d.backend ? d.backend : "auto";
-    if (!parse_backend(backend))
-        BAD("gg_init: desc->backend '%s' is not one of auto, cuda, hip, sim, sim-hip", backend);
+    const char *backend = NULL;
+    if (!parse_backend(d.backend ? d.backend : "auto", &backend))
+        BAD("gg_init: desc->backend '%s' is not one of auto, cuda, hip, sim, sim-hip", d.backend);
     copy_string(out->backend, sizeof out->backend, backend);
     if (d.cuda_library && !copy_string(out->cuda_library, sizeof out->cuda_library, d.cuda_library))
         BAD("gg_init: desc->cuda_library is longer than %zu bytes", sizeof out->cuda_library - 1);
@@ -141,9 +179,9 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     /* The environment, for what a user sets from outside the program. */
     const char *v;
     if ((v = getenv("GPUGUARD_BACKEND")) != NULL) {
-        if (!parse_backend(v))
+        if (!parse_backend(v, &backend))
             BAD("GPUGUARD_BACKEND='%s' is not one of auto, cuda, hip, sim, sim-hip", v);
-        copy_string(out->backend, sizeof out->backend, v);
+        copy_string(out->backend, sizeof out->backend, backend);
     }
     if ((v = getenv("GPUGUARD_CUDA_LIBRARY")) != NULL &&
         (v[0] == '\0' || !copy_string(out->cuda_library, sizeof out->cuda_library, v)))
@@ -158,6 +196,8 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     if ((v = getenv("GPUGUARD_WATCHDOG")) != NULL &&
         !parse_watchdog(v, &out->watchdog, &out->watchdog_budget_ms))
         BAD("GPUGUARD_WATCHDOG='%s' is not auto, refuse or allow, optionally followed by :BUDGET_MS", v);
+    if ((v = getenv("GPUGUARD_TIMEOUT_POLICY")) != NULL && !parse_timeout_policy(v, &out->timeout_policy))
+        BAD("GPUGUARD_TIMEOUT_POLICY='%s' is not kill or return", v);
     if ((v = getenv("GPUGUARD_SYNC_LAUNCHES")) != NULL) {
         if (strcmp(v, "1") == 0)
             out->sync_launches = true;
@@ -179,6 +219,9 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     if ((v = getenv("GPUGUARD_FAULT_REPORT")) != NULL &&
         (v[0] == '\0' || !copy_string(out->fault_report_path, sizeof out->fault_report_path, v)))
         BAD("GPUGUARD_FAULT_REPORT must be a non-empty path shorter than %zu bytes", sizeof out->fault_report_path);
+    char why[600];
+    if (out->fault_report_path[0] != '\0' && !report_folder_usable(out->fault_report_path, why, sizeof why))
+        BAD("GPUGUARD_FAULT_REPORT='%s' cannot be written: %s", out->fault_report_path, why);
     if ((v = getenv("GPUGUARD_FAULTS")) != NULL) {
         free(out->fault_plan_json);
         out->fault_plan_json = read_plan(v, message, message_size);

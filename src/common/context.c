@@ -161,7 +161,7 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
     ctx->h.birth_id = id;
     atomic_store_explicit(&ctx->h.id, id, memory_order_release);
     out->id = id;
-    gg__log(GG_LOG_DEBUG, id, "created context '%s' on device %d", ctx->h.tag, device);
+    gg__log(GG_LOG_DEBUG, id, "created context %s on device %d", gg__object_label(&ctx->h).text, device);
     gg__leave(&c);
     return GG_OK;
 }
@@ -188,7 +188,7 @@ int gg__context_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op
     return gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_destroy(c->b->self, ctx->device, ctx->use_primary, ctx->native));
 }
 
-static const char *state_name(gg_context_state_t s)
+static const char *state_name(gg_state s)
 {
     switch (s) {
     case GG_STATE_ALIVE: return "alive";
@@ -202,7 +202,7 @@ static const char *state_name(gg_context_state_t s)
 void gg__context_describe(const gg__object *o, cJSON *cj)
 {
     const gg__context *ctx = (const gg__context *)o;
-    gg_context_state_t state = gg__context_state(ctx);
+    gg_state state = gg__context_state(ctx);
     cJSON_AddStringToObject(cj, "state", state_name(state));
     cJSON_AddNumberToObject(cj, "device", ctx->device);
     if (state == GG_STATE_DEAD) {
@@ -224,14 +224,14 @@ gg_status gg_context_destroy(gg_context handle)
     return gg__destroy("gg_context_destroy", handle.id, GG__T_CONTEXT);
 }
 
-gg_context_state_t gg_context_state(gg_context handle)
+gg_state gg_context_state(gg_context handle)
 {
     gg__call c = GG__CALL("gg_context_state");
     if (c.b == NULL)
         return GG_STATE_INVALID;
     gg__context *ctx = gg__handle_lookup(handle.id, GG__T_CONTEXT) ? gg__lookup(&c, handle.id, GG__T_CONTEXT, "context")
                                                                     : NULL;
-    gg_context_state_t state = ctx ? gg__context_state(ctx) : GG_STATE_INVALID;
+    gg_state state = ctx ? gg__context_state(ctx) : GG_STATE_INVALID;
     gg__leave(&c);
     return state;
 }
@@ -309,7 +309,7 @@ gg_status gg_context_recover(gg_context handle)
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
         return gg__lookup_status();
-    gg_context_state_t state = gg__context_state(ctx);
+    gg_state state = gg__context_state(ctx);
     if (state == GG_STATE_FORKED) {
         gg__leave(&c);
         return gg__fail(&c, GG_FORKED, "gg_context_recover: the context was inherited through fork(); "
@@ -334,7 +334,7 @@ gg_status gg_context_recover(gg_context handle)
         gg__context_state(ctx) == GG_STATE_DEAD)
         status = recreate_native(&c, ctx, handle.id);
     if (status == GG_OK)
-        gg__log(GG_LOG_INFO, handle.id, "context '%s' recovered on device %d", ctx->h.tag, ctx->device);
+        gg__log(GG_LOG_INFO, handle.id, "context %s recovered on device %d", gg__object_label(&ctx->h).text, ctx->device);
     pthread_mutex_unlock(&ctx->lock);
     gg__leave(&c);
     return status;

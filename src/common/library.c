@@ -181,10 +181,16 @@ gg_status gg_init(const gg_init_desc *desc)
     memset(&gg__lib.backend_storage, 0, sizeof gg__lib.backend_storage);
     gg__backend_open_result opened = open_backend(gg__lib.config.backend, &gg__lib.backend_storage);
     if (opened.status != GG_OK) {
+        /* As `gpuguard info` does: without a GPU, the simulator still runs. */
+        bool real = strncmp(gg__lib.config.backend, "sim", 3) != 0;
         gg__config_release(&gg__lib.config);
         pthread_mutex_unlock(&init_lock);
         c.b = NULL;
-        gg_status s = gg__fail(&c, opened.status, "gg_init: %s", opened.message);
+        gg_status s = gg__fail(&c, opened.status, "gg_init: %s%s", opened.message,
+                               real && (opened.status == GG_NO_DRIVER || opened.status == GG_NO_DEVICE)
+                                   ? "; to run without a GPU, use gpuguard's simulated driver "
+                                     "(GPUGUARD_BACKEND=sim, or desc.backend = \"sim\")"
+                                   : "");
         gg__last_error_slot()->native_code = opened.native_code;
         return s;
     }

@@ -24,8 +24,8 @@ void gg__cleanup_summarise(gg__context *ctx, const char *why)
         return;
     ctx->skipped_warned = true;
     gg__log(GG_LOG_WARN, atomic_load(&ctx->h.id),
-            "context '%s': %llu object(s) released without driver calls because the context is %s",
-            ctx->h.tag, (unsigned long long)skipped, why);
+            "context %s: %llu object(s) released without driver calls because the context is %s",
+            gg__object_label(&ctx->h).text, (unsigned long long)skipped, why);
 }
 
 /* ---- claiming (W1, W2): under the context's lock ---------------------- */
@@ -263,7 +263,7 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
 
     gg_status status = GG_OK;
     pthread_mutex_lock(&ctx->lock);
-    gg_context_state_t state = gg__context_state(ctx);
+    gg_state state = gg__context_state(ctx);
     bool call_driver = driver_alive && state != GG_STATE_FORKED;
     bool entered = call_driver && state == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
     status = release_doomed(c, ctx, &d, entered, driver_alive);

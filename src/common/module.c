@@ -17,6 +17,8 @@ static int make_module(gg__call *c, gg__object *o, const void *args, gg__op *op)
     const module_args *a = args;
     gg__nmodule *native = &((gg__module *)o)->native;
     *op = GG__OP_MODULE_LOAD;
+    if (a->path == NULL)
+        c->driver_call = c->b->module_load_data_call;
     return a->path ? gg__drv(c, *op, c->b->module_load_file(c->b->self, native, a->path))
                    : gg__drv(c, *op, c->b->module_load_data(c->b->self, native, a->image, a->bytes));
 }
@@ -31,7 +33,7 @@ static gg_status module_load(gg__call *c, gg_context ctx, const char *path, cons
     gg_status status = gg__create(c, ctx.id, GG__T_CONTEXT, GG__T_MODULE, d.tag ? d.tag : path, make_module, &args,
                                   &out->id);
     gg_error_info *e = gg__last_error_slot();
-    if (status != GG_OK && path != NULL && e->native_code != 0) {
+    if (status != GG_OK && path != NULL && e->native_code != 0 && strstr(e->message, path) == NULL) {
         size_t len = strlen(e->message);
         snprintf(e->message + len, sizeof e->message - len, " (path '%s')", path);
     }

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "common/backend.h"
 #include "common/handle.h"
 
@@ -179,6 +181,21 @@ static inline void gg__copy_tag(char *dst, size_t size, const char *tag)
     for (; tag != NULL && i + 1 < size && tag[i] != '\0'; i++)
         dst[i] = tag[i];
     dst[i] = '\0';
+}
+
+/* How messages name an object: its tag quoted ('input'), or its id
+ * (0x0001000000000003) when it has no tag, never an empty ''. Use the
+ * text within the expression that calls this (a temporary). */
+typedef struct gg__label { char text[GG_NAME_MAX + 24]; } gg__label;
+static inline gg__label gg__object_label(const gg__object *o)
+{
+    gg__label l;
+    if (o->tag[0] != '\0')
+        snprintf(l.text, sizeof l.text, "'%s'", o->tag);
+    else
+        snprintf(l.text, sizeof l.text, "0x%016llx",
+                 (unsigned long long)atomic_load_explicit(&o->id, memory_order_relaxed));
+    return l;
 }
 
 /* Type-stable allocation, zeroed up to the kind's kept tail. NULL when out

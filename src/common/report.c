@@ -48,7 +48,7 @@ void gg__report_leaks(const char *when)
         char what[256];
         format_counts(mine, GG__T_CONTEXT + 1, what, sizeof what);
         if (listed++ < MAX_LISTED_LEAKS)
-            gg__log(GG_LOG_WARN, ids[i], "%s: context '%s' (%s) still alive with %s", when, ctx->h.tag,
+            gg__log(GG_LOG_WARN, ids[i], "%s: context %s (%s) still alive with %s", when, gg__object_label(&ctx->h).text,
                     gg__context_state(ctx) == GG_STATE_DEAD ? "dead"
                     : gg__context_state(ctx) == GG_STATE_FORKED ? "forked" : "alive", what);
         for (gg__object *o = ctx->children.next; o != &ctx->children; o = o->next)

@@ -67,7 +67,7 @@ gg_status gg_context_push(gg_context handle)
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
         return gg__lookup_status();
-    gg_context_state_t state = gg__context_state(ctx);
+    gg_state state = gg__context_state(ctx);
     if (state == GG_STATE_FORKED)
         status = gg__fail(&c, GG_FORKED, "gg_context_push: the context was inherited through fork()");
     else if (state == GG_STATE_DEAD)

@@ -43,6 +43,13 @@ GG__HOT gg_status gg__launch_accepted(gg__call *c, gg__context *ctx, gg__stream 
     gg__launch_log_record(log, seq, kernel_name);
     if (GG__LIKELY(log->timeline_slot == NULL))
         return GG_OK;
+    /* An injected asynchronous fault latched on the context stands for a
+     * launch that failed on the device: its mark must not land (the driver
+     * ran the launch for real), so this stream's timeline stops counting. */
+    if (GG__UNLIKELY(atomic_load_explicit(&ctx->latched_fault, memory_order_relaxed) != 0)) {
+        atomic_store_explicit(&log->timeline_broken, true, memory_order_relaxed);
+        return GG_OK;
+    }
     int n = gg__drv(c, GG__OP_STREAM_WRITE_VALUE,
                     c->b->stream_write_value(c->b->self, st ? st->native : NULL, log->timeline_dev, seq,
                                              ctx->timeline_wide));

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "common/attribution.h"
@@ -22,8 +23,12 @@ static void sleep_us(uint64_t us)
 static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const char *what_kind, const char *name)
 {
     char what[GG_NAME_MAX + 64];
-    if (name != NULL)
+    if (name != NULL && name[0] != '\0')
         snprintf(what, sizeof what, "%s '%s'", what_kind, name);
+    else if (name != NULL && c->stream != NULL && strcmp(what_kind, "stream") == 0)
+        snprintf(what, sizeof what, "stream %s", gg__object_label(&c->stream->h).text);
+    else if (name != NULL)
+        snprintf(what, sizeof what, "%s (untagged)", what_kind);
     else
         snprintf(what, sizeof what, "%s", what_kind);
     gg__context *ctx = c->ctx;
@@ -44,7 +49,9 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
     else
         snprintf(detail, sizeof detail, "deadline of %u ms passed waiting for %s (no launch pending: "
                  "a copy or an event wait is stuck)", timeout_ms, what);
-    if (gg__lib.config.timeout_policy != GG_TIMEOUT_RETURNS) {
+    gg_timeout_policy policy = c->timeout_policy != GG_TIMEOUT_DEFAULT ? c->timeout_policy
+                                                                       : gg__lib.config.timeout_policy;
+    if (policy != GG_TIMEOUT_RETURNS) {
         gg__context_kill(c, ctx, GG_TIMEOUT, op, 0, detail);
         gg_error_info *e = gg__last_error_slot();
         pthread_mutex_lock(&ctx->lock);

@@ -24,7 +24,7 @@ typedef int (*gg__poll_fn)(gg__call *c, void *arg);
  * passed. On the deadline: GG_TIMEOUT, with a message naming what was waited
  * for (`what`, followed by 'name' unless name is NULL: the text is only
  * built then) and the pending launches; the context dies unless the timeout
- * policy says not. Work already done costs one poll, no clock read. */
+ * policy says not (c->timeout_policy, else the library's). Work already done costs one poll, no clock read. */
 gg_status gg__wait(gg__call *c, gg__op op, gg__poll_fn poll, void *arg, uint32_t timeout_ms,
                    const char *what, const char *name);
 

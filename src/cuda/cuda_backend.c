@@ -509,6 +509,12 @@ static int cuda_stream_write_value(void *self, gg__nstream s, gg__dptr addr, uin
 
 /* ---- lifetime --------------------------------------------------------- */
 
+static const char *cuda_driver_error_detail(void *self)
+{
+    const char *detail = drv_of(self)->sim_error_detail();
+    return detail != NULL ? detail : "";
+}
+
 static void cuda_close(void *self, bool driver_alive)
 {
     ggcu_driver *d = self;
@@ -647,6 +653,10 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
     out->host_alloc_mapped = cuda_host_alloc_mapped;
     out->host_free_mapped = cuda_host_free; /* cuMemFreeHost frees both kinds */
     out->stream_write_value = cuda_stream_write_value;
+
+    out->module_load_data_call = "cuModuleLoadData";
+    if (drv_of(out->self)->sim_error_detail != NULL)
+        out->driver_error_detail = cuda_driver_error_detail;
 
     out->close = cuda_close;
     return r;

@@ -295,6 +295,9 @@ gg__backend_open_result gg__cuda_driver_load(ggcu_driver *drv, const char *libra
                            requested, dl_error_text());
     record_library_path(drv, requested);
     drv->simulated = dlsym(drv->handle, "gg_sim_identify") != NULL;
+    /* POSIX: a pointer from dlsym converts to a function pointer. */
+    drv->sim_error_detail = drv->simulated
+        ? (const char *(*)(void))dlsym(drv->handle, "gg_sim_last_error_detail") : NULL;
 
     gg__backend_open_result r = read_driver_version(drv);
     if (r.status != GG_OK) {

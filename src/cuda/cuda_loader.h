@@ -49,6 +49,8 @@ typedef struct ggcu_driver {
     void *handle;                    /* from dlopen; NULL once closed */
     char library[GGCU_LIBRARY_MAX];  /* the file actually loaded (absolute when known) */
     bool simulated;                  /* the library exports gg_sim_identify */
+    /* The simulator's gg_sim_last_error_detail; NULL for a real driver. */
+    const char *(*sim_error_detail)(void);
     int driver_version;              /* cuDriverGetVersion, read before anything else */
 
     /* One per base name of GGCU_SYMBOL_LIST, in list order. */

@@ -461,6 +461,12 @@ static int hip_module_load_file(void *self, gg__nmodule *out, const char *path)
 
 /* hipModuleLoadData takes no size: a code object describes its own length.
  * `bytes` is for backends that need it. */
+static const char *hip_driver_error_detail(void *self)
+{
+    const char *detail = rt_of(self)->sim_error_detail();
+    return detail != NULL ? detail : "";
+}
+
 static int hip_module_load_data(void *self, gg__nmodule *out, const void *image, size_t bytes)
 {
     (void)bytes;
@@ -646,6 +652,10 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     out->module_get_function = hip_module_get_function;
     out->launch = hip_launch;
     out->kernel_params = hip_kernel_params;
+
+    out->module_load_data_call = "hipModuleLoadData";
+    if (rt_of(out->self)->sim_error_detail != NULL)
+        out->driver_error_detail = hip_driver_error_detail;
 
     out->close = hip_close;
     return r;

@@ -235,6 +235,9 @@ gg__backend_open_result gg__hip_runtime_open(gghip_runtime *rt, const char *libr
         return open_result(GG_NO_DRIVER, 0, "cannot load the HIP runtime: tried %s", tried);
     record_library_path(rt, requested);
     rt->simulated = dlsym(rt->handle, "gg_sim_identify") != NULL;
+    /* POSIX: a pointer from dlsym converts to a function pointer. */
+    rt->sim_error_detail = rt->simulated
+        ? (const char *(*)(void))dlsym(rt->handle, "gg_sim_last_error_detail") : NULL;
 
     /* hipInit's presence first: a library that is no HIP runtime at all is
      * better named as such than as one without hipRuntimeGetVersion. */

@@ -28,6 +28,8 @@ typedef struct gghip_runtime {
     void *handle;                     /* from dlopen; NULL once closed */
     char library[GGHIP_LIBRARY_MAX];  /* the file actually loaded (absolute when known) */
     bool simulated;                   /* the library exports gg_sim_identify */
+    /* The simulator's gg_sim_last_error_detail; NULL for a real runtime. */
+    const char *(*sim_error_detail)(void);
     int runtime_version;              /* hipRuntimeGetVersion's answer */
     const gghip_abi *abi;             /* the checked ABI that version has */
 

@@ -3,7 +3,7 @@
  * counters of the CUDA face (the ones alike in both faces are in
  * sim_face_control.c).
  */
-#include "gg_sim_control.h"
+#include "gpuguard/gg_sim_control.h"
 #include "sim_cuda.h"
 
 #include <string.h>

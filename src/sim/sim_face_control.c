@@ -2,7 +2,7 @@
  * The simulator-only exports (gg_sim_control.h) that read the core alike in
  * both faces; each face library links its own copy, over its own core.
  */
-#include "gg_sim_control.h"
+#include "gpuguard/gg_sim_control.h"
 #include "sim_core.h"
 
 SIM_EXPORT const char *gg_sim_last_config_error(void)

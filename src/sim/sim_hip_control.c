@@ -4,7 +4,7 @@
  * each has its own core, so these report on the HIP face's state only.
  * The controls alike in both faces are in sim_face_control.c.
  */
-#include "gg_sim_control.h"
+#include "gpuguard/gg_sim_control.h"
 #include "sim_hip.h"
 
 #include <string.h>

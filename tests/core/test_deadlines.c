@@ -95,6 +95,72 @@ Test(deadlines, timeout_policy_returns_keeps_the_context_alive)
     gg_test_finish();
 }
 
+Test(deadlines, one_wait_can_return_on_timeout_under_the_kill_policy)
+{
+    gg_stream stream;
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "polled" }, &stream));
+    GG_OK_(launch_plain(rig.hang_me, stream));
+    gg_wait_desc poll = { .timeout_ms = 50, .on_timeout = GG_TIMEOUT_RETURNS };
+    for (int i = 0; i < 3; i++) {
+        GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize_with(stream, &poll));
+        cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE, "poll %d killed the context", i);
+    }
+    gg_error_info e;
+    GG_OK_(gg_last_error(&e));
+    cr_assert_str_eq(e.gg_call, "gg_stream_synchronize_with");
+    cr_assert_str_eq(e.culprit.kernel_name, "hang_me");
+    GG_EXPECT(GG_TIMEOUT, gg_context_synchronize_with(rig.ctx, &poll));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    /* The choice was per call: a plain wait still kills, as the library's
+     * policy says. */
+    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(stream, 50));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(deadlines, one_wait_can_kill_under_the_return_policy)
+{
+    GG_OK_(gg_context_destroy(rig.ctx));
+    GG_OK_(gg_shutdown());
+    setenv("GPUGUARD_TIMEOUT_POLICY", "return", 1);
+    gg_test_init_sim(HANG_CONFIG);
+    unsetenv("GPUGUARD_TIMEOUT_POLICY");
+    gg_init_desc cfg;
+    GG_OK_(gg_get_config(&cfg));
+    cr_assert_eq(cfg.timeout_policy, GG_TIMEOUT_RETURNS);
+    gg_test_rig_open(&rig, 1);
+    GG_OK_(launch_plain(rig.hang_me, GG_NO_STREAM));
+    GG_EXPECT(GG_TIMEOUT, gg_context_synchronize(rig.ctx, 50));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    gg_wait_desc wait = { .timeout_ms = 50, .on_timeout = GG_TIMEOUT_KILLS_CONTEXT };
+    GG_EXPECT(GG_TIMEOUT, gg_context_synchronize_with(rig.ctx, &wait));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+    gg_error_info death;
+    GG_OK_(gg_context_death(rig.ctx, &death));
+    cr_assert_str_eq(death.gg_call, "gg_context_synchronize_with");
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(deadlines, wait_descriptor_is_checked_first)
+{
+    gg_wait_desc bad_policy = { .on_timeout = (gg_timeout_policy)9 };
+    gg_wait_desc bad_flags = { .flags = 1 };
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_context_synchronize_with(rig.ctx, NULL));
+    cr_assert(strstr(gg_test_last_message(), "wait is NULL") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_stream_synchronize_with(GG_NO_STREAM, &bad_policy));
+    cr_assert(strstr(gg_test_last_message(), "on_timeout") != NULL, "%s", gg_test_last_message());
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_context_synchronize_with(rig.ctx, &bad_flags));
+    cr_assert(strstr(gg_test_last_message(), "flags") != NULL, "%s", gg_test_last_message());
+    /* Then ids, as the plain calls: 0 is not a stream. */
+    gg_wait_desc fine = { 0 };
+    GG_EXPECT(GG_INVALID_HANDLE, gg_stream_synchronize_with(GG_NO_STREAM, &fine));
+    GG_OK_(gg_context_synchronize_with(rig.ctx, &fine));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
 Test(deadlines, watchdog_kills_an_overlong_kernel_with_launch_timeout)
 {
     gg_test_rig display;

@@ -35,6 +35,8 @@ static const bad_env bad_envs[] = {
     { "GPUGUARD_WATCHDOG", "auto:" },
     { "GPUGUARD_WATCHDOG", "auto:0" },
     { "GPUGUARD_SYNC_LAUNCHES", "yes" },
+    { "GPUGUARD_TIMEOUT_POLICY", "kill-softly" },
+    { "GPUGUARD_TIMEOUT_POLICY", "" },
     { "GPUGUARD_CUDA_LIBRARY", "" },
     { "GPUGUARD_FAULTS", "@/nonexistent/plan.json" },
 };

@@ -25,7 +25,7 @@ static bool expect_culprit(gc_result *r, const char *kernel, uint64_t sequence, 
 
 static bool expect_dead(gc_result *r, gg_context ctx)
 {
-    gg_context_state_t st = gg_context_state(ctx);
+    gg_state st = gg_context_state(ctx);
     return st == GG_STATE_DEAD || gc_fail(r, "context state %d, expected DEAD", (int)st);
 }
 

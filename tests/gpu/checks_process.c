@@ -95,7 +95,7 @@ typedef struct worker {
     int rounds;
     bool fault;                  /* this worker kills its own context half-way */
     pthread_barrier_t *halfway;  /* both workers meet here after the fault */
-    gg_context_state_t final_state;
+    gg_state final_state;
 } worker;
 
 static void *work(void *arg)

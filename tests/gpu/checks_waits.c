@@ -135,7 +135,7 @@ void check_hang_kills(const gc_env *env, gc_result *r)
     if (!start_spin(r, env, NULL, &sp))
         return;
     bool timed_out = expect_timeout(r, &sp, deadline_ms);
-    gg_context_state_t state = gg_context_state(sp.s.ctx);
+    gg_state state = gg_context_state(sp.s.ctx);
     gg_status later = gg_stream_query(sp.s.stream);
     /* Let the kernel finish before the context goes. */
     release_spin(&sp);

@@ -120,3 +120,10 @@ GG_SIM_KERNEL(spin)
     } while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < (long)us &&
              !b->rt->cancelled(b));
 }
+
+/* Declares no parameters (no GG_SIM_KERNEL_PARAMS): the simulated driver
+ * refuses it, and gpuguard's message must say why (test_messages.c). */
+GG_SIM_KERNEL(no_param_declaration)
+{
+    (void)b;
+}

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <time.h>
 
-#include "gg_sim_control.h"
+#include "gpuguard/gg_sim_control.h"
 #include "sim_hip.h"
 
 #define HIP_OK(call)                                                                   \

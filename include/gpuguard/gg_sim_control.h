@@ -1,9 +1,13 @@
 /*
  * Simulator-only exports of gpuguard's simulated drivers
  * (libgpuguard_sim_cuda.so and libgpuguard_sim_hip.so: each library has its
- * own, about its own state). Tests link against them; the backends find
- * gg_sim_identify with dlsym to tell that the "driver" they loaded is the
- * simulator. None of them needs cuInit/hipInit, none blocks, none prints.
+ * own, about its own state). Installed with gpuguard. A program reaches
+ * them by linking the simulator library (as gpuguard's tests do) or with
+ * dlsym on it (the typedefs at the end); gpuguard's backends find
+ * gg_sim_identify that way to tell that the "driver" they loaded is the
+ * simulator, and put gg_sim_last_error_detail's reason into gpuguard's own
+ * error messages (module loads, kernel lookups). None of them needs
+ * cuInit/hipInit, none blocks, none prints.
  */
 #ifndef GG_SIM_CONTROL_H
 #define GG_SIM_CONTROL_H
