@@ -717,7 +717,9 @@ typedef struct gg_chunk_desc {
                                  slice for the whole grid */
     float max_ms;             /* a slice slower than this shrinks the next one
                                  hard; 0 = half the budget */
-    uint32_t first_slice;     /* rows of blocks in the first slice; 0 = 1 */
+    uint32_t first_slice;     /* rows of blocks in the first slice; 0 = from the
+                                 kernel's timing history (half the target's worth),
+                                 or 1 row without one */
     uint32_t slice_timeout_ms; /* host deadline per slice; 0 = the default wait */
     gg_chunk_progress_fn progress;
     void *progress_user;
@@ -729,7 +731,10 @@ typedef struct gg_chunk_stats {
     float largest_slice_ms;   /* the longest slice's device time */
     float total_ms;           /* wall time of the whole chunked launch */
     float device_ms;          /* sum of the slices' device times */
-    double ms_per_block;      /* device time per block, as measured */
+    double ms_per_block;      /* the kernel's timing history after this launch: the
+                                 figure gg_kernel_timing returns and the watchdog
+                                 check predicts with (device_ms / blocks is this
+                                 launch's own mean) */
 } gg_chunk_stats;
 
 /** Runs desc's launch in slices. desc->params[chunk->offset_param] is

@@ -29,6 +29,20 @@ static void history_add(gg__kernel *k, double ms_per_block)
     k->timing_samples++;
 }
 
+/* The first slice: from the kernel's timing history when it has one (half
+ * the target's worth of rows, for the history may be a lighter part of the
+ * grid), else one row; slices then grow at most 2x each from measurement. */
+static uint64_t first_rows(gg__kernel *k, gg__context *ctx, double target, uint64_t blocks_per_row)
+{
+    pthread_mutex_lock(&ctx->lock);
+    double ms_per_block = k->timing_samples > 0 ? k->ms_per_block : 0.0;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!(ms_per_block > 0.0))
+        return 1;
+    double rows = 0.5 * target / (ms_per_block * (double)blocks_per_row);
+    return rows >= 1.0 ? (rows < 1e9 ? (uint64_t)rows : (uint64_t)1e9) : 1;
+}
+
 static bool device_has_watchdog(const gg__context *ctx)
 {
     return gg__lib.devices[ctx->device].watchdog;
@@ -246,7 +260,8 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
     double budget = ctx->watchdog_budget_ms;
     double target = chunk->target_ms > 0 ? chunk->target_ms : watchdog ? budget / 4.0 : INFINITY;
     double max_ms = chunk->max_ms > 0 ? chunk->max_ms : budget / 2.0;
-    uint64_t rows = isinf(target) ? total_rows : chunk->first_slice ? chunk->first_slice : 1;
+    uint64_t rows = isinf(target) ? total_rows : chunk->first_slice ? chunk->first_slice
+                                                                      : first_rows(k, ctx, target, blocks_per_row);
 
     slice_run run = { NULL, NULL };
     int n = gg__drv(c, GG__OP_EVENT_CREATE, c->b->event_create(c->b->self, &run.start));
@@ -290,7 +305,11 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
         rows = next_rows(rows, ms, target, max_ms);
     }
     st_out.total_ms = (float)((double)(gg__now_ns() - wall_start) / 1e6);
-    st_out.ms_per_block = st_out.blocks ? (double)st_out.device_ms / (double)st_out.blocks : 0.0;
+    /* One figure, one definition: the kernel's timing history, as
+     * gg_kernel_timing reports it and the watchdog check predicts with. */
+    pthread_mutex_lock(&ctx->lock);
+    st_out.ms_per_block = k->ms_per_block;
+    pthread_mutex_unlock(&ctx->lock);
     if (stats != NULL)
         *stats = st_out;
     /* In a context that died on the way, the events go with its teardown. */
@@ -386,6 +405,10 @@ gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64_t *sam
     gg__kernel *k;
     gg_status status = with_kernel_locked(&c, kernel, &k);
     if (status == GG_OK) {
+        /* A plain launch timed but not yet harvested counts now, so this
+         * figure is the one the next launch's watchdog check uses. */
+        if (gg__context_state(k->h.context) == GG_STATE_ALIVE)
+            harvest(&c, k);
         *ms_per_block = k->ms_per_block;
         *samples = k->timing_samples;
         pthread_mutex_unlock(&k->h.context->lock);
