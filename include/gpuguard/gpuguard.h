@@ -208,8 +208,8 @@ typedef enum gg_watchdog_policy {
 
 /** What a passed wait deadline does. The library's policy (gg_init_desc,
  * GPUGUARD_TIMEOUT_POLICY=kill|return) applies to every wait; one wait can
- * choose otherwise with gg_stream_synchronize_with or
- * gg_context_synchronize_with. */
+ * choose otherwise with gg_stream_synchronize_with,
+ * gg_event_synchronize_with or gg_context_synchronize_with. */
 typedef enum gg_timeout_policy {
     GG_TIMEOUT_DEFAULT = 0,       /**< the library's policy (whose default is KILLS_CONTEXT) */
     GG_TIMEOUT_KILLS_CONTEXT = 1, /**< a passed wait deadline marks the context DEAD: the
@@ -533,6 +533,12 @@ GG_API gg_status gg_event_query(gg_event event);
  * library's default deadline); GG_TIMEOUT and the rest as
  * gg_stream_synchronize (the library's timeout policy applies). */
 GG_API gg_status gg_event_synchronize(gg_event event, uint32_t timeout_ms);
+/** gg_event_synchronize with the wait's own deadline and timeout policy
+ * (wait->on_timeout; GG_TIMEOUT_DEFAULT: the library's): a poll with
+ * GG_TIMEOUT_RETURNS leaves the context alive. wait NULL, an unknown
+ * policy or flags: GG_INVALID_ARGUMENT (before anything else); otherwise as
+ * gg_event_synchronize. Thread-safe. */
+GG_API gg_status gg_event_synchronize_with(gg_event event, const gg_wait_desc *wait);
 /** Device time between two completed records, in milliseconds. GG_OK;
  * ms NULL: GG_INVALID_ARGUMENT; a gone or wrong id (either):
  * GG_INVALID_HANDLE; events of two contexts: GG_WRONG_CONTEXT; either

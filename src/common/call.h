@@ -231,6 +231,9 @@ static inline gg_status gg__check_same_context(gg__call *c, const gg__object *a,
 /* Waits for a stream's work under a deadline (stream.c). */
 struct gg__stream;
 gg_status gg__stream_wait(gg__call *c, gg__stream *st, uint32_t timeout_ms);
+/* gg_event_synchronize's body, for a call whose timeout policy is set
+ * (event.c). Leaves the call. */
+gg_status gg__event_wait(gg__call *c, gg_event e, uint32_t timeout_ms);
 
 /* Copies the thread's last error. */
 gg_error_info *gg__last_error_slot(void);

@@ -110,21 +110,26 @@ static int poll_event(gg__call *c, void *arg)
     return c->b->event_query(c->b->self, ((gg__event *)arg)->native);
 }
 
+gg_status gg__event_wait(gg__call *c, gg_event e, uint32_t timeout_ms)
+{
+    gg_status status;
+    gg__event *ev = gg__use_begin(c, e.id, GG__T_EVENT, "event", &status);
+    if (ev != NULL) {
+        int n = gg__drv(c, GG__OP_EVENT_SYNCHRONIZE, 0);
+        status = gg__check(c, GG__OP_EVENT_SYNCHRONIZE, n);
+        if (status == GG_OK)
+            status = gg__wait(c, GG__OP_EVENT_QUERY, poll_event, ev, timeout_ms, "event", ev->h.tag);
+        if (status == GG_OK)
+            observe(c, ev);
+    }
+    gg__leave(c);
+    return status;
+}
+
 gg_status gg_event_synchronize(gg_event e, uint32_t timeout_ms)
 {
     gg__call c = GG__CALL("gg_event_synchronize");
-    gg_status status;
-    gg__event *ev = gg__use_begin(&c, e.id, GG__T_EVENT, "event", &status);
-    if (ev != NULL) {
-        int n = gg__drv(&c, GG__OP_EVENT_SYNCHRONIZE, 0);
-        status = gg__check(&c, GG__OP_EVENT_SYNCHRONIZE, n);
-        if (status == GG_OK)
-            status = gg__wait(&c, GG__OP_EVENT_QUERY, poll_event, ev, timeout_ms, "event", ev->h.tag);
-        if (status == GG_OK)
-            observe(&c, ev);
-    }
-    gg__leave(&c);
-    return status;
+    return gg__event_wait(&c, e, timeout_ms);
 }
 
 gg_status gg_event_elapsed_ms(gg_event start, gg_event end, float *ms)

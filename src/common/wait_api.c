@@ -47,3 +47,12 @@ gg_status gg_context_synchronize_with(gg_context handle, const gg_wait_desc *wai
     gg__leave(&c);
     return status;
 }
+
+gg_status gg_event_synchronize_with(gg_event e, const gg_wait_desc *wait)
+{
+    gg__call c = GG__CALL("gg_event_synchronize_with");
+    gg_status status = check_wait_desc(&c, wait);
+    if (status != GG_OK)
+        return status;
+    return gg__event_wait(&c, e, wait->timeout_ms);
+}

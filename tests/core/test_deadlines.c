@@ -111,6 +111,12 @@ Test(deadlines, one_wait_can_return_on_timeout_under_the_kill_policy)
     cr_assert_str_eq(e.culprit.kernel_name, "hang_me");
     GG_EXPECT(GG_TIMEOUT, gg_context_synchronize_with(rig.ctx, &poll));
     cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    gg_event behind;
+    GG_OK_(gg_event_create(rig.ctx, NULL, &behind));
+    GG_OK_(gg_event_record(behind, stream));
+    GG_EXPECT(GG_TIMEOUT, gg_event_synchronize_with(behind, &poll));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_event_synchronize_with(behind, NULL));
     /* The choice was per call: a plain wait still kills, as the library's
      * policy says. */
     GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(stream, 50));
