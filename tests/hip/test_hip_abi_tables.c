@@ -206,6 +206,13 @@ Test(hip_abi_loader, the_backend_over_a_6_x_runtime_reads_the_device_attributes)
     cr_expect_eq(b.device_props(b.self, 1, &props), 0);
     cr_expect_eq(props.multiprocessors, 61);
     cr_expect_eq(props.max_threads_per_block, 1024);
+    cr_expect_eq(props.max_shared_per_block, 65536);
+    /* The fake exports no hipStreamWriteValue32/64 (optional entry points):
+     * no write-value support, and the operation answers NOT_SUPPORTED. */
+    cr_expect_not(props.stream_write_value_32);
+    cr_expect_not(props.stream_write_value_64);
+    int rc = b.stream_write_value(b.self, NULL, 0x1000, 1, true);
+    cr_expect_eq(b.classify(rc).status, GG_UNSUPPORTED, "%s", b.code_name(rc));
     b.close(b.self, true);
 }
 
