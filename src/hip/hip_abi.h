@@ -22,8 +22,8 @@
  * was not checked.
  *
  * What the check found: for everything gpuguard uses the two ABIs agree (the
- * 73 error codes, the 9 attribute numbers, the flags, the 47 signatures and
- * their plain exported names in version node hip_4.2). What ROCm 6 changed
+ * 73 error codes, the 12 attribute numbers, the flags, the 50 signatures and
+ * their plain exported names in version nodes hip_4.2 and hip_4.4). What ROCm 6 changed
  * is elsewhere: hipDeviceProp_t and hipGetDeviceProperties/hipChooseDevice
  * (now macros for the ...R0600 symbols, version node hip_6.0), and
  * hipDeviceAttribute_t's Name/Uuid/Arch/GcnArch/GcnArchName renamed to
@@ -192,13 +192,20 @@ enum {
     GGHIP_DeviceAttributeMaxGridDimY = 30,
     GGHIP_DeviceAttributeMaxGridDimZ = 31,
     GGHIP_DeviceAttributeMaxThreadsPerBlock = 56,
-    GGHIP_DeviceAttributeMultiprocessorCount = 63
+    GGHIP_DeviceAttributeMultiprocessorCount = 63,
+    GGHIP_DeviceAttributeCanMapHostMemory = 3,
+    GGHIP_DeviceAttributeMaxSharedMemoryPerBlock = 74,
+    /* "'1' if Device supports hipStreamWaitValue32() and
+     * hipStreamWaitValue64()": HIP's only attribute about stream memory
+     * operations (see hip_device_props for why it also gates the writes). */
+    GGHIP_DeviceAttributeCanUseStreamWaitValue = 10013
 };
 
 enum {
     GGHIP_StreamNonBlocking = 0x1, /* hipStreamCreateWithFlags */
     GGHIP_EventDefault = 0x0,      /* hipEventCreate's flags: timing enabled */
-    GGHIP_HostMallocDefault = 0x0  /* hipHostMalloc: pinned, portable to the device */
+    GGHIP_HostMallocDefault = 0x0, /* hipHostMalloc: pinned, portable to the device */
+    GGHIP_HostMallocMapped = 0x2   /* hipHostMalloc: also mapped (hipHostGetDevicePointer) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -275,19 +282,31 @@ typedef gghip_error (*gghip_fn_hipModuleLaunchKernel)(gghip_function f, unsigned
                                                       gghip_stream stream, void **kernelParams,
                                                       void **extra);
 
+typedef gghip_error (*gghip_fn_hipHostGetDevicePointer)(void **devPtr, void *hstPtr,
+                                                        unsigned int flags);
+/* flags: "reserved, ignored for now" (5.2.3 and 6.x headers); 0 is passed. */
+typedef gghip_error (*gghip_fn_hipStreamWriteValue32)(gghip_stream stream, void *ptr,
+                                                      uint32_t value, unsigned int flags);
+typedef gghip_error (*gghip_fn_hipStreamWriteValue64)(gghip_stream stream, void *ptr,
+                                                      uint64_t value, unsigned int flags);
+
 typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
 
 /*
  * The entry points the backend resolves, by dlsym of the name the loaded
  * ABI's table gives (gghip_abi.symbols; today the plain name in both ABIs:
- * each is exported once, in version node hip_4.2, by libamdhip64.so.5 and
- * .so.6 alike, so dlsym finds the only definition).
+ * each is exported once by libamdhip64.so.5 and .so.6 alike, in version
+ * node hip_4.2, except hipStreamWriteValue32/64, in node hip_4.4; dlsym
+ * finds the only definition).
  *
  *   X(entry point, need)
  *
  * need: REQUIRED (open fails naming it) or OPTIONAL (the backend copes
  * without it). hipGetErrorName only improves an open-failure message for a
- * code this table does not know (a newer runtime's).
+ * code this table does not know (a newer runtime's). Without
+ * hipHostGetDevicePointer or a hipStreamWriteValue the backend reports no
+ * write-value support of that width (no completion timeline), and
+ * host_alloc_mapped / stream_write_value answer hipErrorNotSupported.
  *
  * Deliberately not used, though every libamdhip64 exports them:
  *  - hipDevicePrimaryCtxReset: a no-op in ROCm 5 and 6 (it returns
@@ -351,7 +370,10 @@ typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
     X(hipModuleUnload,            REQUIRED)  \
     X(hipModuleGetFunction,       REQUIRED)  \
     X(hipModuleLaunchKernel,      REQUIRED)  \
-    X(hipGetErrorName,            OPTIONAL)
+    X(hipGetErrorName,            OPTIONAL)  \
+    X(hipHostGetDevicePointer,    OPTIONAL)  \
+    X(hipStreamWriteValue32,      OPTIONAL)  \
+    X(hipStreamWriteValue64,      OPTIONAL)
 
 #define GGHIP__NEED_IS_REQUIRED_REQUIRED true
 #define GGHIP__NEED_IS_REQUIRED_OPTIONAL false
@@ -389,9 +411,13 @@ typedef struct gghip_abi {
     gghip_device_attribute attr_max_grid_dim[3];
     gghip_device_attribute attr_multiprocessor_count;
     gghip_device_attribute attr_kernel_exec_timeout;
+    gghip_device_attribute attr_max_shared_per_block;
+    gghip_device_attribute attr_can_map_host_memory;
+    gghip_device_attribute attr_can_use_stream_wait_value;
 
     unsigned int stream_non_blocking; /* hipStreamCreateWithFlags */
     unsigned int host_malloc_default; /* hipHostMalloc */
+    unsigned int host_malloc_mapped;  /* hipHostMalloc, for host_alloc_mapped */
 
     const char *symbols[GGHIP_SYMBOL_COUNT]; /* exported name per GGHIP_SYM_ index */
 } gghip_abi;

@@ -24,8 +24,8 @@
 
 #include <stddef.h>
 
-/* Every entry point exported under its own name (version node hip_4.2 in
- * both sonames' maps). */
+/* Every entry point exported under its own name, once (version node
+ * hip_4.2 in both sonames' maps; hip_4.4 for hipStreamWriteValue32/64). */
 #define GGHIP__PLAIN_NAME(name, need) [GGHIP_SYM_##name] = #name,
 
 const gghip_abi gghip_abi_rocm5 = {
@@ -43,8 +43,12 @@ const gghip_abi gghip_abi_rocm5 = {
                            GGHIP_DeviceAttributeMaxGridDimZ },
     .attr_multiprocessor_count = GGHIP_DeviceAttributeMultiprocessorCount,
     .attr_kernel_exec_timeout = GGHIP_DeviceAttributeKernelExecTimeout,
+    .attr_max_shared_per_block = GGHIP_DeviceAttributeMaxSharedMemoryPerBlock,
+    .attr_can_map_host_memory = GGHIP_DeviceAttributeCanMapHostMemory,
+    .attr_can_use_stream_wait_value = GGHIP_DeviceAttributeCanUseStreamWaitValue,
     .stream_non_blocking = GGHIP_StreamNonBlocking,
     .host_malloc_default = GGHIP_HostMallocDefault,
+    .host_malloc_mapped = GGHIP_HostMallocMapped,
     .symbols = { GGHIP_SYMBOL_LIST(GGHIP__PLAIN_NAME) },
 };
 
@@ -62,9 +66,14 @@ const gghip_abi gghip_abi_rocm6 = {
     .attr_max_grid_dim = { 29, 30, 31 },
     .attr_multiprocessor_count = 63,
     .attr_kernel_exec_timeout = 18,
-    /* #define hipStreamNonBlocking 0x01, hipHostMallocDefault 0x0. */
+    .attr_max_shared_per_block = 74,
+    .attr_can_map_host_memory = 3,
+    .attr_can_use_stream_wait_value = 10013,
+    /* #define hipStreamNonBlocking 0x01, hipHostMallocDefault 0x0,
+     * hipHostMallocMapped 0x2. */
     .stream_non_blocking = 0x1,
     .host_malloc_default = 0x0,
+    .host_malloc_mapped = 0x2,
     /* None of the entry points used is among ROCm 6's renamed ones
      * (hipGetDeviceProperties, hipChooseDevice -> ...R0600). */
     .symbols = { GGHIP_SYMBOL_LIST(GGHIP__PLAIN_NAME) },

@@ -183,6 +183,56 @@ static int hip_device_count(void *self, int *count)
     return (int)rt_of(self)->hipGetDeviceCount(count);
 }
 
+/* Whether the device runs stream write-value operations into mapped host
+ * memory (props.stream_write_value_32/64), from what the device reports.
+ *
+ * HIP has no attribute that says "stream write-value supported" (CUDA's
+ * CAN_USE_STREAM_MEM_OPS has no HIP twin in 5.0-6.2). What it has, and what
+ * this takes as the answer, all three required:
+ *  - the entry points: hipStreamWriteValue32 / 64 (node hip_4.4) and
+ *    hipHostGetDevicePointer resolved (per width);
+ *  - hipDeviceAttributeCanMapHostMemory != 0: the timeline's slot is
+ *    mapped host memory (hipHostMalloc(mapped));
+ *  - hipDeviceAttributeCanUseStreamWaitValue != 0: HIP's only attribute
+ *    about stream memory operations. Its header speaks of
+ *    hipStreamWaitValue32/64 only (one attribute for both widths). In ROCm's
+ *    own runtime (ROCm/clr rocm-5.6.0 .. rocm-6.2.2) it reports the device
+ *    info aqlBarrierValue_, which ROCclr sets true for every device under
+ *    the comment "Enable StreamWrite and StreamWait for all devices", and
+ *    the write path (ihipStreamOperation) checks no capability. So on ROCm
+ *    it says yes wherever writes run; taking it is the conservative
+ *    choice: a runtime that said no would lose the timeline, never get one
+ *    it cannot run.
+ * Limits: this is not a query of the write operation itself; a runtime
+ * whose writes fail anyway is found at the first write (the core then
+ * gets hipErrorNotSupported or the runtime's code from stream_write_value).
+ * An attribute the runtime does not know (hipErrorInvalidValue) counts as
+ * "not supported"; any other failure of the query is returned. */
+static int write_value_support(const gghip_runtime *rt, gghip_device dev, gg__device_props *out)
+{
+    out->stream_write_value_32 = false;
+    out->stream_write_value_64 = false;
+    bool entry_32 = rt->hipStreamWriteValue32 != NULL;
+    bool entry_64 = rt->hipStreamWriteValue64 != NULL;
+    if ((!entry_32 && !entry_64) || rt->hipHostGetDevicePointer == NULL)
+        return GGHIP_Success;
+    const gghip_device_attribute attrs[] = { rt->abi->attr_can_map_host_memory,
+                                             rt->abi->attr_can_use_stream_wait_value };
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        int value = 0;
+        gghip_error rc = rt->hipDeviceGetAttribute(&value, attrs[i], dev);
+        if (rc == GGHIP_ErrorInvalidValue)
+            return GGHIP_Success;
+        if (rc != GGHIP_Success)
+            return (int)rc;
+        if (value == 0)
+            return GGHIP_Success;
+    }
+    out->stream_write_value_32 = entry_32;
+    out->stream_write_value_64 = entry_64;
+    return GGHIP_Success;
+}
+
 static int hip_device_props(void *self, int device, gg__device_props *out)
 {
     const gghip_runtime *rt = rt_of(self);
@@ -217,6 +267,7 @@ static int hip_device_props(void *self, int device, gg__device_props *out)
         { rt->abi->attr_max_grid_dim[2], &out->max_grid[2] },
         { rt->abi->attr_multiprocessor_count, &out->multiprocessors },
         { rt->abi->attr_kernel_exec_timeout, &watchdog },
+        { rt->abi->attr_max_shared_per_block, &out->max_shared_per_block },
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         rc = (int)rt->hipDeviceGetAttribute(attrs[i].dst, attrs[i].attr, dev);
@@ -224,7 +275,12 @@ static int hip_device_props(void *self, int device, gg__device_props *out)
             return rc;
     }
     out->watchdog = watchdog != 0;
-    return GGHIP_Success;
+    /* One limit: HIP has no opt-in for dynamic shared memory. Its
+     * SharedMemPerBlockOptin attribute (75) is "Cuda only" in 5.2.3's
+     * header and 0 on every AMD device in ROCm 6 (clr hip_device.cpp sets
+     * sharedMemPerBlockOptin = 0), so it would forbid every launch. */
+    out->max_shared_per_block_optin = out->max_shared_per_block;
+    return write_value_support(rt, dev, out);
 }
 
 /* ---- contexts (see the model at the top) ------------------------------ */
@@ -410,6 +466,52 @@ static int hip_host_free(void *self, void *p)
     return watch(self, rt_of(self)->hipHostFree(p));
 }
 
+/* hipHostMalloc(mapped) + hipHostGetDevicePointer. On ROCm the device
+ * address equals the host one (unified addressing), but it is asked for, as
+ * the API requires. On failure the allocation is freed again. */
+static int hip_host_alloc_mapped(void *self, void **host, gg__dptr *dev, size_t bytes)
+{
+    const gghip_runtime *rt = rt_of(self);
+    *host = NULL;
+    *dev = 0;
+    if (rt->hipHostGetDevicePointer == NULL)
+        return GGHIP_ErrorNotSupported;
+    void *p = NULL;
+    int rc = watch(self, rt->hipHostMalloc(&p, bytes, rt->abi->host_malloc_mapped));
+    if (rc != GGHIP_Success)
+        return rc;
+    void *d = NULL;
+    rc = watch(self, rt->hipHostGetDevicePointer(&d, p, 0));
+    if (rc != GGHIP_Success) {
+        (void)rt->hipHostFree(p);
+        return rc;
+    }
+    *host = p;
+    *dev = (gg__dptr)(uintptr_t)d;
+    return GGHIP_Success;
+}
+
+static int hip_host_free_mapped(void *self, void *host)
+{
+    return watch(self, rt_of(self)->hipHostFree(host));
+}
+
+/* hipStreamWriteValue32/64 with flags 0 ("reserved, ignored for now"). */
+static int hip_stream_write_value(void *self, gg__nstream s, gg__dptr addr, uint64_t value,
+                                  bool wide)
+{
+    const gghip_runtime *rt = rt_of(self);
+    if (wide) {
+        if (rt->hipStreamWriteValue64 == NULL)
+            return GGHIP_ErrorNotSupported;
+        return watch(self, rt->hipStreamWriteValue64((gghip_stream)s, dptr_in(addr), value, 0));
+    }
+    if (rt->hipStreamWriteValue32 == NULL)
+        return GGHIP_ErrorNotSupported;
+    return watch(self, rt->hipStreamWriteValue32((gghip_stream)s, dptr_in(addr),
+                                                 (uint32_t)value, 0));
+}
+
 /* hipMemcpyHtoD(Async) declare their source `void *` but only read it. */
 static int hip_memcpy_htod(void *self, gg__dptr dst, const void *src, size_t bytes,
                            gg__nstream s, bool async)
@@ -557,10 +659,8 @@ static void fill_op_names(gg__backend *b)
     n[GG__OP_LAUNCH] = "hipModuleLaunchKernel";
     /* HIP's nearest query; it reports no parameters (see hip_kernel_params). */
     n[GG__OP_KERNEL_PARAMS] = "hipFuncGetAttributes";
-    /* The HIP calls these operations map to. The backend does not offer
-     * them yet (host_alloc_mapped, host_free_mapped and stream_write_value
-     * are NULL, and device_props reports no write-value support), so no
-     * completion timeline runs over HIP. */
+    /* The completion timeline's calls (the 64-bit write-value named; the
+     * 32-bit one is used where only it exists). */
     n[GG__OP_HOST_ALLOC_MAPPED] = "hipHostMalloc";
     n[GG__OP_HOST_FREE_MAPPED] = "hipHostFree";
     n[GG__OP_STREAM_WRITE_VALUE] = "hipStreamWriteValue64";
@@ -652,6 +752,9 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     out->module_get_function = hip_module_get_function;
     out->launch = hip_launch;
     out->kernel_params = hip_kernel_params;
+    out->host_alloc_mapped = hip_host_alloc_mapped;
+    out->host_free_mapped = hip_host_free_mapped;
+    out->stream_write_value = hip_stream_write_value;
 
     out->module_load_data_call = "hipModuleLoadData";
     if (rt_of(out->self)->sim_error_detail != NULL)

@@ -9,6 +9,7 @@
 #define GG_SIM_HIP_ABI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- the exports -------------------------------------------------------- */
 
@@ -72,6 +73,11 @@ API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
                                      unsigned int blockDimX, unsigned int blockDimY,
                                      unsigned int blockDimZ, unsigned int sharedMemBytes,
                                      hipStream_t stream, void **kernelParams, void **extra);
+API hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags);
+API hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value,
+                                     unsigned int flags);
+API hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value,
+                                     unsigned int flags);
 API const char *hipGetErrorName(hipError_t hip_error);
 API const char *hipGetErrorString(hipError_t hipError);
 #undef API

@@ -281,6 +281,18 @@ SIM_EXPORT hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, 
     case hipDeviceAttributeEccEnabled:
         *pi = 0;
         return hipSuccess;
+    case hipDeviceAttributeCanUseStreamWaitValue: {
+        /* HIP's one attribute about stream memory operations; its header
+         * says it covers both widths, so it is 1 only when the device's
+         * configuration has both (stream_mem_ops and stream_mem_ops_64). */
+        int narrow = 0, wide = 0;
+        sim_status st = sim_device_attr(d, SIM_ATTR_STREAM_MEM_OPS, &narrow);
+        if (!st)
+            st = sim_device_attr(d, SIM_ATTR_STREAM_MEM_OPS_64, &wide);
+        if (!st)
+            *pi = narrow && wide ? 1 : 0;
+        return sim_hip_result(st);
+    }
     default:
         if (core_attr(a, &core))
             return sim_hip_result(sim_device_attr(d, core, pi));

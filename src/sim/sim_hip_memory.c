@@ -148,9 +148,15 @@ SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
         st = SIM_ERR_INVALID_VALUE;
     } else if (size == 0) {
         *ptr = NULL;
+    } else if (flags & SIM_HIP_HOST_MALLOC_MAPPED) {
+        /* Mapped for the current device: hipHostGetDevicePointer gives its
+         * device address and stream write-values may target it. */
+        st = sim_host_alloc_mapped(c, size, ptr);
     } else {
-        /* The flags change nothing in the simulation: the memory is plain
-         * page-aligned host memory, owned by the current device. */
+        /* The other flags change nothing in the simulation: plain
+         * page-aligned host memory, owned by the current device. Unlike
+         * ROCm (which maps every hipHostMalloc allocation), it is not
+         * mapped: code that needs a device address must ask for it. */
         st = sim_host_alloc(c, size, ptr);
     }
     sim_obj_release(&c->obj);
@@ -164,6 +170,76 @@ SIM_EXPORT hipError_t hipHostFree(void *ptr)
     if (r || !ptr)
         return r;
     return sim_hip_result(sim_host_free(ptr));
+}
+
+/* The device address of mapped host memory: the host address itself, as on
+ * ROCm (unified addressing). The memory must come from hipHostMalloc with
+ * hipHostMallocMapped on the current device. `flags` is "for extension" in
+ * HIP's header and ignored by ROCm; any value is accepted. */
+SIM_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
+{
+    SIM_HIP_COUNT(hipHostGetDevicePointer);
+    (void)flags;
+    sim_ctx *c;
+    hipError_t r = sim_hip_enter(&c);
+    if (r)
+        return r;
+    uint64_t d = 0;
+    sim_status st = SIM_ERR_INVALID_VALUE;
+    if (!devPtr || !hstPtr)
+        sim_detail("hipHostGetDevicePointer: NULL %s", devPtr ? "host pointer" : "result pointer");
+    else if (!(st = sim_host_device_pointer(c, hstPtr, &d)))
+        *devPtr = (void *)(uintptr_t)d;
+    sim_obj_release(&c->obj);
+    return sim_hip_result(st);
+}
+
+/* ---- stream write-value operations --------------------------------------- */
+
+/* A write-value on the null stream goes to the current device. */
+static hipError_t current_ctx(uint64_t unused, sim_ctx **c)
+{
+    (void)unused;
+    return sim_hip_enter(c);
+}
+
+/* hipStreamWriteValue32/64: the store lands when stream h reaches it (after
+ * all earlier work of h), and never if the device faults first; the core's
+ * write-value operation (sim_write_value_submit) does both. `flags` is
+ * "reserved, ignored for now" in HIP's header: ignored here too. The target
+ * must be mapped host memory of the stream's device or its device memory,
+ * aligned to the width. */
+static hipError_t write_value(hipStream_t h, void *ptr, uint64_t value, unsigned bytes)
+{
+    sim_ctx *c;
+    sim_stream *s;
+    hipError_t r = sim_hip_target(h, current_ctx, 0, &c, &s);
+    if (r)
+        return r;
+    sim_status st = SIM_ERR_INVALID_VALUE;
+    if (!ptr)
+        sim_detail("hipStreamWriteValue%u: NULL pointer", bytes * 8);
+    else
+        st = sim_write_value_submit(c, s, SIM_DPTR(ptr), value, bytes);
+    sim_obj_release(&s->obj);
+    sim_obj_release(&c->obj);
+    return sim_hip_result(st);
+}
+
+SIM_EXPORT hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value,
+                                            unsigned int flags)
+{
+    SIM_HIP_COUNT(hipStreamWriteValue32);
+    (void)flags;
+    return write_value(stream, ptr, value, 4);
+}
+
+SIM_EXPORT hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value,
+                                            unsigned int flags)
+{
+    SIM_HIP_COUNT(hipStreamWriteValue64);
+    (void)flags;
+    return write_value(stream, ptr, value, 8);
 }
 
 /* ---- copies and memsets ------------------------------------------------- */

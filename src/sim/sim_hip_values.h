@@ -133,6 +133,7 @@
     X(hipDeviceAttributeTotalConstantMemory, 83)            \
     X(hipDeviceAttributeTotalGlobalMem, 84)                 \
     X(hipDeviceAttributeUnifiedAddressing, 85)              \
-    X(hipDeviceAttributeWarpSize, 87)
+    X(hipDeviceAttributeWarpSize, 87)                       \
+    X(hipDeviceAttributeCanUseStreamWaitValue, 10013)
 
 #endif /* GG_SIM_HIP_VALUES_H */

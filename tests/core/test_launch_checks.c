@@ -86,12 +86,8 @@ Test(launch_checks, shapes_past_the_device_limits_are_refused_naming_the_limit)
     d.grid = (gg_dim3){ 1, 65536, 1 };
     EXPECT_REFUSED(d, "grid.y is 65536, above device 0's limit of 65535");
     d.grid = (gg_dim3){ 1, 1, 1 };
-    /* The HIP backend does not read the shared-memory limit yet: there the
-     * driver still refuses it (unknown limits are not checked). */
-    if (!gg_test_backend_in_use()->hip) {
-        d.shared_bytes = 1u << 30;
-        EXPECT_REFUSED(d, "shared_bytes is 1073741824, above device 0's limit of");
-    }
+    d.shared_bytes = 1u << 30;
+    EXPECT_REFUSED(d, "shared_bytes is 1073741824, above device 0's limit of");
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }

@@ -5,9 +5,9 @@
  * never completed. Over the simulator, whose streams run in order and
  * discard everything queued behind a fault, as a real stream does.
  *
- * The HIP backend has no stream write-value yet: there these tests skip,
- * saying so (the observed-window attribution is tested on both faces in
- * test_dead_context.c).
+ * Run on both faces: the HIP backend writes with hipStreamWriteValue32/64
+ * into hipHostMalloc(mapped) memory (the observed-window attribution is
+ * tested on both faces in test_dead_context.c).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -21,12 +21,6 @@
     "{\"kernel\":\"hang_me\",\"action\":\"hang\"}]}"
 
 static gg_test_rig rig;
-
-static void skip_on_hip(void)
-{
-    if (gg_test_backend_in_use()->hip)
-        cr_skip_test("the HIP backend has no stream write-value operations yet: no completion timeline");
-}
 
 static void open_with(const char *sim_config, gg_timeline_mode mode)
 {
@@ -63,7 +57,6 @@ static gg_error_info six_launches(void)
 
 Test(timeline, the_faulting_launch_among_six_is_named_exactly)
 {
-    skip_on_hip();
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     gg_error_info death = six_launches();
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
@@ -92,7 +85,6 @@ Test(timeline, without_it_the_window_lists_the_kernels_and_suggests_sync_launche
 
 Test(timeline, the_environment_turns_it_off)
 {
-    skip_on_hip();
     setenv("GPUGUARD_TIMELINE", "off", 1);
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     unsetenv("GPUGUARD_TIMELINE");
@@ -115,7 +107,6 @@ Test(timeline, a_bad_environment_value_is_refused_naming_the_variable)
 
 Test(timeline, a_device_without_stream_memory_operations_gets_the_window)
 {
-    skip_on_hip();
     /* Decided from what the device reports: device 1 says it has none. */
     open_with("{\"devices\":[{},{\"stream_mem_ops\":false,\"stream_mem_ops_64\":false}],"
               "\"misbehave\":[{\"kernel\":\"add_one_u32\",\"action\":\"fault\",\"launch\":3}]}",
@@ -128,7 +119,6 @@ Test(timeline, a_device_without_stream_memory_operations_gets_the_window)
 
 Test(timeline, a_failing_timeline_write_leaves_the_launch_standing)
 {
-    skip_on_hip();
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     /* Every write of the timeline refused (not a context-killing error):
      * the launches succeed and attribution falls back to the window. */
@@ -142,7 +132,6 @@ Test(timeline, a_failing_timeline_write_leaves_the_launch_standing)
 
 Test(timeline, two_streams_with_unfinished_launches_give_one_candidate_each)
 {
-    skip_on_hip();
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     gg_stream a, b;
     GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "a" }, &a));
@@ -180,7 +169,6 @@ Test(timeline, two_streams_with_unfinished_launches_give_one_candidate_each)
 
 Test(timeline, a_hung_stream_names_the_kernel_that_has_not_finished)
 {
-    skip_on_hip();
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     gg_stream s;
     GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "hung" }, &s));
@@ -272,7 +260,6 @@ Test(timeline, a_stale_event_does_not_hide_a_new_streams_culprit)
 
 Test(timeline, recovery_gives_the_fresh_context_a_working_timeline)
 {
-    skip_on_hip();
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     gg_error_info death = six_launches();
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);

@@ -139,6 +139,7 @@ EXPORT unsigned hipDeviceGetAttribute(int *pi, unsigned attr, int dev)
     case 31: *pi = 65536; return OK;       /* MaxGridDimZ */
     case 56: *pi = 1024; return OK;        /* MaxThreadsPerBlock */
     case 63: *pi = 60 + dev; return OK;    /* MultiprocessorCount */
+    case 74: *pi = 65536; return OK;       /* MaxSharedMemoryPerBlock */
     default: return INVALID_VALUE;
     }
 }

@@ -53,8 +53,11 @@ Test(hip_abi_tables, the_rocm6_attribute_numbers_are_the_published_ones)
     cr_expect_eq(a->attr_max_grid_dim[2], ATTR6("MaxGridDimZ"));
     cr_expect_eq(a->attr_multiprocessor_count, ATTR6("MultiprocessorCount"));
     cr_expect_eq(a->attr_kernel_exec_timeout, ATTR6("KernelExecTimeout"));
-    /* Nine attributes asked, nine facts: none asked without a fact. */
-    cr_expect_eq(gghip_rocm6_attribute_count, 9);
+    cr_expect_eq(a->attr_max_shared_per_block, ATTR6("MaxSharedMemoryPerBlock"));
+    cr_expect_eq(a->attr_can_map_host_memory, ATTR6("CanMapHostMemory"));
+    cr_expect_eq(a->attr_can_use_stream_wait_value, ATTR6("CanUseStreamWaitValue"));
+    /* Twelve attributes asked, twelve facts: none asked without a fact. */
+    cr_expect_eq(gghip_rocm6_attribute_count, 12);
 }
 
 Test(hip_abi_tables, the_rocm6_flags_are_the_published_ones)
@@ -64,6 +67,8 @@ Test(hip_abi_tables, the_rocm6_flags_are_the_published_ones)
                  fact(gghip_rocm6_flags, gghip_rocm6_flag_count, "hipStreamNonBlocking"));
     cr_expect_eq(a->host_malloc_default,
                  fact(gghip_rocm6_flags, gghip_rocm6_flag_count, "hipHostMallocDefault"));
+    cr_expect_eq(a->host_malloc_mapped,
+                 fact(gghip_rocm6_flags, gghip_rocm6_flag_count, "hipHostMallocMapped"));
     /* hipEventCreate takes no flags; the default it implies is checked too. */
     cr_expect_eq(GGHIP_EventDefault,
                  fact(gghip_rocm6_flags, gghip_rocm6_flag_count, "hipEventDefault"));
@@ -95,7 +100,13 @@ Test(hip_abi_tables, every_rocm6_entry_point_is_resolved_by_its_published_export
     for (int i = 0; i < gghip_rocm6_symbol_count; i++) {
         const gghip_symbol_fact *f = &gghip_rocm6_symbols[i];
         cr_expect_str_eq(gghip_abi_rocm6.symbols[i], f->exported, "%s", f->entry_point);
-        cr_expect_str_eq(f->version, "hip_4.2", "%s exported in %s", f->entry_point, f->version);
+        /* Nodes that dlsym of the plain name reaches: each symbol is
+         * exported in one node only (hip_4.2, or hip_4.4 for the
+         * write-values), so the plain name has one definition. */
+        bool write_value = i == GGHIP_SYM_hipStreamWriteValue32 ||
+                           i == GGHIP_SYM_hipStreamWriteValue64;
+        cr_expect_str_eq(f->version, write_value ? "hip_4.4" : "hip_4.2", "%s exported in %s",
+                         f->entry_point, f->version);
     }
 }
 
@@ -195,6 +206,13 @@ Test(hip_abi_loader, the_backend_over_a_6_x_runtime_reads_the_device_attributes)
     cr_expect_eq(b.device_props(b.self, 1, &props), 0);
     cr_expect_eq(props.multiprocessors, 61);
     cr_expect_eq(props.max_threads_per_block, 1024);
+    cr_expect_eq(props.max_shared_per_block, 65536);
+    /* The fake exports no hipStreamWriteValue32/64 (optional entry points):
+     * no write-value support, and the operation answers NOT_SUPPORTED. */
+    cr_expect_not(props.stream_write_value_32);
+    cr_expect_not(props.stream_write_value_64);
+    int rc = b.stream_write_value(b.self, NULL, 0x1000, 1, true);
+    cr_expect_eq(b.classify(rc).status, GG_UNSUPPORTED, "%s", b.code_name(rc));
     b.close(b.self, true);
 }
 

@@ -304,6 +304,129 @@ Test(hip_sim, a_faulting_kernel_is_sticky_until_the_device_is_reset)
     leave(1, ctx);
 }
 
+/* ---- completion-timeline operations (host-mapped memory, write-value) -- */
+
+Test(hip_sim, the_devices_report_write_value_support_and_the_shared_memory_limit)
+{
+    gg__device_props p;
+    OK(sim.device_props(sim.self, 1, &p));
+    cr_expect(p.stream_write_value_32, "the simulator's default device supports them");
+    cr_expect(p.stream_write_value_64);
+    /* SIM_MAX_SHARED_PER_BLOCK (48 KiB), through hipDeviceGetAttribute 74;
+     * HIP has no opt-in, so both limits are the one. */
+    cr_expect_eq(p.max_shared_per_block, 48 * 1024);
+    cr_expect_eq(p.max_shared_per_block_optin, p.max_shared_per_block);
+}
+
+/* The simulator reads its configuration once, at its first call: this
+ * suite opens it with device 1 configured without stream memory operations. */
+static void open_sim_without_memops_on_device_1(void)
+{
+    need_sim();
+    setenv("GPUGUARD_SIM_CONFIG",
+           "{\"devices\":[{},{\"stream_mem_ops\":false,\"stream_mem_ops_64\":false}]}", 1);
+    gg__backend_open_result r = gg__hip_backend_open(GG_TEST_SIM_HIP, &sim);
+    cr_assert_eq(r.status, GG_OK, "open: %s: %s", gg_status_name(r.status), r.message);
+}
+
+Test(hip_sim_configured, a_device_configured_without_stream_memory_operations_reports_none,
+     .init = open_sim_without_memops_on_device_1, .fini = close_sim)
+{
+    gg__device_props p0, p1;
+    OK(sim.device_props(sim.self, 0, &p0));
+    OK(sim.device_props(sim.self, 1, &p1));
+    cr_expect(p0.stream_write_value_32 && p0.stream_write_value_64);
+    cr_expect_not(p1.stream_write_value_32, "CanUseStreamWaitValue is 0 on device 1");
+    cr_expect_not(p1.stream_write_value_64);
+    /* The call itself is refused there, as HIP's hipErrorNotSupported. */
+    gg__nctx ctx = enter(1);
+    void *host = NULL;
+    gg__dptr dev = 0;
+    OK(sim.host_alloc_mapped(sim.self, &host, &dev, 64));
+    int rc = sim.stream_write_value(sim.self, NULL, dev, 1, true);
+    cr_expect_eq(sim.classify(rc).status, GG_UNSUPPORTED, "%s", sim.code_name(rc));
+    OK(sim.host_free_mapped(sim.self, host));
+    leave(1, ctx);
+}
+
+/* The slot as the core reads it: an atomic load of host memory. */
+static uint64_t slot64(const void *host)
+{
+    return __atomic_load_n((const uint64_t *)host, __ATOMIC_ACQUIRE);
+}
+
+Test(hip_sim, write_values_land_in_mapped_memory_after_the_work_before_them)
+{
+    gg__nctx ctx = enter(1);
+    void *host = NULL;
+    gg__dptr dev = 0;
+    OK(sim.host_alloc_mapped(sim.self, &host, &dev, 64));
+    cr_assert_not_null(host);
+    cr_assert_neq(dev, 0);
+    memset(host, 0, 64);
+    gg__nmodule m = NULL;
+    OK(sim.module_load_file(sim.self, &m, CORE_KERNELS));
+    gg__nstream s = NULL;
+    OK(sim.stream_create(sim.self, &s));
+    launch_fill(m, s, 7u); /* synchronizes s */
+    OK(sim.stream_write_value(sim.self, s, dev, UINT64_C(0x100000002), true));
+    OK(sim.stream_write_value(sim.self, s, dev + 8, UINT64_C(0xAB00000005), false));
+    OK(sim.stream_synchronize(sim.self, s));
+    cr_expect_eq(slot64(host), UINT64_C(0x100000002), "64-bit store");
+    uint32_t narrow = __atomic_load_n((const uint32_t *)((char *)host + 8), __ATOMIC_ACQUIRE);
+    cr_expect_eq(narrow, 5u, "the 32-bit store keeps the low word only");
+    /* The default stream too. */
+    OK(sim.stream_write_value(sim.self, NULL, dev + 16, 9, true));
+    OK(sim.ctx_synchronize(sim.self));
+    cr_expect_eq(slot64((char *)host + 16), 9u);
+    /* Misaligned and foreign addresses are refused. */
+    int rc = sim.stream_write_value(sim.self, s, dev + 4, 1, true);
+    cr_expect_eq(sim.classify(rc).status, GG_INVALID_ARGUMENT, "%s", sim.code_name(rc));
+    uint64_t not_mapped = 0;
+    rc = sim.stream_write_value(sim.self, s, (gg__dptr)(uintptr_t)&not_mapped, 1, true);
+    cr_expect_eq(sim.classify(rc).status, GG_INVALID_ARGUMENT, "%s", sim.code_name(rc));
+    OK(sim.stream_destroy(sim.self, s));
+    OK(sim.module_unload(sim.self, m));
+    OK(sim.host_free_mapped(sim.self, host));
+    leave(1, ctx);
+}
+
+Test(hip_sim, a_write_value_queued_behind_a_faulting_kernel_never_lands)
+{
+    gg__nctx ctx = enter(1);
+    void *host = NULL;
+    gg__dptr dev = 0;
+    OK(sim.host_alloc_mapped(sim.self, &host, &dev, 64));
+    memset(host, 0, 64);
+    gg__nmodule m = NULL;
+    OK(sim.module_load_file(sim.self, &m, CORE_KERNELS));
+    gg__nfunc touch = NULL;
+    OK(sim.module_get_function(sim.self, &touch, m, "touch"));
+    gg__dptr buf = 0;
+    OK(sim.mem_alloc(sim.self, &buf, 64));
+    gg__nstream s = NULL;
+    OK(sim.stream_create(sim.self, &s));
+
+    uint64_t ptr = buf, small = 64, huge = 1 << 20;
+    const unsigned one[3] = { 1, 1, 1 };
+    void *fine[] = { &ptr, &small };
+    OK(sim.launch(sim.self, touch, one, one, 0, s, fine));
+    OK(sim.stream_write_value(sim.self, s, dev, 1, true));
+    void *faulting[] = { &ptr, &huge }; /* far past the allocation */
+    int rc = sim.launch(sim.self, touch, one, one, 0, s, faulting);
+    if (rc == 0)
+        rc = sim.stream_write_value(sim.self, s, dev, 2, true);
+    if (rc == 0)
+        rc = sim.stream_synchronize(sim.self, s);
+    cr_assert(sim.classify(rc).sticky, "%s is sticky", sim.code_name(rc));
+    /* The host still reads the slot of the dead device: launch 1 finished,
+     * the write after the fault was discarded. */
+    cr_expect_eq(slot64(host), 1u);
+
+    OK(sim.ctx_reset_primary(sim.self, 1));
+    leave(1, ctx);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Through the public API ("sim-hip")                                       */
 /* ------------------------------------------------------------------------ */

@@ -84,6 +84,10 @@ CHECK_EQ(GGHIP_DeviceAttributeMultiprocessorCount, hipDeviceAttributeMultiproces
 CHECK_EQ(GGHIP_StreamNonBlocking, hipStreamNonBlocking)
 CHECK_EQ(GGHIP_EventDefault, hipEventDefault)
 CHECK_EQ(GGHIP_HostMallocDefault, hipHostMallocDefault)
+CHECK_EQ(GGHIP_HostMallocMapped, hipHostMallocMapped)
+CHECK_EQ(GGHIP_DeviceAttributeCanMapHostMemory, hipDeviceAttributeCanMapHostMemory)
+CHECK_EQ(GGHIP_DeviceAttributeMaxSharedMemoryPerBlock, hipDeviceAttributeMaxSharedMemoryPerBlock)
+CHECK_EQ(GGHIP_DeviceAttributeCanUseStreamWaitValue, hipDeviceAttributeCanUseStreamWaitValue)
 #undef CHECK_EQ
 
 /* DRIVER-FACTS.md's numbers, spelled out: HIP's attribute numbering is not
@@ -139,6 +143,10 @@ static int table_mismatches(void)
     TABLE_EQ(attr_kernel_exec_timeout, hipDeviceAttributeKernelExecTimeout)
     TABLE_EQ(stream_non_blocking, hipStreamNonBlocking)
     TABLE_EQ(host_malloc_default, hipHostMallocDefault)
+    TABLE_EQ(host_malloc_mapped, hipHostMallocMapped)
+    TABLE_EQ(attr_max_shared_per_block, hipDeviceAttributeMaxSharedMemoryPerBlock)
+    TABLE_EQ(attr_can_map_host_memory, hipDeviceAttributeCanMapHostMemory)
+    TABLE_EQ(attr_can_use_stream_wait_value, hipDeviceAttributeCanUseStreamWaitValue)
     TABLE_EQ(major, HIP_VERSION_MAJOR)
 #undef TABLE_EQ
     return bad;

@@ -10,8 +10,8 @@
  *   [api] ROCm/HIP include/hip/hip_runtime_api.h at the tags rocm-6.0.0
  *         (f7c33a4cbb66), 6.0.2, 6.1.0, 6.1.1, 6.1.2, 6.2.0, 6.2.1, 6.2.2
  *         (d3b75fbb8211): enum hipError_t, enum hipDeviceAttribute_t, the
- *         hipStreamNonBlocking / hipHostMallocDefault / hipEventDefault
- *         defines, and the #defines that rename hipGetDeviceProperties and
+ *         hipStreamNonBlocking / hipHostMallocDefault / hipEventDefault /
+ *         hipHostMallocMapped defines, and the #defines that rename hipGetDeviceProperties and
  *         hipChooseDevice to their R0600 versions;
  *   [map] ROCm/clr hipamd/src/hip_hcc.map.in at rocm-6.0.0 and rocm-6.2.2:
  *         the version node that exports each symbol.
@@ -114,6 +114,9 @@ const gghip_fact gghip_rocm6_attributes[] = {
     { "hipDeviceAttributeMaxGridDimZ", 31, API },
     { "hipDeviceAttributeMultiprocessorCount", 63, API },
     { "hipDeviceAttributeKernelExecTimeout", 18, API },
+    { "hipDeviceAttributeMaxSharedMemoryPerBlock", 74, API },
+    { "hipDeviceAttributeCanMapHostMemory", 3, API },
+    { "hipDeviceAttributeCanUseStreamWaitValue", 10013, API },
 };
 const int gghip_rocm6_attribute_count =
     (int)(sizeof gghip_rocm6_attributes / sizeof gghip_rocm6_attributes[0]);
@@ -123,12 +126,13 @@ const gghip_fact gghip_rocm6_flags[] = {
     { "hipStreamNonBlocking", 1, API },
     { "hipHostMallocDefault", 0, API },
     { "hipEventDefault", 0, API },
+    { "hipHostMallocMapped", 2, API },
 };
 const int gghip_rocm6_flag_count = (int)(sizeof gghip_rocm6_flags / sizeof gghip_rocm6_flags[0]);
 
 /* How libamdhip64.so.6 exports each entry point the backend resolves ([map]):
- * all under their own names, in the base node hip_4.2 (one version each, so
- * dlsym of the plain name finds it). */
+ * all under their own names, once each (so dlsym of the plain name finds
+ * it), in the base node hip_4.2 but for hipStreamWriteValue32/64 (hip_4.4). */
 const gghip_symbol_fact gghip_rocm6_symbols[] = {
     { "hipInit", "hipInit", "hip_4.2", MAP },
     { "hipDriverGetVersion", "hipDriverGetVersion", "hip_4.2", MAP },
@@ -177,6 +181,10 @@ const gghip_symbol_fact gghip_rocm6_symbols[] = {
     { "hipModuleGetFunction", "hipModuleGetFunction", "hip_4.2", MAP },
     { "hipModuleLaunchKernel", "hipModuleLaunchKernel", "hip_4.2", MAP },
     { "hipGetErrorName", "hipGetErrorName", "hip_4.2", MAP },
+    { "hipHostGetDevicePointer", "hipHostGetDevicePointer", "hip_4.2", MAP },
+    /* The stream write-value functions came later: node hip_4.4. */
+    { "hipStreamWriteValue32", "hipStreamWriteValue32", "hip_4.4", MAP },
+    { "hipStreamWriteValue64", "hipStreamWriteValue64", "hip_4.4", MAP },
 };
 const int gghip_rocm6_symbol_count =
     (int)(sizeof gghip_rocm6_symbols / sizeof gghip_rocm6_symbols[0]);

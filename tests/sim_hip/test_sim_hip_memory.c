@@ -202,3 +202,50 @@ Test(sim_hip_memory, free_with_pending_work_is_safe)
     HIP_OK(hipModuleUnload(m));
     sim_hip_test_assert_no_leaks();
 }
+
+Test(sim_hip_memory, mapped_host_memory_takes_stream_write_values_in_order)
+{
+    sim_hip_test_init(NULL);
+    int v = -1;
+    HIP_OK(hipDeviceGetAttribute(&v, hipDeviceAttributeCanUseStreamWaitValue, 0));
+    cr_assert_eq(v, 1, "the default device has stream memory operations");
+    HIP_OK(hipDeviceGetAttribute(&v, hipDeviceAttributeCanMapHostMemory, 0));
+    cr_assert_eq(v, 1);
+
+    void *plain, *mapped, *dev = NULL;
+    HIP_OK(hipHostMalloc(&plain, 64, hipHostMallocDefault));
+    HIP_IS(hipHostGetDevicePointer(&dev, plain, 0), hipErrorInvalidValue);
+    HIP_OK(hipHostMalloc(&mapped, 64, hipHostMallocMapped));
+    HIP_OK(hipHostGetDevicePointer(&dev, mapped, 0));
+    cr_assert_eq(dev, mapped, "unified addressing: the device address is the host one");
+    memset(mapped, 0, 64);
+
+    hipStream_t s;
+    HIP_OK(hipStreamCreateWithFlags(&s, hipStreamNonBlocking));
+    HIP_OK(hipStreamWriteValue64(s, dev, 0x1122334455667788ull, 0));
+    HIP_OK(hipStreamWriteValue32(s, DPTR_AT(dev, 8), 0xCAFEu, 0));
+    HIP_OK(hipStreamSynchronize(s));
+    cr_assert_eq(__atomic_load_n((uint64_t *)mapped, __ATOMIC_ACQUIRE), 0x1122334455667788ull);
+    cr_assert_eq(__atomic_load_n((uint32_t *)((char *)mapped + 8), __ATOMIC_ACQUIRE), 0xCAFEu);
+    HIP_IS(hipStreamWriteValue64(s, DPTR_AT(dev, 4), 1, 0), hipErrorInvalidValue);
+    HIP_IS(hipStreamWriteValue32(s, plain, 1, 0), hipErrorInvalidValue);
+    HIP_IS(hipStreamWriteValue32(s, NULL, 1, 0), hipErrorInvalidValue);
+    HIP_OK(hipStreamDestroy(s));
+    HIP_OK(hipHostFree(mapped));
+    HIP_OK(hipHostFree(plain));
+}
+
+Test(sim_hip_memory, a_device_without_stream_memory_operations_says_so_and_refuses_them)
+{
+    sim_hip_test_init("{\"devices\":[{\"stream_mem_ops_64\":false}]}");
+    int v = -1;
+    HIP_OK(hipDeviceGetAttribute(&v, hipDeviceAttributeCanUseStreamWaitValue, 0));
+    cr_assert_eq(v, 0, "HIP's one attribute covers both widths");
+    void *mapped, *dev;
+    HIP_OK(hipHostMalloc(&mapped, 64, hipHostMallocMapped));
+    HIP_OK(hipHostGetDevicePointer(&dev, mapped, 0));
+    HIP_IS(hipStreamWriteValue64(NULL, dev, 1, 0), hipErrorNotSupported);
+    HIP_OK(hipStreamWriteValue32(NULL, dev, 1, 0));
+    HIP_OK(hipDeviceSynchronize());
+    HIP_OK(hipHostFree(mapped));
+}
