@@ -10,6 +10,13 @@ small and the bindings' cost shows). Not a test: it prints a table.
 
 Each operation: REPEATS (default 7) runs of CALLS (default 20000) calls,
 the median run's time per call; the ratio is gpuguard_py / PyCUDA.
+
+Each library is timed the way its users run it, with its own context
+current: PyCUDA's context (made current by make_context) is popped while
+gpuguard_py is timed and gpuguard_py's is pushed (Context.push()), then the
+other way round for PyCUDA's runs. A gpuguard_py call whose context is
+current costs one driver call less than two (no switch to it and back);
+with another context current it still works, and restores that one.
 """
 import statistics
 import struct
@@ -71,17 +78,18 @@ def gpuguard_ops():
 
 
 def main():
-    pctx, pops = pycuda_ops()
+    pctx, pops = pycuda_ops()      # leaves PyCUDA's context current
+    cuda.Context.pop()
     gctx, gops = gpuguard_ops()
     print(f"{'operation':<22}{'PyCUDA us':>11}{'gpuguard_py us':>16}{'ratio':>8}")
     for name in pops:
-        # PyCUDA's calls need its context current; gpuguard_py restores the
-        # caller's current context around each of its calls.
+        pctx.push()                # PyCUDA's runs: its context current
         p = per_call_us(pops[name])
-        g = per_call_us(gops[name])
+        cuda.Context.pop()
+        with gctx.current():       # gpuguard_py's runs: its context current
+            g = per_call_us(gops[name])
         print(f"{name:<22}{p:>11.3f}{g:>16.3f}{g / p:>8.2f}")
     gctx.close()
-    pctx.pop()
     pctx.detach()
 
 

@@ -337,6 +337,139 @@ static PyObject *context_load_module(ggpy_Context *self, PyObject *args, PyObjec
     return (PyObject *)m;
 }
 
+/* ---- keeping a context current ------------------------------------------
+ *
+ * Every gpuguard call makes its object's context current and restores the
+ * caller's afterwards; when the context is current already that costs one
+ * driver call (get current) instead of three. push()/pop() wrap
+ * gg_context_push/gg_context_pop for code that makes many calls in one
+ * context, as PyCUDA programs keep theirs pushed. Both reach the driver
+ * (they push and pop its stack), so the GIL is released around them. */
+
+static PyObject *context_push(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_push(self->h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+/* Pops this context from the calling thread's stack. The top is checked
+ * first (gg_context_current reads gpuguard's per-thread record, no driver
+ * call), so a pop never takes another context off the stack. 1 when
+ * popped; 0 with `missing_ok` when this context is not the top (closed or
+ * recovered on this thread, which take it off the stack, or popped
+ * already); -1 with an exception set. */
+static int pop_if_top(ggpy_Context *self, bool missing_ok)
+{
+    gg_context top = { 0 };
+    ggpy_result r;
+    ggpy_capture(&r, gg_context_current(&top));
+    if (r.status != GG_OK) {
+        ggpy_raise(&r);
+        return -1;
+    }
+    if (self->h.id == 0 || top.id != self->h.id) {
+        if (missing_ok)
+            return 0;
+        if (self->h.id == 0)
+            ggpy_closed("Context");
+        else if (top.id == 0)
+            ggpy_raise_status(GG_INVALID_ARGUMENT, "Context.pop: this thread has no gpuguard context pushed "
+                              "(close() and recover() take a context off the stack)");
+        else
+            ggpy_raise_status(GG_WRONG_CONTEXT, "Context.pop: another context (id 0x%llx) was pushed after this "
+                              "one on this thread; pop that one first", (unsigned long long)top.id);
+        return -1;
+    }
+    GGPY_NOGIL(r, gg_context_pop(&top));
+    if (r.status != GG_OK) {
+        ggpy_raise(&r);
+        return -1;
+    }
+    return 1;
+}
+
+static PyObject *context_pop(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (pop_if_top(self, false) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* `with ctx.current():` pushes on entry and pops on exit if the context is
+ * still the top of this thread's stack: close() or recover() inside the
+ * block already took it off, which is not an error. In a process forked
+ * inside the block the pop is refused (ForkedError) and skipped: the child
+ * cannot use the driver, and its copy of the stack goes with it. */
+typedef struct ggpy_Current {
+    PyObject_HEAD
+    ggpy_Context *ctx;
+} ggpy_Current;
+
+static void current_dealloc(ggpy_Current *self)
+{
+    Py_XDECREF(self->ctx);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *current_enter(ggpy_Current *self, PyObject *unused)
+{
+    (void)unused;
+    PyObject *done = context_push(self->ctx, NULL);
+    if (done == NULL)
+        return NULL;
+    Py_DECREF(done);
+    return Py_NewRef(self->ctx);
+}
+
+static PyObject *current_exit(ggpy_Current *self, PyObject *args)
+{
+    PyObject *exc_type = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : Py_None;
+    if (pop_if_top(self->ctx, true) < 0) {
+        /* Never hide the exception that ended the block behind a pop error;
+         * a forked child has nothing to undo. */
+        if (exc_type != Py_None || PyErr_ExceptionMatches(ggpy_error_class(GG_FORKED)))
+            PyErr_Clear();
+        else
+            return NULL;
+    }
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef current_methods[] = {
+    { "__enter__", (PyCFunction)current_enter, METH_NOARGS, "Pushes the context; returns it." },
+    { "__exit__", (PyCFunction)current_exit, METH_VARARGS, "Pops the context if it is still on top." },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyTypeObject ggpy_CurrentType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = GGPY_MODULE ".ContextCurrent",
+    .tp_basicsize = sizeof(ggpy_Current),
+    .tp_dealloc = (destructor)current_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "What Context.current() returns: a `with` block that keeps the context current.",
+    .tp_methods = current_methods,
+};
+
+static PyObject *context_current(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    ggpy_Current *c = PyObject_New(ggpy_Current, &ggpy_CurrentType);
+    if (c == NULL)
+        return NULL;
+    c->ctx = (ggpy_Context *)Py_NewRef(self);
+    return (PyObject *)c;
+}
+
 static PyObject *context_get_handle(ggpy_Context *self, void *closure)
 {
     (void)closure;
@@ -433,6 +566,15 @@ static PyMethodDef context_methods[] = {
       "upload(data, *, tag=None) -> Buffer holding a copy of data (any bytes-like object)" },
     { "load_module", GGPY_FN(context_load_module), METH_VARARGS | METH_KEYWORDS,
       "load_module(path) -> Module (see kernel_image())" },
+    { "push", (PyCFunction)context_push, METH_NOARGS,
+      "Makes the context current on this thread (gg_context_push) until pop(): calls in it then skip\n"
+      "the switch to it and back. ContextDeadError when DEAD, ForkedError in a forked child." },
+    { "pop", (PyCFunction)context_pop, METH_NOARGS,
+      "Undoes push(). Only the top of this thread's stack can be popped: WrongContextError when\n"
+      "another context was pushed after it, InvalidArgumentError when none is pushed." },
+    { "current", (PyCFunction)context_current, METH_NOARGS,
+      "current() -> a `with` block that push()es the context and pops it at the end (unless close()\n"
+      "or recover() in the block took it off the stack already)." },
     { NULL, NULL, 0, NULL },
 };
 
@@ -792,7 +934,7 @@ PyTypeObject ggpy_ModuleType = {
 int ggpy_objects_add(PyObject *module)
 {
     PyTypeObject *types[] = { &ggpy_ContextType, &ggpy_StreamType, &ggpy_EventType, &ggpy_BufferType,
-                              &ggpy_ModuleType };
+                              &ggpy_ModuleType, &ggpy_CurrentType };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (PyModule_AddType(module, types[i]) < 0)
             return -1;
