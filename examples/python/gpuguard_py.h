@@ -26,6 +26,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -53,9 +54,19 @@ typedef struct ggpy_result {
 void ggpy_capture(ggpy_result *r, gg_status status);
 
 /* Calls made with the GIL released, counted so that shutdown can tell
- * whether a daemon thread is still inside gpuguard. */
-void ggpy_calls_begin(void);
-void ggpy_calls_end(void);
+ * whether a daemon thread is still inside gpuguard. Inline: they bracket
+ * every such call. */
+extern atomic_int ggpy_calls_in_flight;
+
+static inline void ggpy_calls_begin(void)
+{
+    atomic_fetch_add_explicit(&ggpy_calls_in_flight, 1, memory_order_seq_cst);
+}
+
+static inline void ggpy_calls_end(void)
+{
+    atomic_fetch_sub_explicit(&ggpy_calls_in_flight, 1, memory_order_seq_cst);
+}
 
 /* True while the interpreter is finalizing: nothing else can run then, so
  * deallocation keeps the GIL (and the thread state stays untouched). */

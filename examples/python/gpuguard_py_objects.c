@@ -7,6 +7,7 @@
  * Children of a context that was recovered or closed hold stale handles:
  * using one raises InvalidHandleError, releasing one is harmless.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "gpuguard_py.h"
@@ -262,13 +263,45 @@ static PyObject *context_event(ggpy_Context *self, PyObject *args, PyObject *kwa
     return (PyObject *)e;
 }
 
-static PyObject *context_alloc(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+/* alloc(nbytes, *, tag=None). Parsed by hand (METH_FASTCALL), as
+ * Event.record: allocation is a per-call cost PyCUDA programs pay too. */
+static PyObject *context_alloc(ggpy_Context *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static char *kwlist[] = { "nbytes", "tag", NULL };
+    PyObject *nbytes_arg = nargs > 0 ? args[0] : NULL, *tag_arg = Py_None;
+    if (nargs > 1)
+        return PyErr_Format(PyExc_TypeError, "alloc() takes 1 positional argument (%zd given)", nargs);
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        PyObject **slot = NULL;
+        if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "nbytes") == 0)
+            slot = &nbytes_arg;
+        else if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "tag") == 0)
+            slot = &tag_arg;
+        if (slot == NULL)
+            return PyErr_Format(PyExc_TypeError, "alloc() got an unexpected keyword argument %R", name);
+        if (slot == &nbytes_arg && nbytes_arg != NULL)
+            return PyErr_Format(PyExc_TypeError, "alloc() got multiple values for argument 'nbytes'");
+        *slot = args[nargs + i];
+    }
+    if (nbytes_arg == NULL)
+        return PyErr_Format(PyExc_TypeError, "alloc() missing required argument 'nbytes'");
     Py_ssize_t nbytes = 0;
     const char *tag = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$z:alloc", kwlist, ggpy_size_converter, &nbytes, &tag))
+    if (nbytes_arg == Py_None)
+        return PyErr_Format(PyExc_TypeError, "alloc(): nbytes must be an int, not None");
+    if (!ggpy_size_converter(nbytes_arg, &nbytes))
         return NULL;
+    if (tag_arg != Py_None) {
+        if (!PyUnicode_Check(tag_arg))
+            return PyErr_Format(PyExc_TypeError, "alloc(): tag must be a str or None, not %s",
+                                Py_TYPE(tag_arg)->tp_name);
+        Py_ssize_t length = 0;
+        if ((tag = PyUnicode_AsUTF8AndSize(tag_arg, &length)) == NULL)
+            return NULL;
+        if ((size_t)length != strlen(tag))
+            return PyErr_Format(PyExc_ValueError, "alloc(): tag contains a null character");
+    }
     return (PyObject *)ggpy_buffer_new(self, nbytes, tag);
 }
 
@@ -560,7 +593,7 @@ static PyMethodDef context_methods[] = {
       "set_watchdog(policy=None, budget_ms=0): 'auto', 'refuse', 'allow' or None (the library's)." },
     { "stream", GGPY_FN(context_stream), METH_VARARGS | METH_KEYWORDS, "stream(tag=None) -> Stream" },
     { "event", GGPY_FN(context_event), METH_VARARGS | METH_KEYWORDS, "event(tag=None) -> Event" },
-    { "alloc", GGPY_FN(context_alloc), METH_VARARGS | METH_KEYWORDS,
+    { "alloc", GGPY_FN(context_alloc), METH_FASTCALL | METH_KEYWORDS,
       "alloc(nbytes, *, tag=None) -> Buffer of device memory (contents undefined)" },
     { "upload", GGPY_FN(context_upload), METH_VARARGS | METH_KEYWORDS,
       "upload(data, *, tag=None) -> Buffer holding a copy of data (any bytes-like object)" },
@@ -661,7 +694,7 @@ static PyObject *stream_query(ggpy_Stream *self, PyObject *unused)
     if (self->h.id == 0)
         return ggpy_closed("Stream");
     ggpy_result r;
-    GGPY_NOGIL(r, gg_stream_query(self->h));
+    ggpy_capture(&r, gg_stream_query(self->h)); /* a query never waits: the GIL stays held (rule 1) */
     if (r.status == GG_NOT_READY)
         Py_RETURN_FALSE;
     if (r.status != GG_OK)
@@ -686,8 +719,9 @@ static PyObject *stream_wait_event(ggpy_Stream *self, PyObject *event)
 
 static PyObject *stream_repr(ggpy_Stream *self)
 {
-    return PyUnicode_FromFormat("<" GGPY_MODULE ".Stream 0x%llx%s>", (unsigned long long)self->h.id,
-                                self->h.id ? "" : " (closed)");
+    char id[24]; /* PyUnicode_FromFormat has no %llx */
+    snprintf(id, sizeof id, "0x%llx", (unsigned long long)self->h.id);
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Stream %s%s>", id, self->h.id ? "" : " (closed)");
 }
 
 static PyMethodDef stream_methods[] = {
@@ -742,11 +776,23 @@ static PyObject *event_close(ggpy_Event *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-static PyObject *event_record(ggpy_Event *self, PyObject *args, PyObject *kwargs)
+/* record(stream=None). Parsed by hand (METH_FASTCALL): it is a per-frame
+ * call, and PyArg_ParseTupleAndKeywords costs as much as the driver's
+ * record in the simulator's fast mode. */
+static PyObject *event_record(ggpy_Event *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static char *kwlist[] = { "stream", NULL };
+    PyObject *stream_arg = nargs > 0 ? args[0] : Py_None;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw > 1)
+        return PyErr_Format(PyExc_TypeError, "record() takes at most 1 argument (%zd given)", nargs + nkw);
+    if (nkw == 1) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, 0);
+        if (!PyUnicode_Check(name) || PyUnicode_CompareWithASCIIString(name, "stream") != 0)
+            return PyErr_Format(PyExc_TypeError, "record() got an unexpected keyword argument %R", name);
+        stream_arg = args[0];
+    }
     ggpy_Stream *stream = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O&:record", kwlist, ggpy_stream_converter, &stream))
+    if (!ggpy_stream_converter(stream_arg, &stream))
         return NULL;
     if (self->h.id == 0)
         return ggpy_closed("Event");
@@ -763,7 +809,7 @@ static PyObject *event_query(ggpy_Event *self, PyObject *unused)
     if (self->h.id == 0)
         return ggpy_closed("Event");
     ggpy_result r;
-    GGPY_NOGIL(r, gg_event_query(self->h));
+    ggpy_capture(&r, gg_event_query(self->h)); /* a query never waits: the GIL stays held (rule 1) */
     if (r.status == GG_NOT_READY)
         Py_RETURN_FALSE;
     if (r.status != GG_OK)
@@ -802,13 +848,14 @@ static PyObject *event_elapsed_ms(ggpy_Event *self, PyObject *end)
 
 static PyObject *event_repr(ggpy_Event *self)
 {
-    return PyUnicode_FromFormat("<" GGPY_MODULE ".Event 0x%llx%s>", (unsigned long long)self->h.id,
-                                self->h.id ? "" : " (closed)");
+    char id[24]; /* PyUnicode_FromFormat has no %llx */
+    snprintf(id, sizeof id, "0x%llx", (unsigned long long)self->h.id);
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Event %s%s>", id, self->h.id ? "" : " (closed)");
 }
 
 static PyMethodDef event_methods[] = {
     { "close", (PyCFunction)event_close, METH_NOARGS, "Destroys the event (harmless twice)." },
-    { "record", GGPY_FN(event_record), METH_VARARGS | METH_KEYWORDS,
+    { "record", GGPY_FN(event_record), METH_FASTCALL | METH_KEYWORDS,
       "record(stream=None): records the event on stream (None: the default stream)." },
     { "query", (PyCFunction)event_query, METH_NOARGS, "True once the recorded work is done." },
     { "synchronize", GGPY_FN(event_synchronize), METH_VARARGS | METH_KEYWORDS,
