@@ -391,58 +391,62 @@ static PyObject *context_push(ggpy_Context *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-/* Pops this context from the calling thread's stack. The top is checked
- * first (gg_context_current reads gpuguard's per-thread record, no driver
- * call), so a pop never takes another context off the stack. 1 when
- * popped; 0 with `missing_ok` when this context is not the top (closed or
- * recovered on this thread, which take it off the stack, or popped
- * already); -1 with an exception set. */
-static int pop_if_top(ggpy_Context *self, bool missing_ok)
+/* The top of the calling thread's gpuguard context stack (gg_context_current
+ * reads gpuguard's per-thread record: no driver call, the GIL stays held).
+ * 0, or -1 with an exception set. */
+static int stack_top(gg_context *top)
 {
-    gg_context top = { 0 };
     ggpy_result r;
-    ggpy_capture(&r, gg_context_current(&top));
+    ggpy_capture(&r, gg_context_current(top));
     if (r.status != GG_OK) {
         ggpy_raise(&r);
         return -1;
     }
-    if (self->h.id == 0 || top.id != self->h.id) {
-        if (missing_ok)
-            return 0;
-        if (self->h.id == 0)
-            ggpy_closed("Context");
-        else if (top.id == 0)
-            ggpy_raise_status(GG_INVALID_ARGUMENT, "Context.pop: this thread has no gpuguard context pushed "
-                              "(close() and recover() take a context off the stack)");
-        else
-            ggpy_raise_status(GG_WRONG_CONTEXT, "Context.pop: another context (id 0x%llx) was pushed after this "
-                              "one on this thread; pop that one first", (unsigned long long)top.id);
-        return -1;
-    }
-    GGPY_NOGIL(r, gg_context_pop(&top));
-    if (r.status != GG_OK) {
-        ggpy_raise(&r);
-        return -1;
-    }
-    return 1;
+    return 0;
 }
 
-static PyObject *context_pop(ggpy_Context *self, PyObject *unused)
+/* Pops the top of the stack, which the caller checked is this context. */
+static PyObject *pop_top(void)
 {
-    (void)unused;
-    if (pop_if_top(self, false) < 0)
-        return NULL;
+    gg_context popped = { 0 };
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_pop(&popped));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
     Py_RETURN_NONE;
 }
 
-/* `with ctx.current():` pushes on entry and pops on exit if the context is
- * still the top of this thread's stack: close() or recover() inside the
- * block already took it off, which is not an error. In a process forked
- * inside the block the pop is refused (ForkedError) and skipped: the child
- * cannot use the driver, and its copy of the stack goes with it. */
+/* The top is checked first, so a pop never takes another context off the
+ * stack. */
+static PyObject *context_pop(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    gg_context top = { 0 };
+    if (stack_top(&top) < 0)
+        return NULL;
+    if (top.id == 0)
+        return ggpy_raise_status(GG_INVALID_ARGUMENT, "Context.pop: this thread has no gpuguard context pushed "
+                                 "(close() and recover() take a context off the stack)");
+    if (top.id != self->h.id)
+        return ggpy_raise_status(GG_WRONG_CONTEXT, "Context.pop: another context (id 0x%llx) is on top of this "
+                                 "thread's stack; pop that one first", (unsigned long long)top.id);
+    return pop_top();
+}
+
+/* `with ctx.current():` pushes on entry, noting what was on top before,
+ * and on exit pops the context if it is still on top. If what was on top
+ * before is on top again, close() or recover() in the block took the
+ * context off the stack (or the block popped it): nothing to undo. Any
+ * other top is a context pushed in the block and left there:
+ * WrongContextError, and this context stays pushed under it. In a process
+ * forked inside the block the pop is refused (ForkedError) and skipped: the
+ * child cannot use the driver, and its copy of the stack dies with it. */
 typedef struct ggpy_Current {
     PyObject_HEAD
     ggpy_Context *ctx;
+    gg_context outer; /* the top before the push */
 } ggpy_Current;
 
 static void current_dealloc(ggpy_Current *self)
@@ -454,6 +458,8 @@ static void current_dealloc(ggpy_Current *self)
 static PyObject *current_enter(ggpy_Current *self, PyObject *unused)
 {
     (void)unused;
+    if (stack_top(&self->outer) < 0)
+        return NULL;
     PyObject *done = context_push(self->ctx, NULL);
     if (done == NULL)
         return NULL;
@@ -461,10 +467,26 @@ static PyObject *current_enter(ggpy_Current *self, PyObject *unused)
     return Py_NewRef(self->ctx);
 }
 
+static PyObject *current_leave(ggpy_Current *self)
+{
+    gg_context top = { 0 };
+    if (self->ctx->h.id == 0)
+        Py_RETURN_NONE; /* closed in the block: close() took it off the stack */
+    if (stack_top(&top) < 0)
+        return NULL;
+    if (top.id == self->ctx->h.id)
+        return pop_top();
+    if (top.id == self->outer.id)
+        Py_RETURN_NONE;
+    return ggpy_raise_status(GG_WRONG_CONTEXT, "leaving Context.current(): another context (id 0x%llx) pushed in "
+                             "the block is still on top of this thread's stack", (unsigned long long)top.id);
+}
+
 static PyObject *current_exit(ggpy_Current *self, PyObject *args)
 {
     PyObject *exc_type = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : Py_None;
-    if (pop_if_top(self->ctx, true) < 0) {
+    PyObject *done = current_leave(self);
+    if (done == NULL) {
         /* Never hide the exception that ended the block behind a pop error;
          * a forked child has nothing to undo. */
         if (exc_type != Py_None || PyErr_ExceptionMatches(ggpy_error_class(GG_FORKED)))
@@ -472,6 +494,7 @@ static PyObject *current_exit(ggpy_Current *self, PyObject *args)
         else
             return NULL;
     }
+    Py_XDECREF(done);
     Py_RETURN_FALSE;
 }
 
@@ -500,6 +523,7 @@ static PyObject *context_current(ggpy_Context *self, PyObject *unused)
     if (c == NULL)
         return NULL;
     c->ctx = (ggpy_Context *)Py_NewRef(self);
+    c->outer.id = 0;
     return (PyObject *)c;
 }
 
@@ -607,7 +631,8 @@ static PyMethodDef context_methods[] = {
       "another context was pushed after it, InvalidArgumentError when none is pushed." },
     { "current", (PyCFunction)context_current, METH_NOARGS,
       "current() -> a `with` block that push()es the context and pops it at the end (unless close()\n"
-      "or recover() in the block took it off the stack already)." },
+      "or recover() in the block took it off the stack already; WrongContextError if a context\n"
+      "pushed in the block is still on top)." },
     { NULL, NULL, 0, NULL },
 };
 
