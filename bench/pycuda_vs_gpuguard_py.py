@@ -8,11 +8,19 @@ small and the bindings' cost shows). Not a test: it prints a table.
     LD_LIBRARY_PATH=DIR_WITH_libcuda.so.1_TO_THE_SIMULATOR:build/referees/libcurand10/usr/lib/x86_64-linux-gnu \\
     /usr/bin/python3 bench/pycuda_vs_gpuguard_py.py build/kernels/pycuda_kernels.so [REPEATS] [CALLS]
 
-Each operation: REPEATS (default 7) runs of CALLS (default 20000) calls,
-the median run's time per call; the ratio is gpuguard_py / PyCUDA.
+Each operation: REPEATS (default 7) runs of CALLS (default 20000) calls
+per library, the two libraries' runs alternating; the median run's time per
+call; the ratio is gpuguard_py / PyCUDA.
+
+Each library is timed the way its users run it, with its own context
+current: PyCUDA's context (made current by make_context) is popped while
+gpuguard_py is timed and gpuguard_py's is pushed (Context.push()), then the
+other way round for PyCUDA's runs. A gpuguard_py call whose context is
+current makes one driver call besides its own (cuCtxGetCurrent) instead of
+three (get, set to its context, set back); with another context current it
+still works, and restores that one.
 """
 import statistics
-import struct
 import sys
 import time
 
@@ -26,14 +34,12 @@ REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 CALLS = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
 
 
-def per_call_us(fn):
-    runs = []
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        for _ in range(CALLS):
-            fn()
-        runs.append((time.perf_counter() - t0) / CALLS * 1e6)
-    return statistics.median(runs)
+def time_run_us(fn):
+    """One run of CALLS calls: microseconds per call."""
+    t0 = time.perf_counter()
+    for _ in range(CALLS):
+        fn()
+    return (time.perf_counter() - t0) / CALLS * 1e6
 
 
 def pycuda_ops():
@@ -71,17 +77,23 @@ def gpuguard_ops():
 
 
 def main():
-    pctx, pops = pycuda_ops()
+    pctx, pops = pycuda_ops()      # leaves PyCUDA's context current
+    cuda.Context.pop()
     gctx, gops = gpuguard_ops()
     print(f"{'operation':<22}{'PyCUDA us':>11}{'gpuguard_py us':>16}{'ratio':>8}")
     for name in pops:
-        # PyCUDA's calls need its context current; gpuguard_py restores the
-        # caller's current context around each of its calls.
-        p = per_call_us(pops[name])
-        g = per_call_us(gops[name])
+        # The two libraries' runs alternate, so that a change of load on
+        # this shared machine hits both alike.
+        p_runs, g_runs = [], []
+        for _ in range(REPEATS):
+            pctx.push()            # PyCUDA's runs: its context current
+            p_runs.append(time_run_us(pops[name]))
+            cuda.Context.pop()
+            with gctx.current():   # gpuguard_py's runs: its context current
+                g_runs.append(time_run_us(gops[name]))
+        p, g = statistics.median(p_runs), statistics.median(g_runs)
         print(f"{name:<22}{p:>11.3f}{g:>16.3f}{g / p:>8.2f}")
     gctx.close()
-    pctx.pop()
     pctx.detach()
 
 

@@ -16,8 +16,8 @@
 
 #include "gpuguard_py.h"
 
-/* gpuguard calls in flight without the GIL (any thread). */
-static atomic_int calls_in_flight;
+/* gpuguard calls in flight without the GIL (any thread); see gpuguard_py.h. */
+atomic_int ggpy_calls_in_flight;
 /* This module initialised gpuguard, so it shuts it down at exit. */
 static bool owns_library;
 static bool at_exit_registered;
@@ -25,16 +25,6 @@ static bool at_exit_registered;
 static atomic_bool forked_child;
 
 static PyTypeObject device_info_type;
-
-void ggpy_calls_begin(void)
-{
-    atomic_fetch_add(&calls_in_flight, 1);
-}
-
-void ggpy_calls_end(void)
-{
-    atomic_fetch_sub(&calls_in_flight, 1);
-}
 
 bool ggpy_finalizing(void)
 {
@@ -50,7 +40,7 @@ bool ggpy_finalizing(void)
  * make anything new there too (gpuguard refuses to use inherited objects). */
 static void after_fork_child(void)
 {
-    atomic_store(&calls_in_flight, 0);
+    atomic_store(&ggpy_calls_in_flight, 0);
     if (gg_backend_name()[0] != '\0')
         atomic_store(&forked_child, true);
 }
@@ -70,7 +60,7 @@ static PyObject *raise_forked(void)
 static void at_exit(void)
 {
     at_exit_registered = false; /* an embedding program may start Python again */
-    if (owns_library && atomic_load(&calls_in_flight) == 0) {
+    if (owns_library && atomic_load(&ggpy_calls_in_flight) == 0) {
         owns_library = false;
         gg_shutdown();
     }
@@ -250,7 +240,7 @@ static PyObject *py_shutdown(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    if (atomic_load(&calls_in_flight) != 0)
+    if (atomic_load(&ggpy_calls_in_flight) != 0)
         return ggpy_raise_status(GG_BUSY, "shutdown: another thread is inside a gpuguard call");
     ggpy_result r;
     GGPY_NOGIL(r, gg_shutdown());

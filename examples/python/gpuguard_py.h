@@ -4,11 +4,19 @@
  * The rules every file of the module follows (README.md says why):
  *   1. A gpuguard call that can reach the driver or wait is made with the
  *      GIL released, through GGPY_NOGIL, which also captures the error
- *      details on the calling thread before the GIL is taken back. Only
- *      getters that read gpuguard's own records (state, size, names) run
- *      with the GIL held. gpuguard never holds one of its locks while it
- *      calls back into us, so no thread can hold a gpuguard lock while it
- *      waits for the GIL: the two kinds of lock never deadlock.
+ *      details on the calling thread before the GIL is taken back. The GIL
+ *      stays held for getters that read gpuguard's own records (state,
+ *      size, names) and, measured, for the two queries (Stream.query,
+ *      Event.query): they never wait (the driver answers NOT_READY
+ *      instead), and releasing and retaking the GIL costs about 40 ns,
+ *      as much as the rest of the query on the simulator (100 ns a query
+ *      with the release, 50-60 ns without, Python's call included). Event
+ *      records and launches release it: an enqueue blocks while the
+ *      driver's queue is full. A query may take a gpuguard lock briefly
+ *      (a sticky error marks the context DEAD): gpuguard never holds one
+ *      of its locks while it calls back into us, so no thread can hold a
+ *      gpuguard lock while it waits for the GIL: the two kinds of lock
+ *      never deadlock.
  *   2. Deallocation never raises and never fails: it calls gpuguard's
  *      destroy function and ignores the status (gpuguard already skips the
  *      driver in DEAD and FORKED contexts and after shutdown).
@@ -26,6 +34,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -53,9 +62,33 @@ typedef struct ggpy_result {
 void ggpy_capture(ggpy_result *r, gg_status status);
 
 /* Calls made with the GIL released, counted so that shutdown can tell
- * whether a daemon thread is still inside gpuguard. */
-void ggpy_calls_begin(void);
-void ggpy_calls_end(void);
+ * whether a daemon thread is still inside gpuguard. Begin and end run with
+ * the GIL held (before it is released and after it is taken back), and so
+ * do the readers (shutdown(); the exit hook, when no other thread can take
+ * the GIL), so the GIL orders every access: a relaxed load and store, no
+ * locked read-modify-write (which costs 10-20 ns a call on the benchmark's
+ * VM). A free-threaded build has no GIL to order them. */
+extern atomic_int ggpy_calls_in_flight;
+
+static inline void ggpy_calls_add(int delta)
+{
+#ifdef Py_GIL_DISABLED
+    atomic_fetch_add_explicit(&ggpy_calls_in_flight, delta, memory_order_seq_cst);
+#else
+    int now = atomic_load_explicit(&ggpy_calls_in_flight, memory_order_relaxed);
+    atomic_store_explicit(&ggpy_calls_in_flight, now + delta, memory_order_relaxed);
+#endif
+}
+
+static inline void ggpy_calls_begin(void)
+{
+    ggpy_calls_add(1);
+}
+
+static inline void ggpy_calls_end(void)
+{
+    ggpy_calls_add(-1);
+}
 
 /* True while the interpreter is finalizing: nothing else can run then, so
  * deallocation keeps the GIL (and the thread state stays untouched). */

@@ -7,6 +7,8 @@
  * stream (the driver has read a pageable source by the time an asynchronous
  * host-to-device copy returns).
  */
+#include <stdio.h>
+
 #include "gpuguard_py.h"
 
 GGPY_CHILD_GETTERS(buffer, ggpy_Buffer)
@@ -218,8 +220,11 @@ static Py_ssize_t buffer_length(ggpy_Buffer *self)
 
 static PyObject *buffer_repr(ggpy_Buffer *self)
 {
-    return PyUnicode_FromFormat("<" GGPY_MODULE ".Buffer 0x%llx, %zu bytes%s>", (unsigned long long)self->h.id,
-                                self->nbytes, self->h.id ? "" : " (closed)");
+    /* PyUnicode_FromFormat has no %llx: the id is formatted here. */
+    char id[24];
+    snprintf(id, sizeof id, "0x%llx", (unsigned long long)self->h.id);
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Buffer %s, %zu bytes%s>", id, self->nbytes,
+                                self->h.id ? "" : " (closed)");
 }
 
 static PyMethodDef buffer_methods[] = {

@@ -7,6 +7,7 @@
  * Children of a context that was recovered or closed hold stale handles:
  * using one raises InvalidHandleError, releasing one is harmless.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "gpuguard_py.h"
@@ -262,13 +263,45 @@ static PyObject *context_event(ggpy_Context *self, PyObject *args, PyObject *kwa
     return (PyObject *)e;
 }
 
-static PyObject *context_alloc(ggpy_Context *self, PyObject *args, PyObject *kwargs)
+/* alloc(nbytes, *, tag=None). Parsed by hand (METH_FASTCALL), as
+ * Event.record: allocation is a per-call cost PyCUDA programs pay too. */
+static PyObject *context_alloc(ggpy_Context *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static char *kwlist[] = { "nbytes", "tag", NULL };
+    PyObject *nbytes_arg = nargs > 0 ? args[0] : NULL, *tag_arg = Py_None;
+    if (nargs > 1)
+        return PyErr_Format(PyExc_TypeError, "alloc() takes 1 positional argument (%zd given)", nargs);
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        PyObject **slot = NULL;
+        if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "nbytes") == 0)
+            slot = &nbytes_arg;
+        else if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "tag") == 0)
+            slot = &tag_arg;
+        if (slot == NULL)
+            return PyErr_Format(PyExc_TypeError, "alloc() got an unexpected keyword argument %R", name);
+        if (slot == &nbytes_arg && nbytes_arg != NULL)
+            return PyErr_Format(PyExc_TypeError, "alloc() got multiple values for argument 'nbytes'");
+        *slot = args[nargs + i];
+    }
+    if (nbytes_arg == NULL)
+        return PyErr_Format(PyExc_TypeError, "alloc() missing required argument 'nbytes'");
     Py_ssize_t nbytes = 0;
     const char *tag = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$z:alloc", kwlist, ggpy_size_converter, &nbytes, &tag))
+    if (nbytes_arg == Py_None)
+        return PyErr_Format(PyExc_TypeError, "alloc(): nbytes must be an int, not None");
+    if (!ggpy_size_converter(nbytes_arg, &nbytes))
         return NULL;
+    if (tag_arg != Py_None) {
+        if (!PyUnicode_Check(tag_arg))
+            return PyErr_Format(PyExc_TypeError, "alloc(): tag must be a str or None, not %s",
+                                Py_TYPE(tag_arg)->tp_name);
+        Py_ssize_t length = 0;
+        if ((tag = PyUnicode_AsUTF8AndSize(tag_arg, &length)) == NULL)
+            return NULL;
+        if ((size_t)length != strlen(tag))
+            return PyErr_Format(PyExc_ValueError, "alloc(): tag contains a null character");
+    }
     return (PyObject *)ggpy_buffer_new(self, nbytes, tag);
 }
 
@@ -335,6 +368,163 @@ static PyObject *context_load_module(ggpy_Context *self, PyObject *args, PyObjec
     m->path = path;
     m->kernels = kernels;
     return (PyObject *)m;
+}
+
+/* ---- keeping a context current ------------------------------------------
+ *
+ * Every gpuguard call makes its object's context current and restores the
+ * caller's afterwards; when the context is current already that costs one
+ * driver call (get current) instead of three. push()/pop() wrap
+ * gg_context_push/gg_context_pop for code that makes many calls in one
+ * context, as PyCUDA programs keep theirs pushed. Both reach the driver
+ * (they push and pop its stack), so the GIL is released around them. */
+
+static PyObject *context_push(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_push(self->h));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+/* The top of the calling thread's gpuguard context stack (gg_context_current
+ * reads gpuguard's per-thread record: no driver call, the GIL stays held).
+ * 0, or -1 with an exception set. */
+static int stack_top(gg_context *top)
+{
+    ggpy_result r;
+    ggpy_capture(&r, gg_context_current(top));
+    if (r.status != GG_OK) {
+        ggpy_raise(&r);
+        return -1;
+    }
+    return 0;
+}
+
+/* Pops the top of the stack, which the caller checked is this context. */
+static PyObject *pop_top(void)
+{
+    gg_context popped = { 0 };
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_pop(&popped));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    Py_RETURN_NONE;
+}
+
+/* The top is checked first, so a pop never takes another context off the
+ * stack. */
+static PyObject *context_pop(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    gg_context top = { 0 };
+    if (stack_top(&top) < 0)
+        return NULL;
+    if (top.id == 0)
+        return ggpy_raise_status(GG_INVALID_ARGUMENT, "Context.pop: this thread has no gpuguard context pushed "
+                                 "(close() and recover() take a context off the stack)");
+    if (top.id != self->h.id)
+        return ggpy_raise_status(GG_WRONG_CONTEXT, "Context.pop: another context (id 0x%llx) is on top of this "
+                                 "thread's stack; pop that one first", (unsigned long long)top.id);
+    return pop_top();
+}
+
+/* `with ctx.current():` pushes on entry, noting what was on top before,
+ * and on exit pops the context if it is still on top. If what was on top
+ * before is on top again, close() or recover() in the block took the
+ * context off the stack (or the block popped it): nothing to undo. Any
+ * other top is a context pushed in the block and left there:
+ * WrongContextError, and this context stays pushed under it. In a process
+ * forked inside the block the pop is refused (ForkedError) and skipped: the
+ * child cannot use the driver, and its copy of the stack dies with it. */
+typedef struct ggpy_Current {
+    PyObject_HEAD
+    ggpy_Context *ctx;
+    gg_context outer; /* the top before the push */
+} ggpy_Current;
+
+static void current_dealloc(ggpy_Current *self)
+{
+    Py_XDECREF(self->ctx);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *current_enter(ggpy_Current *self, PyObject *unused)
+{
+    (void)unused;
+    if (stack_top(&self->outer) < 0)
+        return NULL;
+    PyObject *done = context_push(self->ctx, NULL);
+    if (done == NULL)
+        return NULL;
+    Py_DECREF(done);
+    return Py_NewRef(self->ctx);
+}
+
+static PyObject *current_leave(ggpy_Current *self)
+{
+    gg_context top = { 0 };
+    if (self->ctx->h.id == 0)
+        Py_RETURN_NONE; /* closed in the block: close() took it off the stack */
+    if (stack_top(&top) < 0)
+        return NULL;
+    if (top.id == self->ctx->h.id)
+        return pop_top();
+    if (top.id == self->outer.id)
+        Py_RETURN_NONE;
+    return ggpy_raise_status(GG_WRONG_CONTEXT, "leaving Context.current(): another context (id 0x%llx) pushed in "
+                             "the block is still on top of this thread's stack", (unsigned long long)top.id);
+}
+
+static PyObject *current_exit(ggpy_Current *self, PyObject *args)
+{
+    PyObject *exc_type = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) : Py_None;
+    PyObject *done = current_leave(self);
+    if (done == NULL) {
+        /* Never hide the exception that ended the block behind a pop error;
+         * a forked child has nothing to undo. */
+        if (exc_type != Py_None || PyErr_ExceptionMatches(ggpy_error_class(GG_FORKED)))
+            PyErr_Clear();
+        else
+            return NULL;
+    }
+    Py_XDECREF(done);
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef current_methods[] = {
+    { "__enter__", (PyCFunction)current_enter, METH_NOARGS, "Pushes the context; returns it." },
+    { "__exit__", (PyCFunction)current_exit, METH_VARARGS, "Pops the context if it is still on top." },
+    { NULL, NULL, 0, NULL },
+};
+
+static PyTypeObject ggpy_CurrentType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = GGPY_MODULE ".ContextCurrent",
+    .tp_basicsize = sizeof(ggpy_Current),
+    .tp_dealloc = (destructor)current_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "What Context.current() returns: a `with` block that keeps the context current.",
+    .tp_methods = current_methods,
+};
+
+static PyObject *context_current(ggpy_Context *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    ggpy_Current *c = PyObject_New(ggpy_Current, &ggpy_CurrentType);
+    if (c == NULL)
+        return NULL;
+    c->ctx = (ggpy_Context *)Py_NewRef(self);
+    c->outer.id = 0;
+    return (PyObject *)c;
 }
 
 static PyObject *context_get_handle(ggpy_Context *self, void *closure)
@@ -427,12 +617,22 @@ static PyMethodDef context_methods[] = {
       "set_watchdog(policy=None, budget_ms=0): 'auto', 'refuse', 'allow' or None (the library's)." },
     { "stream", GGPY_FN(context_stream), METH_VARARGS | METH_KEYWORDS, "stream(tag=None) -> Stream" },
     { "event", GGPY_FN(context_event), METH_VARARGS | METH_KEYWORDS, "event(tag=None) -> Event" },
-    { "alloc", GGPY_FN(context_alloc), METH_VARARGS | METH_KEYWORDS,
+    { "alloc", GGPY_FN(context_alloc), METH_FASTCALL | METH_KEYWORDS,
       "alloc(nbytes, *, tag=None) -> Buffer of device memory (contents undefined)" },
     { "upload", GGPY_FN(context_upload), METH_VARARGS | METH_KEYWORDS,
       "upload(data, *, tag=None) -> Buffer holding a copy of data (any bytes-like object)" },
     { "load_module", GGPY_FN(context_load_module), METH_VARARGS | METH_KEYWORDS,
       "load_module(path) -> Module (see kernel_image())" },
+    { "push", (PyCFunction)context_push, METH_NOARGS,
+      "Makes the context current on this thread (gg_context_push) until pop(): calls in it then skip\n"
+      "the switch to it and back. ContextDeadError when DEAD, ForkedError in a forked child." },
+    { "pop", (PyCFunction)context_pop, METH_NOARGS,
+      "Undoes push(). Only the top of this thread's stack can be popped: WrongContextError when\n"
+      "another context was pushed after it, InvalidArgumentError when none is pushed." },
+    { "current", (PyCFunction)context_current, METH_NOARGS,
+      "current() -> a `with` block that push()es the context and pops it at the end (unless close()\n"
+      "or recover() in the block took it off the stack already; WrongContextError if a context\n"
+      "pushed in the block is still on top)." },
     { NULL, NULL, 0, NULL },
 };
 
@@ -519,7 +719,7 @@ static PyObject *stream_query(ggpy_Stream *self, PyObject *unused)
     if (self->h.id == 0)
         return ggpy_closed("Stream");
     ggpy_result r;
-    GGPY_NOGIL(r, gg_stream_query(self->h));
+    ggpy_capture(&r, gg_stream_query(self->h)); /* a query never waits: the GIL stays held (rule 1) */
     if (r.status == GG_NOT_READY)
         Py_RETURN_FALSE;
     if (r.status != GG_OK)
@@ -544,8 +744,9 @@ static PyObject *stream_wait_event(ggpy_Stream *self, PyObject *event)
 
 static PyObject *stream_repr(ggpy_Stream *self)
 {
-    return PyUnicode_FromFormat("<" GGPY_MODULE ".Stream 0x%llx%s>", (unsigned long long)self->h.id,
-                                self->h.id ? "" : " (closed)");
+    char id[24]; /* PyUnicode_FromFormat has no %llx */
+    snprintf(id, sizeof id, "0x%llx", (unsigned long long)self->h.id);
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Stream %s%s>", id, self->h.id ? "" : " (closed)");
 }
 
 static PyMethodDef stream_methods[] = {
@@ -600,11 +801,23 @@ static PyObject *event_close(ggpy_Event *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-static PyObject *event_record(ggpy_Event *self, PyObject *args, PyObject *kwargs)
+/* record(stream=None). Parsed by hand (METH_FASTCALL): it is a per-frame
+ * call, and PyArg_ParseTupleAndKeywords costs as much as the driver's
+ * record in the simulator's fast mode. */
+static PyObject *event_record(ggpy_Event *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static char *kwlist[] = { "stream", NULL };
+    PyObject *stream_arg = nargs > 0 ? args[0] : Py_None;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs + nkw > 1)
+        return PyErr_Format(PyExc_TypeError, "record() takes at most 1 argument (%zd given)", nargs + nkw);
+    if (nkw == 1) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, 0);
+        if (!PyUnicode_Check(name) || PyUnicode_CompareWithASCIIString(name, "stream") != 0)
+            return PyErr_Format(PyExc_TypeError, "record() got an unexpected keyword argument %R", name);
+        stream_arg = args[0];
+    }
     ggpy_Stream *stream = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O&:record", kwlist, ggpy_stream_converter, &stream))
+    if (!ggpy_stream_converter(stream_arg, &stream))
         return NULL;
     if (self->h.id == 0)
         return ggpy_closed("Event");
@@ -621,7 +834,7 @@ static PyObject *event_query(ggpy_Event *self, PyObject *unused)
     if (self->h.id == 0)
         return ggpy_closed("Event");
     ggpy_result r;
-    GGPY_NOGIL(r, gg_event_query(self->h));
+    ggpy_capture(&r, gg_event_query(self->h)); /* a query never waits: the GIL stays held (rule 1) */
     if (r.status == GG_NOT_READY)
         Py_RETURN_FALSE;
     if (r.status != GG_OK)
@@ -660,13 +873,14 @@ static PyObject *event_elapsed_ms(ggpy_Event *self, PyObject *end)
 
 static PyObject *event_repr(ggpy_Event *self)
 {
-    return PyUnicode_FromFormat("<" GGPY_MODULE ".Event 0x%llx%s>", (unsigned long long)self->h.id,
-                                self->h.id ? "" : " (closed)");
+    char id[24]; /* PyUnicode_FromFormat has no %llx */
+    snprintf(id, sizeof id, "0x%llx", (unsigned long long)self->h.id);
+    return PyUnicode_FromFormat("<" GGPY_MODULE ".Event %s%s>", id, self->h.id ? "" : " (closed)");
 }
 
 static PyMethodDef event_methods[] = {
     { "close", (PyCFunction)event_close, METH_NOARGS, "Destroys the event (harmless twice)." },
-    { "record", GGPY_FN(event_record), METH_VARARGS | METH_KEYWORDS,
+    { "record", GGPY_FN(event_record), METH_FASTCALL | METH_KEYWORDS,
       "record(stream=None): records the event on stream (None: the default stream)." },
     { "query", (PyCFunction)event_query, METH_NOARGS, "True once the recorded work is done." },
     { "synchronize", GGPY_FN(event_synchronize), METH_VARARGS | METH_KEYWORDS,
@@ -792,7 +1006,7 @@ PyTypeObject ggpy_ModuleType = {
 int ggpy_objects_add(PyObject *module)
 {
     PyTypeObject *types[] = { &ggpy_ContextType, &ggpy_StreamType, &ggpy_EventType, &ggpy_BufferType,
-                              &ggpy_ModuleType };
+                              &ggpy_ModuleType, &ggpy_CurrentType };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (PyModule_AddType(module, types[i]) < 0)
             return -1;

@@ -32,7 +32,13 @@
  * why, as does gg_sim_last_error_detail() (gpuguard/gg_sim_control.h).
  * Build a module with gg_add_sim_module(NAME SOURCES...) from
  * find_package(gpuguard) (or the source tree's cmake/GgHelpers.cmake).
- * Up to 32 parameters; the launch form with `extra` is not supported.
+ * Up to 32 parameters. cuLaunchKernel's `extra` form is taken too
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER and CU_LAUNCH_PARAM_BUFFER_SIZE, ending
+ * with CU_LAUNCH_PARAM_END; not with kernelParams): the buffer is unpacked
+ * with the declared sizes, each parameter at the next multiple of its
+ * alignment (the largest power of two up to 16 dividing its size), as a
+ * compiler lays them out; a buffer too short for them is refused with
+ * CUDA_ERROR_INVALID_VALUE.
  */
 #ifndef GPUGUARD_SIM_KERNEL_H
 #define GPUGUARD_SIM_KERNEL_H
