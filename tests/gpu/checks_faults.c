@@ -119,10 +119,23 @@ void check_culprit_among_pending(const gc_env *env, gc_result *r)
             gc_note(r, "culprit oob_store #4 EXACT among 5 pending launches on two streams");
         return;
     }
+    if (c->certainty == GG_ATTRIBUTION_WINDOW && c->candidate_count > 1) {
+        /* With the completion timeline, the other stream's fill (#5) may not
+         * have run before the fault stopped the context: then each stream
+         * has one candidate, and the stray store must be one of them. */
+        for (uint32_t i = 0; i < c->candidate_count && i < GG_CULPRIT_CANDIDATES_MAX; i++)
+            if (strcmp(c->candidates[i].kernel_name, "oob_store") == 0 && c->candidates[i].sequence == 4) {
+                gc_note(r, "culprit oob_store #4 is its stream's first unfinished launch; %u streams had one "
+                        "(WINDOW, one candidate per stream)", c->candidate_count);
+                return;
+            }
+        return (void)gc_fail(r, "no candidate is the stray store #4: %s", death.message);
+    }
     if (c->certainty == GG_ATTRIBUTION_WINDOW && c->window_first <= 4 && 4 <= c->window_last) {
-        gc_skip(r, "gpuguard gave a WINDOW of %u launches (#%llu..#%llu, suspect '%s'): no per-stream completion "
-                "timeline in gpuguard yet (issue 13), so EXACT cannot be checked", c->window_count,
-                (unsigned long long)c->window_first, (unsigned long long)c->window_last, c->kernel_name);
+        gc_skip(r, "gpuguard gave a WINDOW of %u launches (#%llu..#%llu, suspect '%s'): no completion timeline on "
+                "this device (it reports no stream memory operations, or GPUGUARD_TIMELINE=off), so EXACT "
+                "cannot be checked", c->window_count, (unsigned long long)c->window_first,
+                (unsigned long long)c->window_last, c->kernel_name);
         return;
     }
     gc_fail(r, "the culprit does not cover the stray store #4: certainty %d, '%s' #%llu, window #%llu..#%llu",
