@@ -82,7 +82,7 @@ static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool e
                 if (status == GG_OK)
                     status = s;
             }
-            if (!drive && call_driver && o->type != GG__T_KERNEL)
+            if (!drive && call_driver && o->type != GG__T_KERNEL && !gg__object_borrowed(o))
                 gg__cleanup_skipped(ctx, o->type);
         }
     }
