@@ -28,6 +28,7 @@ ggpy_Buffer *ggpy_buffer_new(ggpy_Context *ctx, Py_ssize_t nbytes, const char *t
     b->h = h;
     b->ctx = (ggpy_Context *)Py_NewRef(ctx);
     b->nbytes = (size_t)nbytes;
+    b->owner = NULL;
     return b;
 }
 
@@ -37,6 +38,7 @@ static void buffer_dealloc(ggpy_Buffer *self)
     self->h.id = 0;
     if (h.id != 0)
         GGPY_RELEASE(gg_buffer_free(h));
+    Py_XDECREF(self->owner); /* after the free: gpuguard is done with the memory */
     Py_XDECREF(self->ctx);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -242,6 +244,9 @@ static PyMethodDef buffer_methods[] = {
 static PyGetSetDef buffer_getset[] = {
     GGPY_CHILD_GETSET(buffer),
     { "nbytes", (getter)buffer_get_nbytes, NULL, "size in bytes", NULL },
+    { "__cuda_array_interface__", (getter)ggpy_buffer_array_interface, NULL,
+      "the CUDA array interface (version 3): a byte array at device_ptr; reading it waits for the\n"
+      "context's queued work, so 'stream' is None (no synchronization needed)", NULL },
     { "device_ptr", (getter)buffer_get_device_ptr, NULL, "the device address (for a 'P' parameter use the Buffer)",
       NULL },
     { NULL, NULL, NULL, NULL, NULL },
