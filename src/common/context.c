@@ -147,15 +147,23 @@ static gg_status context_register(gg__call *c, int device, const gg_context_desc
 }
 
 /* The live gg context whose native context is `native`, if any (its id;
- * 0 when none). */
+ * 0 when none). A listed record stays valid while the list's lock is held;
+ * its native pointer is read under its own lock (a recover replaces it).
+ * Lock order: the list's, then a context's (nothing takes them the other
+ * way round). Contexts being created or torn down (id 0) are skipped. */
 static uint64_t context_of_native(gg__nctx native)
 {
     uint64_t found = 0;
     pthread_mutex_lock(&contexts_lock);
     for (size_t i = 0; i < context_count && found == 0; i++) {
-        uint64_t id = atomic_load_explicit(&contexts[i]->h.id, memory_order_acquire);
-        if (id != 0 && contexts[i]->native == native)
+        gg__context *ctx = contexts[i];
+        if (atomic_load_explicit(&ctx->h.id, memory_order_acquire) == 0)
+            continue;
+        pthread_mutex_lock(&ctx->lock);
+        uint64_t id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
+        if (id != 0 && ctx->native == native)
             found = id;
+        pthread_mutex_unlock(&ctx->lock);
     }
     pthread_mutex_unlock(&contexts_lock);
     return found;
@@ -223,10 +231,16 @@ gg_status gg_context_native(gg_context handle, void **native)
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
         return gg__lookup_status();
-    /* Under the lock: a recover replaces it. */
-    pthread_mutex_lock(&ctx->lock);
-    *native = ctx->native;
-    pthread_mutex_unlock(&ctx->lock);
+    /* Under the lock: a recover replaces it. Not in a forked child, where a
+     * parent thread may have held the lock at the fork (and no recover can
+     * run: it refuses FORKED contexts). */
+    if (gg__context_state(ctx) == GG_STATE_FORKED) {
+        *native = ctx->native;
+    } else {
+        pthread_mutex_lock(&ctx->lock);
+        *native = ctx->native;
+        pthread_mutex_unlock(&ctx->lock);
+    }
     gg__leave(&c);
     return GG_OK;
 }
