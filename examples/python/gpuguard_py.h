@@ -139,6 +139,7 @@ typedef struct ggpy_Buffer {
     ggpy_Context *ctx;
     size_t nbytes;
     PyObject *owner;    /* adopted: the object whose memory it is, kept alive; else NULL */
+    Py_ssize_t exports; /* DLPack tensors not yet released by their consumer (close() waits for none) */
 } ggpy_Buffer;
 
 typedef struct ggpy_Module {
@@ -185,6 +186,8 @@ static inline gg_stream ggpy_stream_handle(const ggpy_Stream *s)
 PyObject *ggpy_buffer_array_interface(ggpy_Buffer *self, void *closure);
 PyObject *ggpy_stream_cuda_stream(ggpy_Stream *self, PyObject *unused);
 PyObject *ggpy_context_native_handle(ggpy_Context *self, void *closure);
+PyObject *ggpy_buffer_dlpack(ggpy_Buffer *self, PyObject *args, PyObject *kwargs);
+PyObject *ggpy_buffer_dlpack_device(ggpy_Buffer *self, PyObject *unused);
 PyObject *ggpy_context_adopt_stream(ggpy_Context *self, PyObject *args, PyObject *kwargs);
 PyObject *ggpy_context_adopt_buffer(ggpy_Context *self, PyObject *args, PyObject *kwargs);
 /* The device address of an object with __cuda_array_interface__ (a 'P'

@@ -294,5 +294,125 @@ PyObject *ggpy_context_adopt_buffer(ggpy_Context *self, PyObject *args, PyObject
     b->ctx = (ggpy_Context *)Py_NewRef(self);
     b->nbytes = v.nbytes;
     b->owner = Py_NewRef(obj);
+    b->exports = 0;
     return (PyObject *)b;
+}
+
+/* ---- DLPack --------------------------------------------------------------- */
+
+/* The DLPack ABI (dlpack.h, version 0.8 and later; the layout is fixed by
+ * the standard): a tensor, and the managed form a "dltensor" capsule holds. */
+enum { DLPACK_CUDA = 2, DLPACK_ROCM = 10, DLPACK_UINT = 1 };
+typedef struct dl_device {
+    int32_t device_type;
+    int32_t device_id;
+} dl_device;
+typedef struct dl_data_type {
+    uint8_t code;
+    uint8_t bits;
+    uint16_t lanes;
+} dl_data_type;
+typedef struct dl_tensor {
+    void *data;
+    dl_device device;
+    int32_t ndim;
+    dl_data_type dtype;
+    int64_t *shape;
+    int64_t *strides;                   /* NULL: compact, row-major */
+    uint64_t byte_offset;
+} dl_tensor;
+typedef struct dl_managed_tensor {
+    dl_tensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct dl_managed_tensor *self);
+} dl_managed_tensor;
+
+/* What one export allocates: the managed tensor and its shape. */
+typedef struct dl_export {
+    dl_managed_tensor managed;
+    int64_t shape[1];
+} dl_export;
+
+static const char dltensor_name[] = "dltensor";
+
+static int32_t dlpack_device_type(void)
+{
+    return strcmp(gg_backend_name(), "hip") == 0 ? DLPACK_ROCM : DLPACK_CUDA;
+}
+
+/* The consumer is done (or the capsule was never consumed): the Buffer may
+ * go. Called by consumers from any thread, with or without the GIL. */
+static void dlpack_deleter(dl_managed_tensor *managed)
+{
+    if (managed == NULL)
+        return;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    ggpy_Buffer *b = managed->manager_ctx;
+    b->exports--;
+    Py_DECREF(b);
+    PyGILState_Release(gil);
+    free(managed);
+}
+
+static void dlpack_capsule_destructor(PyObject *capsule)
+{
+    /* A consumer renames the capsule "used_dltensor" and owns the tensor
+     * from then on; an unconsumed one is released here. */
+    if (!PyCapsule_IsValid(capsule, dltensor_name))
+        return;
+    dl_managed_tensor *managed = PyCapsule_GetPointer(capsule, dltensor_name);
+    if (managed != NULL && managed->deleter != NULL)
+        managed->deleter(managed);
+}
+
+PyObject *ggpy_buffer_dlpack(ggpy_Buffer *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = { "stream", NULL };
+    PyObject *stream = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O:__dlpack__", kwlist, &stream))
+        return NULL;
+    if (stream != Py_None && !PyLong_Check(stream))
+        return PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or an int, not %s",
+                            Py_TYPE(stream)->tp_name);
+    if (self->h.id == 0)
+        return ggpy_closed("Buffer");
+    uint64_t dptr = 0;
+    ggpy_result r;
+    ggpy_capture(&r, gg_buffer_device_ptr(self->h, &dptr));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    /* Whatever stream the consumer names, the data is ready on it once the
+     * context's queued work is done (-1 would ask for no synchronization:
+     * waiting anyway is safe). */
+    GGPY_NOGIL(r, gg_context_synchronize(self->ctx->h, 0));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    dl_export *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return PyErr_NoMemory();
+    e->shape[0] = (int64_t)self->nbytes;
+    dl_tensor *t = &e->managed.dl_tensor;
+    t->data = (void *)(uintptr_t)dptr;
+    t->device = (dl_device){ dlpack_device_type(), self->ctx->device };
+    t->ndim = 1;
+    t->dtype = (dl_data_type){ DLPACK_UINT, 8, 1 };
+    t->shape = e->shape;
+    t->strides = NULL;
+    t->byte_offset = 0;
+    e->managed.manager_ctx = self;
+    e->managed.deleter = dlpack_deleter;
+    PyObject *capsule = PyCapsule_New(&e->managed, dltensor_name, dlpack_capsule_destructor);
+    if (capsule == NULL) {
+        free(e);
+        return NULL;
+    }
+    Py_INCREF(self); /* released by the deleter */
+    self->exports++;
+    return capsule;
+}
+
+PyObject *ggpy_buffer_dlpack_device(ggpy_Buffer *self, PyObject *unused)
+{
+    (void)unused;
+    return Py_BuildValue("(ii)", dlpack_device_type(), self->ctx->device);
 }

@@ -94,6 +94,77 @@ class Exporting(GpuTestCase):
         stream.close()
 
 
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                            ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor)))]
+
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_set_name = ctypes.pythonapi.PyCapsule_SetName
+_set_name.restype = ctypes.c_int
+_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_USED = ctypes.c_char_p(b"used_dltensor")  # the name must outlive the capsule
+
+
+class DLPack(GpuTestCase):
+    def test_capsule_describes_the_buffer(self):
+        buf = self.ctx.upload(bytes(range(64)))
+        expected_type = 10 if gg.backend_name() == "hip" else 2  # kDLROCM, kDLCUDA
+        self.assertEqual(buf.__dlpack_device__(), (expected_type, self.ctx.device))
+        capsule = buf.__dlpack__(stream=None)
+        managed = DLManagedTensor.from_address(_get_pointer(capsule, b"dltensor"))
+        t = managed.dl_tensor
+        self.assertEqual(t.data, buf.device_ptr)
+        self.assertEqual((t.device.device_type, t.device.device_id), (expected_type, self.ctx.device))
+        self.assertEqual(t.ndim, 1)
+        self.assertEqual((t.dtype.code, t.dtype.bits, t.dtype.lanes), (1, 8, 1))  # uint8
+        self.assertEqual(t.shape[0], 64)
+        self.assertFalse(t.strides)  # NULL: compact
+        self.assertEqual(t.byte_offset, 0)
+        del capsule, managed, t  # never consumed: the capsule releases the buffer
+        buf.close()
+
+    def test_a_consumed_tensor_keeps_the_buffer_until_its_deleter_runs(self):
+        baseline = gg.live_objects()
+        buf = self.ctx.upload(bytes([7]) * 32)
+        device_ptr = buf.device_ptr
+        capsule = buf.__dlpack__()
+        address = _get_pointer(capsule, b"dltensor")
+        self.assertEqual(_set_name(capsule, _USED), 0)  # what a consumer does
+        with self.assertRaises(gg.BusyError):
+            buf.close()
+        del buf, capsule  # the Python Buffer and the capsule are gone...
+        self.assertEqual(gg.live_objects(), baseline + 1)  # ...the gpuguard buffer is not
+        managed = DLManagedTensor.from_address(address)
+        self.assertEqual(managed.dl_tensor.data, device_ptr)
+        managed.deleter(ctypes.pointer(managed))  # the consumer is done
+        self.assertEqual(gg.live_objects(), baseline)
+
+    def test_bad_stream_argument(self):
+        buf = self.ctx.alloc(16)
+        with self.assertRaises(TypeError):
+            buf.__dlpack__(stream="default")
+        buf.close()
+
+
 class Adopting(GpuTestCase):
     N = 1024
 
