@@ -157,6 +157,7 @@ typedef struct ggpy_Stream {
     PyObject_HEAD
     gg_stream h;
     ggpy_Context *ctx;
+    PyObject *owner;    /* adopted: the object whose stream it is, kept alive; else NULL */
 } ggpy_Stream;
 
 typedef struct ggpy_Event {
@@ -170,6 +171,8 @@ typedef struct ggpy_Buffer {
     gg_buffer h;
     ggpy_Context *ctx;
     size_t nbytes;
+    PyObject *owner;    /* adopted: the object whose memory it is, kept alive; else NULL */
+    Py_ssize_t exports; /* DLPack tensors not yet released by their consumer (close() waits for none) */
 } ggpy_Buffer;
 
 typedef struct ggpy_Module {
@@ -208,6 +211,23 @@ static inline gg_stream ggpy_stream_handle(const ggpy_Stream *s)
 {
     return s ? s->h : GG_NO_STREAM;
 }
+
+/* ---- interop (gpuguard_py_interop.c) ------------------------------------ */
+
+/* Buffer.__cuda_array_interface__, Stream.__cuda_stream__(),
+ * Context.adopt_stream(), Context.adopt_buffer(). */
+PyObject *ggpy_buffer_array_interface(ggpy_Buffer *self, void *closure);
+PyObject *ggpy_stream_cuda_stream(ggpy_Stream *self, PyObject *unused);
+PyObject *ggpy_context_native_handle(ggpy_Context *self, void *closure);
+PyObject *ggpy_buffer_dlpack(ggpy_Buffer *self, PyObject *args, PyObject *kwargs);
+PyObject *ggpy_buffer_dlpack_device(ggpy_Buffer *self, PyObject *unused);
+PyObject *ggpy_context_adopt_stream(ggpy_Context *self, PyObject *args, PyObject *kwargs);
+PyObject *ggpy_context_adopt_buffer(ggpy_Context *self, PyObject *args, PyObject *kwargs);
+/* The device address of an object with __cuda_array_interface__ (a 'P'
+ * launch parameter in ctx), after making ctx's work wait for the stream the
+ * interface names: 1 and *out set; 0 when obj has no interface; -1 with an
+ * exception when it has a bad one or the wait failed. */
+int ggpy_array_interface_address(ggpy_Context *ctx, PyObject *obj, uint64_t *out);
 
 /* A new Buffer of `nbytes` in ctx (gpuguard_py_buffer.c). */
 ggpy_Buffer *ggpy_buffer_new(ggpy_Context *ctx, Py_ssize_t nbytes, const char *tag);

@@ -30,6 +30,8 @@ ggpy_Buffer *ggpy_buffer_new(ggpy_Context *ctx, Py_ssize_t nbytes, const char *t
     b->h = h;
     b->ctx = (ggpy_Context *)Py_NewRef(ctx);
     b->nbytes = (size_t)nbytes;
+    b->owner = NULL;
+    b->exports = 0;
     return b;
 }
 
@@ -39,6 +41,7 @@ static void buffer_dealloc(ggpy_Buffer *self)
     self->h.id = 0;
     if (h.id != 0)
         GGPY_RELEASE(gg_buffer_free(h));
+    Py_XDECREF(self->owner); /* after the free: gpuguard is done with the memory */
     Py_XDECREF(self->ctx);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -49,6 +52,9 @@ static PyObject *buffer_close(ggpy_Buffer *self, PyObject *unused)
     gg_buffer h = self->h;
     if (h.id == 0)
         Py_RETURN_NONE;
+    if (self->exports > 0)
+        return ggpy_raise_status(GG_BUSY, "Buffer.close: %zd DLPack tensor(s) exported from it are still in use",
+                                 self->exports);
     self->h.id = 0;
     ggpy_result r;
     GGPY_NOGIL(r, gg_buffer_free(h));
@@ -239,6 +245,11 @@ static PyMethodDef buffer_methods[] = {
       "array, numpy array), synchronously." },
     { "fill", GGPY_FN(buffer_fill), METH_VARARGS | METH_KEYWORDS,
       "fill(value, nbytes=None, offset=0, *, stream=None): sets bytes to value (0..255)." },
+    { "__dlpack__", GGPY_FN(ggpy_buffer_dlpack), METH_VARARGS | METH_KEYWORDS,
+      "__dlpack__(stream=None) -> a 'dltensor' capsule: the buffer as a 1-D uint8 DLPack tensor,\n"
+      "kept alive (and un-closable) until the consumer's deleter runs." },
+    { "__dlpack_device__", (PyCFunction)ggpy_buffer_dlpack_device, METH_NOARGS,
+      "(kDLCUDA = 2 or kDLROCM = 10, device)" },
     { "copy_from", GGPY_FN(buffer_copy_from), METH_VARARGS | METH_KEYWORDS,
       "copy_from(src, nbytes=None, *, dst_offset=0, src_offset=0, stream=None): device-to-device copy." },
     { NULL, NULL, 0, NULL },
@@ -247,6 +258,9 @@ static PyMethodDef buffer_methods[] = {
 static PyGetSetDef buffer_getset[] = {
     GGPY_CHILD_GETSET(buffer),
     { "nbytes", (getter)buffer_get_nbytes, NULL, "size in bytes", NULL },
+    { "__cuda_array_interface__", (getter)ggpy_buffer_array_interface, NULL,
+      "the CUDA array interface (version 3): a byte array at device_ptr; reading it waits for the\n"
+      "context's queued work, so 'stream' is None (no synchronization needed)", NULL },
     { "device_ptr", (getter)buffer_get_device_ptr, NULL, "the device address (for a 'P' parameter use the Buffer)",
       NULL },
     { NULL, NULL, NULL, NULL, NULL },

@@ -266,8 +266,14 @@ static int pack_one(ggpy_Kernel *k, uint32_t i, char code, PyObject *value, unsi
             if (pack_integer(i, code, value, 0, UINT64_MAX, &bits) < 0)
                 return -1;
         } else {
-            param_error(PyExc_TypeError, i, code, "expected a Buffer or an address (int)", value);
-            return -1;
+            int found = ggpy_array_interface_address(k->module->ctx, value, &bits);
+            if (found < 0)
+                return -1;
+            if (found == 0) {
+                param_error(PyExc_TypeError, i, code,
+                            "expected a Buffer, an object with __cuda_array_interface__ or an address (int)", value);
+                return -1;
+            }
         }
         memcpy(slot, &bits, sizeof bits);
         return 0;

@@ -237,6 +237,7 @@ static PyObject *context_stream(ggpy_Context *self, PyObject *args, PyObject *kw
     }
     s->h = h;
     s->ctx = (ggpy_Context *)Py_NewRef(self);
+    s->owner = NULL;
     return (PyObject *)s;
 }
 
@@ -633,12 +634,21 @@ static PyMethodDef context_methods[] = {
       "current() -> a `with` block that push()es the context and pops it at the end (unless close()\n"
       "or recover() in the block took it off the stack already; WrongContextError if a context\n"
       "pushed in the block is still on top)." },
+    { "adopt_stream", GGPY_FN(ggpy_context_adopt_stream), METH_VARARGS | METH_KEYWORDS,
+      "adopt_stream(obj, *, tag=None) -> Stream over another library's stream: an object with\n"
+      "__cuda_stream__ or a handle (int). The Stream keeps obj alive; closing it leaves the stream." },
+    { "adopt_buffer", GGPY_FN(ggpy_context_adopt_buffer), METH_VARARGS | METH_KEYWORDS,
+      "adopt_buffer(obj, *, tag=None) -> Buffer over another library's memory, without copying: an\n"
+      "object with __cuda_array_interface__ (C-contiguous). The Buffer keeps obj alive; closing it\n"
+      "leaves the memory." },
     { NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef context_getset[] = {
     { "handle", (getter)context_get_handle, NULL, "the gpuguard id (0 once closed)", NULL },
     { "device", (getter)context_get_device, NULL, "the device number", NULL },
+    { "native_handle", (getter)ggpy_context_native_handle, NULL,
+      "the driver's context (CUcontext / hipCtx_t) as an int, for libraries that take one", NULL },
     { "tag", (getter)context_get_tag, NULL, "the creation tag", NULL },
     { "state", (getter)context_get_state, NULL, "'alive', 'dead', 'forked', 'closed' or 'invalid'", NULL },
     { "death", (getter)context_get_death, NULL,
@@ -678,6 +688,7 @@ static void stream_dealloc(ggpy_Stream *self)
     self->h.id = 0;
     if (h.id != 0)
         GGPY_RELEASE(gg_stream_destroy(h));
+    Py_XDECREF(self->owner);
     Py_XDECREF(self->ctx);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -755,6 +766,8 @@ static PyMethodDef stream_methods[] = {
       "synchronize(timeout_ms=0): waits for the stream's work, with the GIL released." },
     { "query", (PyCFunction)stream_query, METH_NOARGS, "True when all the stream's work is done." },
     { "wait_event", (PyCFunction)stream_wait_event, METH_O, "wait_event(event): later work waits for event." },
+    { "__cuda_stream__", (PyCFunction)ggpy_stream_cuda_stream, METH_NOARGS,
+      "(0, handle): the driver's stream (CUstream / hipStream_t) as the CUDA stream protocol gives it." },
     { NULL, NULL, 0, NULL },
 };
 

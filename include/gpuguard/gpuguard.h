@@ -777,6 +777,113 @@ GG_API gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64
 GG_API gg_status gg_context_set_watchdog(gg_context ctx, gg_watchdog_policy policy, uint32_t budget_ms);
 
 /* ------------------------------------------------------------------------ */
+/* Interop: native handles out, foreign objects in                          */
+/* ------------------------------------------------------------------------ */
+
+/** The driver's own context behind ctx (CUcontext on CUDA, hipCtx_t on
+ * HIP), for libraries that take one. Valid while the gg context lives and
+ * is not recovered (a recover replaces it: ask again); the caller must not
+ * destroy it. Still returned for a DEAD or FORKED context (so the caller
+ * can tear down its own state around it); makes no driver call. GG_OK;
+ * native NULL: GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE
+ * (*native NULL); GG_NOT_INITIALIZED. */
+GG_API gg_status gg_context_native(gg_context ctx, void **native);
+/** The driver's own stream (CUstream / hipStream_t), as gg_context_native:
+ * valid while the gg stream lives, never to be destroyed by the caller,
+ * returned in a DEAD or FORKED context too. Work the caller queues on it
+ * directly is ordered with gpuguard's work on the stream (it is the same
+ * stream), but gpuguard neither sees nor attributes it. GG_OK; native
+ * NULL: GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE;
+ * GG_NOT_INITIALIZED. */
+GG_API gg_status gg_stream_native(gg_stream stream, void **native);
+/** The driver's own event (CUevent / hipEvent_t); as gg_stream_native:
+ * GG_OK; native NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE; GG_NOT_INITIALIZED. */
+GG_API gg_status gg_event_native(gg_event event, void **native);
+/** The driver's own module (CUmodule / hipModule_t); as gg_stream_native:
+ * GG_OK; native NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
+ * GG_INVALID_HANDLE; GG_NOT_INITIALIZED. */
+GG_API gg_status gg_module_native(gg_module module, void **native);
+/** The driver's own function (CUfunction / hipFunction_t); as
+ * gg_stream_native: GG_OK; native NULL: GG_INVALID_ARGUMENT; a gone or
+ * wrong id: GG_INVALID_HANDLE; GG_NOT_INITIALIZED. */
+GG_API gg_status gg_kernel_native(gg_kernel kernel, void **native);
+
+/* How an object made outside gpuguard is adopted (zero-initialise; a NULL
+ * desc means all zero: not owned, no reset). */
+typedef struct gg_adopt_desc {
+    const char *tag;     /* creation tag, as for gpuguard's own objects */
+    bool take_ownership; /* gpuguard destroys/frees the native object with its gg object */
+    bool allow_reset;    /* contexts: recovery may destroy or reset the native context */
+} gg_adopt_desc;
+
+/* Adopted objects are gg objects like any other: checked handles, culprit
+ * attribution, the DEAD state and fail-fast, deadlines on waits, fault
+ * injection, chunked launches. What differs is ownership. Without
+ * take_ownership gpuguard never destroys, frees or resets the native
+ * object: destroying the gg object (or its context, or gg_shutdown) only
+ * releases the id, and the owner must keep the native object alive until
+ * then. With take_ownership the native object becomes gpuguard's, released
+ * as gpuguard's own are (the caller must not release it any more); on
+ * failure ownership stays with the caller. A sticky error caused by work
+ * gpuguard did not submit is found at gpuguard's next synchronizing call
+ * in that context and reported with no culprit. */
+
+/** Adopts a native context (CUcontext; on HIP a hipCtx_t, i.e. a device's
+ * primary context). gpuguard makes it current for its own calls, as any
+ * gg context, and restores the caller's current context after. Owned:
+ * gg_context_destroy destroys it (cuCtxDestroy; on HIP releases the
+ * primary context once). gg_context_recover of a DEAD adopted context is
+ * refused (GG_UNSUPPORTED, the message saying why) unless allow_reset: it
+ * would destroy the native context, or reset the device's primary context,
+ * and with it everything its owner holds; with allow_reset it does, and
+ * the fresh native context is gpuguard's own (owned, not adopted). GG_OK
+ * and *out set; out NULL or native_ctx NULL: GG_INVALID_ARGUMENT; a native
+ * context that is a live gg context already (adopted, or created by
+ * gpuguard): GG_INVALID_ARGUMENT naming it; a native context the driver
+ * does not know: GG_INVALID_HANDLE or GG_INVALID_ARGUMENT with the
+ * driver's code; a backend that cannot tell a context's device:
+ * GG_UNSUPPORTED; 4096 live contexts or no host memory: GG_OUT_OF_MEMORY;
+ * GG_NOT_INITIALIZED, GG_FORKED. */
+GG_API gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_context *out);
+/** Adopts a native stream (CUstream / hipStream_t) of ctx's native
+ * context; launches, copies and waits on it are gpuguard's, and work
+ * queued on the native stream directly stays ordered with them. Owned:
+ * gg_stream_destroy destroys it. GG_OK and *out set; out NULL, or
+ * native_stream NULL (the default stream: pass GG_NO_STREAM instead):
+ * GG_INVALID_ARGUMENT; a stream that is a gg stream of ctx already, or
+ * that the driver does not know: GG_INVALID_ARGUMENT naming it; a stream
+ * of another context: GG_WRONG_CONTEXT (checked with cuStreamGetCtx; not
+ * checked on HIP); a gone or wrong ctx: GG_INVALID_HANDLE;
+ * GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
+GG_API gg_status gg_stream_adopt(gg_context ctx, void *native_stream, const gg_adopt_desc *desc, gg_stream *out);
+/** Adopts `bytes` of device memory at device_ptr in ctx (from cuMemAlloc,
+ * a caching allocator, another library); copies and launches check their
+ * ranges against `bytes`. Checked against the allocation the driver knows
+ * there (cuPointerGetAttribute; not checked on HIP or where the driver
+ * lacks it). Owned: gg_buffer_free frees it (cuMemFree), so an owned
+ * buffer must be a whole allocation. GG_OK and *out set; out NULL,
+ * device_ptr 0, bytes 0 or a range that wraps: GG_INVALID_ARGUMENT; an
+ * address in no allocation the driver knows, a range past the end of its
+ * allocation, take_ownership of part of an allocation, or an address that
+ * is a buffer of ctx already: GG_INVALID_ARGUMENT naming it; memory of
+ * another context: GG_WRONG_CONTEXT; a gone or wrong ctx:
+ * GG_INVALID_HANDLE; GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
+GG_API gg_status gg_buffer_adopt(gg_context ctx, uint64_t device_ptr, size_t bytes, const gg_adopt_desc *desc,
+                                 gg_buffer *out);
+/** Adopts a native function (CUfunction / hipFunction_t) loaded in ctx's
+ * native context as kernel `name` (copied; errors, culprits and fault
+ * plans name the kernel by it; desc->tag defaults to it). A function has
+ * no native release: ownership changes nothing, and the kernel lives until
+ * its context is destroyed (it belongs to no gg module). Its parameters
+ * are read as gg_kernel_get reads them. GG_OK and *out set; out NULL,
+ * native_function NULL, name NULL or empty, or a function that is a gg
+ * kernel of ctx already: GG_INVALID_ARGUMENT; a gone or wrong ctx:
+ * GG_INVALID_HANDLE; GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
+GG_API gg_status gg_kernel_adopt(gg_context ctx, void *native_function, const char *name,
+                                 const gg_adopt_desc *desc, gg_kernel *out);
+
+/* ------------------------------------------------------------------------ */
 /* Diagnostics                                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -819,7 +926,8 @@ GG_API gg_status gg_live_objects(uint64_t *count);
  * stream_synchronize, stream_wait_event, event_create, event_destroy,
  * event_record, event_query, event_synchronize, event_elapsed, module_load,
  * module_unload, kernel_get, context_create, context_destroy,
- * context_synchronize, context_push, context_pop, or "*" (any). Which calls
+ * context_synchronize, context_push, context_pop, context_device,
+ * stream_context, pointer_query (the adoption checks), or "*" (any). Which calls
  * (counted per rule, among the calls its op and filters match, from 1): "nth"
  * (exactly that one), "from" [and "to"] (a range, open-ended without "to"),
  * "every" (each k-th), "probability" (0..1, drawn from the plan's "seed";

@@ -68,7 +68,10 @@ typedef uint64_t gg__dptr;  /* device address */
     X(KERNEL_PARAMS, "kernel_params")                \
     X(HOST_ALLOC_MAPPED, "host_alloc_mapped")        \
     X(HOST_FREE_MAPPED, "host_free_mapped")          \
-    X(STREAM_WRITE_VALUE, "stream_write_value")
+    X(STREAM_WRITE_VALUE, "stream_write_value")      \
+    X(CTX_DEVICE, "context_device")                  \
+    X(STREAM_CONTEXT, "stream_context")              \
+    X(POINTER_QUERY, "pointer_query")
 
 typedef enum gg__op {
 #define GG__OP_ENUM(name, str) GG__OP_##name,
@@ -215,6 +218,19 @@ struct gg__backend {
      * readers of the target must use atomic (or volatile) loads. */
     int (*stream_write_value)(void *self, gg__nstream s, gg__dptr addr, uint64_t value,
                               bool wide);
+
+    /* Adoption of objects made outside gpuguard (gg_*_adopt). */
+
+    /* The device ordinal of native context ctx (made current for the query
+     * and the caller's current context restored; an invalid context is the
+     * driver's refusal). */
+    int (*ctx_device)(void *self, gg__nctx ctx, int *device);
+    /* The native context of stream s (a real stream, not the default). */
+    int (*stream_context)(void *self, gg__nstream s, gg__nctx *out);
+    /* The device allocation containing p, as the driver knows it: its
+     * context, start address and size. The driver's refusal when it knows
+     * no allocation there (CUDA: CUDA_ERROR_INVALID_VALUE). */
+    int (*pointer_range)(void *self, gg__dptr p, gg__nctx *ctx, gg__dptr *base, size_t *bytes);
 
     /* The driver function module_load_data calls ("cuModuleLoadData"),
      * named in its errors instead of op_names[GG__OP_MODULE_LOAD] (the

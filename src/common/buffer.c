@@ -53,7 +53,7 @@ int gg__buffer_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
     gg__buffer *buf = (gg__buffer *)o;
     bool pinned = buf->flags & GG_BUFFER_HOST_PINNED;
     *op = pinned ? GG__OP_HOST_FREE : GG__OP_MEM_FREE;
-    if (!call_driver)
+    if (!call_driver || gg__object_borrowed(o)) /* adopted memory its owner keeps */
         return 0;
     return pinned ? gg__drv(c, *op, c->b->host_free(c->b->self, buf->host_ptr))
                   : gg__drv(c, *op, c->b->mem_free(c->b->self, buf->device_ptr));

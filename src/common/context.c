@@ -99,6 +99,152 @@ static bool is_primary(const gg__call *c, const gg__context *ctx)
     return ctx->use_primary || c->b->one_context_per_device;
 }
 
+/* Makes the record of a native context and publishes its id. `adopt`
+ * NULL: gpuguard made the native context, and destroys it if the record
+ * cannot be made; otherwise it was adopted and stays its owner's on
+ * failure. Called inside an open call; does not leave it. */
+static gg_status context_register(gg__call *c, int device, const gg_context_desc *d, gg__nctx native,
+                                  const gg_adopt_desc *adopt, uint64_t *out_id)
+{
+    gg__context *ctx = gg__object_new(GG__T_CONTEXT);
+    bool listed = ctx != NULL && gg__context_list_add(ctx); /* before the id is published: see snapshot */
+    uint64_t id = listed ? gg__handle_alloc(GG__T_CONTEXT, ctx) : 0;
+    if (id == 0) {
+        if (adopt == NULL)
+            c->b->ctx_destroy(c->b->self, device, d->use_primary, native);
+        if (listed)
+            gg__context_list_remove(ctx);
+        gg__object_delete(ctx);
+        return gg__fail(c, GG_OUT_OF_MEMORY, ctx != NULL && !listed
+                            ? "%s: too many contexts (%d live)"
+                            : "%s: out of host memory for the context record", c->api, MAX_CONTEXTS);
+    }
+    ctx->children.next = ctx->children.prev = &ctx->children;
+    ctx->device = device;
+    ctx->device_watchdog = gg__lib.devices[device].watchdog;
+    launch_limits(&gg__lib.devices[device], &ctx->limits);
+    ctx->use_primary = d->use_primary;
+    ctx->native = native;
+    ctx->h.adopted = adopt != NULL;
+    ctx->h.owned = adopt != NULL && adopt->take_ownership;
+    ctx->allow_reset = adopt != NULL && adopt->allow_reset;
+    ctx->fork_generation = gg__fork_generation_now();
+    ctx->watchdog_budget_ms = d->watchdog_budget_ms ? d->watchdog_budget_ms : gg__lib.config.watchdog_budget_ms;
+    ctx->watchdog = d->watchdog ? d->watchdog : gg__lib.config.watchdog;
+    ctx->h.created_by = c->api;
+    gg__copy_tag(ctx->h.tag, sizeof ctx->h.tag, d->tag);
+    atomic_store_explicit(&ctx->state, GG__CTX_ALIVE, memory_order_relaxed);
+    /* The timeline page is the new context's memory: made with it current.
+     * No other thread can reach the context before its id is published. */
+    if (gg__enter(c, ctx) == GG_OK)
+        gg__timeline_open(c, ctx);
+    ctx->h.birth_id = id;
+    atomic_store_explicit(&ctx->h.id, id, memory_order_release);
+    *out_id = id;
+    gg__log(GG_LOG_DEBUG, id, "%s context %s on device %d", adopt != NULL ? "adopted" : "created",
+            gg__object_label(&ctx->h).text, device);
+    return GG_OK;
+}
+
+/* The live gg context whose native context is `native`, if any (its id;
+ * 0 when none). A listed record stays valid while the list's lock is held;
+ * its native pointer is read under its own lock (a recover replaces it).
+ * Lock order: the list's, then a context's (nothing takes them the other
+ * way round). Contexts being created or torn down (id 0) are skipped. */
+static uint64_t context_of_native(gg__nctx native)
+{
+    uint64_t found = 0;
+    pthread_mutex_lock(&contexts_lock);
+    for (size_t i = 0; i < context_count && found == 0; i++) {
+        gg__context *ctx = contexts[i];
+        if (atomic_load_explicit(&ctx->h.id, memory_order_acquire) == 0)
+            continue;
+        pthread_mutex_lock(&ctx->lock);
+        uint64_t id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
+        if (id != 0 && ctx->native == native)
+            found = id;
+        pthread_mutex_unlock(&ctx->lock);
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    return found;
+}
+
+/* Serialises adoptions of contexts: the check that a native context is not
+ * a gg context already, and the publication of the new one, are one step. */
+static pthread_mutex_t adopt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_context *out)
+{
+    gg__call c = GG__CALL("gg_context_adopt");
+    if (out == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: out is NULL");
+    out->id = 0;
+    if (native_ctx == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: native_ctx is NULL (no context to adopt)");
+    gg_status status = gg__call_open(&c);
+    if (status != GG_OK)
+        return status;
+    gg_adopt_desc a = desc ? *desc : (gg_adopt_desc){ 0 };
+    gg__fork_check_pid();
+    if (c.b->ctx_device == NULL) {
+        status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_adopt: the %s backend cannot tell a native context's "
+                          "device", c.b->name);
+        gg__leave(&c);
+        return status;
+    }
+    int device = -1;
+    int n = gg__drv(&c, GG__OP_CTX_DEVICE, c.b->ctx_device(c.b->self, native_ctx, &device));
+    if (n != 0 || device < 0 || device >= gg__lib.device_count) {
+        if (n != 0)
+            status = gg__fail_native(&c, c.b->classify(n).status == GG_INVALID_HANDLE ? GG_INVALID_HANDLE
+                                                                                     : GG_INVALID_ARGUMENT,
+                                     GG__OP_CTX_DEVICE, n, "gg_context_adopt: %p is not a context the driver "
+                                     "knows: %s returned %s%s", native_ctx, c.b->op_names[GG__OP_CTX_DEVICE],
+                                     c.b->code_name(n), c.injected ? " (injected fault)" : "");
+        else
+            status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: context %p is on device %d, which "
+                              "gpuguard did not find at gg_init (%d device(s))", native_ctx, device,
+                              gg__lib.device_count);
+        gg__leave(&c);
+        return status;
+    }
+    gg_context_desc d = { .tag = a.tag };
+    pthread_mutex_lock(&adopt_lock);
+    uint64_t existing = context_of_native(native_ctx);
+    if (existing != 0)
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: native context %p is gg context "
+                          "0x%016llx already (adopted or created by gpuguard); use that one",
+                          native_ctx, (unsigned long long)existing);
+    else
+        status = context_register(&c, device, &d, native_ctx, &a, &out->id);
+    pthread_mutex_unlock(&adopt_lock);
+    gg__leave(&c);
+    return status;
+}
+
+gg_status gg_context_native(gg_context handle, void **native)
+{
+    gg__call c = GG__CALL("gg_context_native");
+    if (native == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_native: native is NULL");
+    *native = NULL;
+    gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
+    if (ctx == NULL)
+        return gg__lookup_status();
+    /* Under the lock: a recover replaces it. Not in a forked child, where a
+     * parent thread may have held the lock at the fork (and no recover can
+     * run: it refuses FORKED contexts). */
+    if (gg__context_state(ctx) == GG_STATE_FORKED) {
+        *native = ctx->native;
+    } else {
+        pthread_mutex_lock(&ctx->lock);
+        *native = ctx->native;
+        pthread_mutex_unlock(&ctx->lock);
+    }
+    gg__leave(&c);
+    return GG_OK;
+}
+
 gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out)
 {
     gg__call c = GG__CALL("gg_context_create");
@@ -128,42 +274,9 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
         gg__leave(&c);
         return status;
     }
-    gg__context *ctx = gg__object_new(GG__T_CONTEXT);
-    bool listed = ctx != NULL && gg__context_list_add(ctx); /* before the id is published: see snapshot */
-    uint64_t id = listed ? gg__handle_alloc(GG__T_CONTEXT, ctx) : 0;
-    if (id == 0) {
-        c.b->ctx_destroy(c.b->self, device, d.use_primary, native);
-        if (listed)
-            gg__context_list_remove(ctx);
-        gg__object_delete(ctx);
-        status = gg__fail(&c, GG_OUT_OF_MEMORY, ctx != NULL && !listed
-                              ? "gg_context_create: too many contexts (%d live)"
-                              : "gg_context_create: out of host memory for the context record", MAX_CONTEXTS);
-        gg__leave(&c);
-        return status;
-    }
-    ctx->children.next = ctx->children.prev = &ctx->children;
-    ctx->device = device;
-    ctx->device_watchdog = gg__lib.devices[device].watchdog;
-    launch_limits(&gg__lib.devices[device], &ctx->limits);
-    ctx->use_primary = d.use_primary;
-    ctx->native = native;
-    ctx->fork_generation = gg__fork_generation_now();
-    ctx->watchdog_budget_ms = d.watchdog_budget_ms ? d.watchdog_budget_ms : gg__lib.config.watchdog_budget_ms;
-    ctx->watchdog = d.watchdog ? d.watchdog : gg__lib.config.watchdog;
-    ctx->h.created_by = "gg_context_create";
-    gg__copy_tag(ctx->h.tag, sizeof ctx->h.tag, d.tag);
-    atomic_store_explicit(&ctx->state, GG__CTX_ALIVE, memory_order_relaxed);
-    /* The timeline page is the new context's memory: made with it current.
-     * No other thread can reach the context before its id is published. */
-    if (gg__enter(&c, ctx) == GG_OK)
-        gg__timeline_open(&c, ctx);
-    ctx->h.birth_id = id;
-    atomic_store_explicit(&ctx->h.id, id, memory_order_release);
-    out->id = id;
-    gg__log(GG_LOG_DEBUG, id, "created context %s on device %d", gg__object_label(&ctx->h).text, device);
+    status = context_register(&c, device, &d, native, NULL, &out->id);
     gg__leave(&c);
-    return GG_OK;
+    return status;
 }
 
 /* The native half of a context's teardown (kinds table). */
@@ -174,9 +287,9 @@ int gg__context_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op
     /* A dead context's page and events go with its native teardown. */
     gg__retired_logs_release(ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE ? c->b : NULL);
     gg__timeline_close(c, ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE);
-    if (!call_driver)
+    if (!call_driver || gg__object_borrowed(&ctx->h)) /* an adopted context its owner keeps */
         return 0;
-    if (gg__context_state(ctx) == GG_STATE_DEAD && is_primary(c, ctx)) {
+    if (gg__context_state(ctx) == GG_STATE_DEAD && is_primary(c, ctx) && (!ctx->h.adopted || ctx->allow_reset)) {
         /* A dead primary context stays poisoned for every user until reset;
          * releasing our reference alone would leave it so. */
         int n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_reset_primary(c->b->self, ctx->device));
@@ -287,6 +400,8 @@ static gg_status recreate_native(gg__call *c, gg__context *ctx, uint64_t id)
                                "the context stays DEAD", ctx->device, c->b->code_name(n));
     }
     ctx->native = fresh;
+    /* The fresh native context is gpuguard's own, whoever had the old one. */
+    ctx->h.adopted = ctx->h.owned = ctx->allow_reset = false;
     gg__fault_context_released(ctx);
     memset(&ctx->death, 0, sizeof ctx->death);
     memset(&ctx->default_log, 0, sizeof ctx->default_log);
@@ -319,6 +434,15 @@ gg_status gg_context_recover(gg_context handle)
         gg__leave(&c);
         gg__log(GG_LOG_DEBUG, handle.id, "gg_context_recover: context is alive; nothing to do");
         return GG_OK;
+    }
+    if (ctx->h.adopted && !ctx->allow_reset) {
+        status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_recover: context %s was adopted (gg_context_adopt) "
+                          "without allow_reset: recovering it would destroy or reset the native context, and "
+                          "with it every allocation and stream its owner holds; destroy the gg context, have "
+                          "the owner replace its context, and adopt the new one",
+                          gg__object_label(&ctx->h).text);
+        gg__leave(&c);
+        return status;
     }
     /* Old children become stale ids; no driver call for them: the native
      * context's teardown frees their memory. Their calls are waited for

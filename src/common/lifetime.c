@@ -82,7 +82,7 @@ static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool e
                 if (status == GG_OK)
                     status = s;
             }
-            if (!drive && call_driver && o->type != GG__T_KERNEL)
+            if (!drive && call_driver && o->type != GG__T_KERNEL && !gg__object_borrowed(o))
                 gg__cleanup_skipped(ctx, o->type);
         }
     }
@@ -138,6 +138,7 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
         uint64_t id = gg__handle_alloc(type, o);
         if (id == 0) {
             gg__op op = GG__OP_COUNT;
+            o->owned = false; /* an adoption that failed leaves the native object its owner's */
             gg__kinds[type].release(c, o, true, &op);
             gg__object_delete(o);
             status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object's id", c->api);

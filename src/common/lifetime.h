@@ -72,6 +72,10 @@ void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason);
  * Every other call has left (pins drained) or fails. */
 void gg__contexts_release_all(bool driver_alive);
 
+/* Reads what the driver knows of a new kernel's parameters into its record
+ * (module.c; gg_kernel_get and gg_kernel_adopt). Context entered. */
+void gg__kernel_read_params(gg__call *c, gg__kernel *k);
+
 /* Counts a skipped driver cleanup per the policy. */
 void gg__cleanup_skipped(gg__context *ctx, gg__type type);
 /* Emits the once-per-context summary (WARN_ONCE policy). Caller holds ctx->lock. */

@@ -88,9 +88,9 @@ typedef struct kernel_args {
 } kernel_args;
 
 /* What the driver knows of the kernel's parameters, for the launch checks.
- * A failed query leaves them unknown (unchecked): gg_kernel_get does not
- * fail for it. */
-static void read_params(gg__call *c, gg__kernel *k)
+ * A failed query leaves them unknown (unchecked): gg_kernel_get (and
+ * gg_kernel_adopt) do not fail for it. */
+void gg__kernel_read_params(gg__call *c, gg__kernel *k)
 {
     k->params_known = false;
     if (c->b->kernel_params == NULL)
@@ -101,8 +101,8 @@ static void read_params(gg__call *c, gg__kernel *k)
                     c->b->kernel_params(c->b->self, k->native, &known, &count, sizes, GG__KNOWN_PARAMS));
     if (n != 0 || !known || count > UINT32_MAX) {
         if (n != 0)
-            gg__log(GG_LOG_DEBUG, 0, "gg_kernel_get: the parameters of kernel '%s' are unknown: %s returned %s",
-                    k->name, c->b->op_names[GG__OP_KERNEL_PARAMS], c->b->code_name(n));
+            gg__log(GG_LOG_DEBUG, 0, "%s: the parameters of kernel '%s' are unknown: %s returned %s",
+                    c->api, k->name, c->b->op_names[GG__OP_KERNEL_PARAMS], c->b->code_name(n));
         return;
     }
     k->param_count = (uint32_t)count;
@@ -128,7 +128,7 @@ static int make_kernel(gg__call *c, gg__object *o, const void *args, gg__op *op)
     k->name = gg__intern(a->name);
     if (k->name == NULL)
         k->name = "?"; /* out of memory for the name: attribution says "?" */
-    read_params(c, k);
+    gg__kernel_read_params(c, k);
     return 0;
 }
 

@@ -32,6 +32,11 @@ typedef struct gg__object {
     struct gg__object *prev, *next; /* in the owner's child list (owner's lock) */
     const char *created_by;      /* the gg call that created it */
     char tag[GG_NAME_MAX];       /* caller-supplied creation tag */
+    /* Made outside gpuguard and adopted (gg_*_adopt, interop.c). Unless
+     * `owned`, its release never destroys, frees or resets the native
+     * object: the id goes, the native object stays its owner's. */
+    bool adopted;
+    bool owned;
     struct gg__object *pool_next; /* type-stable pool link while free */
 } gg__object;
 
@@ -146,6 +151,7 @@ struct gg__context {
     int device;
     bool device_watchdog;               /* the device kills long kernels (fixed at creation) */
     bool use_primary;
+    bool allow_reset;                   /* adopted: recovery may destroy or reset the native context */
     gg__nctx native;
     uint32_t watchdog_budget_ms;
     gg_watchdog_policy watchdog;
@@ -209,6 +215,13 @@ void gg__object_pools_release(void);
 /* Interns a kernel name: the pointer stays valid until gg_shutdown. */
 const char *gg__intern(const char *name);
 void gg__intern_release(void);
+
+/* True when releasing `o` must leave its native object alone: adopted
+ * from another owner without taking ownership. */
+static inline bool gg__object_borrowed(const gg__object *o)
+{
+    return o->adopted && !o->owned;
+}
 
 /* Child list of a context (caller holds ctx->lock). */
 void gg__child_attach(gg__context *ctx, gg__object *child);

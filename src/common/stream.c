@@ -43,7 +43,10 @@ int gg__stream_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
     if (ctx != NULL && !gg__launch_log_retire(ctx, st, call_driver ? c->b : NULL))
         gg__timeline_release_slot(ctx, &st->log);
     st->log.timeline_slot = NULL;
-    return call_driver ? gg__drv(c, *op, c->b->stream_destroy(c->b->self, st->native)) : 0;
+    /* An adopted stream its owner keeps is left to it. */
+    if (!call_driver || gg__object_borrowed(o))
+        return 0;
+    return gg__drv(c, *op, c->b->stream_destroy(c->b->self, st->native));
 }
 
 void gg__stream_describe(const gg__object *o, struct cJSON *json)

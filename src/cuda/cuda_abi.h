@@ -35,6 +35,7 @@ typedef int ggcu_device;                      /* CUdevice (an ordinal-like int) 
 typedef unsigned long long ggcu_deviceptr;    /* CUdeviceptr (_v2: 64-bit everywhere) */
 typedef unsigned int ggcu_device_attribute;   /* CUdevice_attribute */
 typedef unsigned int ggcu_proc_address_query; /* CUdriverProcAddressQueryResult */
+typedef unsigned int ggcu_pointer_attribute;  /* CUpointer_attribute */
 
 typedef struct CUctx_st *ggcu_context;
 typedef struct CUmod_st *ggcu_module;
@@ -210,6 +211,13 @@ enum {
 };
 
 enum {
+    /* CUpointer_attribute: what gg_buffer_adopt asks of an address. */
+    GGCU_POINTER_ATTRIBUTE_CONTEXT = 1,
+    GGCU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    GGCU_POINTER_ATTRIBUTE_RANGE_SIZE = 12
+};
+
+enum {
     /* CUdriverProcAddress_flags: legacy default-stream semantics, i.e. the
      * same functions as the unsuffixed exported names (not the _ptsz ones). */
     GGCU_GET_PROC_ADDRESS_LEGACY_STREAM = 1 << 0,
@@ -252,6 +260,10 @@ typedef ggcu_result (*ggcu_fn_cuCtxSetCurrent)(ggcu_context ctx);
 typedef ggcu_result (*ggcu_fn_cuCtxPushCurrent_v2)(ggcu_context ctx);
 typedef ggcu_result (*ggcu_fn_cuCtxPopCurrent_v2)(ggcu_context *pctx);
 typedef ggcu_result (*ggcu_fn_cuCtxSynchronize)(void);
+typedef ggcu_result (*ggcu_fn_cuCtxGetDevice)(ggcu_device *device);
+typedef ggcu_result (*ggcu_fn_cuStreamGetCtx)(ggcu_stream hStream, ggcu_context *pctx);
+typedef ggcu_result (*ggcu_fn_cuPointerGetAttribute)(void *data, ggcu_pointer_attribute attribute,
+                                                     ggcu_deviceptr ptr);
 typedef ggcu_result (*ggcu_fn_cuDevicePrimaryCtxRetain)(ggcu_context *pctx, ggcu_device dev);
 typedef ggcu_result (*ggcu_fn_cuDevicePrimaryCtxRelease_v2)(ggcu_device dev);
 typedef ggcu_result (*ggcu_fn_cuDevicePrimaryCtxReset_v2)(ggcu_device dev);
@@ -352,6 +364,11 @@ typedef ggcu_result (*ggcu_fn_cuFuncGetParamInfo)(ggcu_function func, size_t par
  *
  * cuCtxSynchronize lists only 2000: CUDA 13 added cuCtxSynchronize_v2
  * (CUcontext) under the same base name at 13000, and we call the v1 form.
+ * cuCtxGetDevice lists only 2000 for the same reason (cuCtxGetDevice_v2,
+ * 13000, names its context), and cuStreamGetCtx only 9020
+ * (cuStreamGetCtx_v2, 12050, adds green contexts): the loader asks at the
+ * row's version, so a newer driver still gives the form we call.
+ *
  * cuCtxCreate_v2 (3020) is not listed: every supported driver (11.4 and
  * later, GGCU_OLDEST_DRIVER) has _v3.
  */
@@ -371,12 +388,14 @@ typedef ggcu_result (*ggcu_fn_cuFuncGetParamInfo)(ggcu_function func, size_t par
     X(cuCtxPushCurrent,          4000, cuCtxPushCurrent_v2,       REQUIRED)   \
     X(cuCtxPopCurrent,           4000, cuCtxPopCurrent_v2,        REQUIRED)   \
     X(cuCtxSynchronize,          2000, cuCtxSynchronize,          REQUIRED)   \
+    X(cuCtxGetDevice,            2000, cuCtxGetDevice,            OPTIONAL)   \
     X(cuDevicePrimaryCtxRetain,  7000, cuDevicePrimaryCtxRetain,  OPTIONAL)   \
     X(cuDevicePrimaryCtxRelease,11000, cuDevicePrimaryCtxRelease_v2, OPTIONAL) \
     X(cuDevicePrimaryCtxReset,  11000, cuDevicePrimaryCtxReset_v2, OPTIONAL)  \
     X(cuStreamCreate,            2000, cuStreamCreate,            REQUIRED)   \
     X(cuStreamDestroy,           4000, cuStreamDestroy_v2,        REQUIRED)   \
     X(cuStreamQuery,             2000, cuStreamQuery,             REQUIRED)   \
+    X(cuStreamGetCtx,            9020, cuStreamGetCtx,            OPTIONAL)   \
     X(cuStreamSynchronize,       2000, cuStreamSynchronize,       REQUIRED)   \
     X(cuStreamWaitEvent,         3020, cuStreamWaitEvent,         REQUIRED)   \
     X(cuEventCreate,             2000, cuEventCreate,             REQUIRED)   \
@@ -388,6 +407,7 @@ typedef ggcu_result (*ggcu_fn_cuFuncGetParamInfo)(ggcu_function func, size_t par
     X(cuEventElapsedTime,        2000, cuEventElapsedTime,        REQUIRED)   \
     X(cuMemAlloc,                3020, cuMemAlloc_v2,             REQUIRED)   \
     X(cuMemFree,                 3020, cuMemFree_v2,              REQUIRED)   \
+    X(cuPointerGetAttribute,     4000, cuPointerGetAttribute,     OPTIONAL)   \
     X(cuMemAllocHost,            3020, cuMemAllocHost_v2,         OPTIONAL)   \
     X(cuMemFreeHost,             2000, cuMemFreeHost,             OPTIONAL)   \
     X(cuMemcpyHtoD,              3020, cuMemcpyHtoD_v2,           REQUIRED)   \

@@ -262,6 +262,78 @@ static int cuda_stream_destroy(void *self, gg__nstream s)
     return (int)drv_of(self)->cuStreamDestroy_v2((ggcu_stream)s);
 }
 
+/* ---- adoption queries ------------------------------------------------ */
+
+static int cuda_ctx_device(void *self, gg__nctx ctx, int *device)
+{
+    const ggcu_driver *d = drv_of(self);
+    *device = -1;
+    if (d->cuCtxGetDevice == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    /* cuCtxGetDevice asks the current context: push ctx for it and pop it
+     * after, leaving the caller's stack as it was. */
+    int rc = (int)d->cuCtxPushCurrent_v2((ggcu_context)ctx);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    ggcu_device dev = 0;
+    rc = (int)d->cuCtxGetDevice(&dev);
+    ggcu_context popped = NULL;
+    int pop = (int)d->cuCtxPopCurrent_v2(&popped);
+    if (rc == GGCU_SUCCESS)
+        rc = pop;
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    /* A CUdevice is not promised to be the ordinal: find the ordinal. */
+    int count = 0;
+    rc = (int)d->cuDeviceGetCount(&count);
+    for (int i = 0; rc == GGCU_SUCCESS && i < count; i++) {
+        ggcu_device di;
+        rc = device_of(d, i, &di);
+        if (rc == GGCU_SUCCESS && di == dev) {
+            *device = i;
+            return GGCU_SUCCESS;
+        }
+    }
+    return rc != GGCU_SUCCESS ? rc : GGCU_ERROR_INVALID_DEVICE;
+}
+
+static int cuda_stream_context(void *self, gg__nstream s, gg__nctx *out)
+{
+    const ggcu_driver *d = drv_of(self);
+    *out = NULL;
+    if (d->cuStreamGetCtx == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    ggcu_context ctx = NULL;
+    int rc = (int)d->cuStreamGetCtx((ggcu_stream)s, &ctx);
+    if (rc == GGCU_SUCCESS)
+        *out = ctx;
+    return rc;
+}
+
+static int cuda_pointer_range(void *self, gg__dptr p, gg__nctx *ctx, gg__dptr *base, size_t *bytes)
+{
+    const ggcu_driver *d = drv_of(self);
+    *ctx = NULL;
+    *base = 0;
+    *bytes = 0;
+    if (d->cuPointerGetAttribute == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    ggcu_context owner = NULL;
+    ggcu_deviceptr start = 0;
+    size_t size = 0;
+    int rc = (int)d->cuPointerGetAttribute(&owner, GGCU_POINTER_ATTRIBUTE_CONTEXT, p);
+    if (rc == GGCU_SUCCESS)
+        rc = (int)d->cuPointerGetAttribute(&start, GGCU_POINTER_ATTRIBUTE_RANGE_START_ADDR, p);
+    if (rc == GGCU_SUCCESS)
+        rc = (int)d->cuPointerGetAttribute(&size, GGCU_POINTER_ATTRIBUTE_RANGE_SIZE, p);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    *ctx = owner;
+    *base = start;
+    *bytes = size;
+    return GGCU_SUCCESS;
+}
+
 static int cuda_stream_query(void *self, gg__nstream s)
 {
     return (int)drv_of(self)->cuStreamQuery((ggcu_stream)s);
@@ -579,6 +651,9 @@ static void fill_op_names(gg__backend *b, const ggcu_driver *d)
     n[GG__OP_HOST_ALLOC_MAPPED] = variant_or_base(d, "cuMemHostAlloc");
     n[GG__OP_HOST_FREE_MAPPED] = "cuMemFreeHost";
     n[GG__OP_STREAM_WRITE_VALUE] = variant_or_base(d, "cuStreamWriteValue64");
+    n[GG__OP_CTX_DEVICE] = "cuCtxGetDevice";
+    n[GG__OP_STREAM_CONTEXT] = "cuStreamGetCtx";
+    n[GG__OP_POINTER_QUERY] = "cuPointerGetAttribute";
 }
 
 gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *out)
@@ -620,6 +695,9 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
     out->ctx_push = cuda_ctx_push;
     out->ctx_pop = cuda_ctx_pop;
     out->ctx_synchronize = cuda_ctx_synchronize;
+    out->ctx_device = cuda_ctx_device;
+    out->stream_context = cuda_stream_context;
+    out->pointer_range = cuda_pointer_range;
 
     out->stream_create = cuda_stream_create;
     out->stream_destroy = cuda_stream_destroy;

@@ -324,6 +324,32 @@ static int hip_ctx_destroy(void *self, int device, bool use_primary, gg__nctx ct
     return (int)rt->hipDevicePrimaryCtxRelease(dev);
 }
 
+/* A HIP context is its device's primary context: the device whose primary
+ * context it is (each retain is released at once; HIP's release releases
+ * nothing anyway). Not one of them: hipErrorInvalidContext. */
+static int hip_ctx_device(void *self, gg__nctx ctx, int *device)
+{
+    const gghip_runtime *rt = rt_of(self);
+    *device = -1;
+    int count = 0;
+    int rc = (int)rt->hipGetDeviceCount(&count);
+    for (int i = 0; rc == GGHIP_Success && i < count; i++) {
+        gghip_device dev;
+        gghip_ctx primary = NULL;
+        rc = device_of(rt, i, &dev);
+        if (rc == GGHIP_Success)
+            rc = (int)rt->hipDevicePrimaryCtxRetain(&primary, dev);
+        if (rc != GGHIP_Success)
+            break;
+        (void)rt->hipDevicePrimaryCtxRelease(dev);
+        if (primary == (gghip_ctx)ctx) {
+            *device = i;
+            return GGHIP_Success;
+        }
+    }
+    return rc != GGHIP_Success ? rc : GGHIP_ErrorInvalidContext;
+}
+
 static int hip_ctx_reset_primary(void *self, int device)
 {
     return reset_device(self, device);
@@ -628,6 +654,7 @@ static void fill_op_names(gg__backend *b)
     n[GG__OP_DEVICE_COUNT] = "hipGetDeviceCount";
     n[GG__OP_DEVICE_PROPS] = "hipDeviceGetAttribute";
     n[GG__OP_CTX_CREATE] = "hipDevicePrimaryCtxRetain";
+    n[GG__OP_CTX_DEVICE] = "hipDevicePrimaryCtxRetain";
     n[GG__OP_CTX_DESTROY] = "hipDevicePrimaryCtxRelease";
     n[GG__OP_CTX_GET_CURRENT] = "hipCtxGetCurrent";
     n[GG__OP_CTX_SET_CURRENT] = "hipCtxSetCurrent";
@@ -664,6 +691,10 @@ static void fill_op_names(gg__backend *b)
     n[GG__OP_HOST_ALLOC_MAPPED] = "hipHostMalloc";
     n[GG__OP_HOST_FREE_MAPPED] = "hipHostFree";
     n[GG__OP_STREAM_WRITE_VALUE] = "hipStreamWriteValue64";
+    /* Not offered over HIP (stream_context and pointer_range are NULL):
+     * adoption cannot check a stream's device or an address. */
+    n[GG__OP_STREAM_CONTEXT] = "hipStreamGetDevice";
+    n[GG__OP_POINTER_QUERY] = "hipPointerGetAttributes";
 }
 
 /* HIP 5.x and 6.0-6.2 have no per-parameter query: hipFuncGetAttributes
@@ -716,6 +747,7 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     out->device_props = hip_device_props;
 
     out->ctx_create = hip_ctx_create;
+    out->ctx_device = hip_ctx_device;
     out->ctx_destroy = hip_ctx_destroy;
     out->ctx_reset_primary = hip_ctx_reset_primary;
     out->ctx_get_current = hip_ctx_get_current;

@@ -113,6 +113,10 @@ bool sim_registry_remove(sim_obj *o);
  * on_removed(o) for each (outside the registry lock), then releases it. */
 void sim_registry_remove_if(bool (*match)(sim_obj *, void *), void *arg,
                             void (*on_removed)(sim_obj *));
+/* The first live object of `kind` in a slot at or after *cursor, retained,
+ * and *cursor moved past it; NULL at the end. For scans that must take
+ * other locks on each object (no registry lock is held when it returns). */
+sim_obj *sim_registry_next(sim_kind kind, uint32_t *cursor);
 /* Live counters, for leak checks in tests. */
 long sim_live_objects(void);
 void sim_live_count_add(long delta);   /* allocations that are not sim_obj */
@@ -333,6 +337,10 @@ sim_status sim_mem_free(sim_ctx *c, uint64_t dptr);
  * *offset = dptr - base. NULL if none. */
 sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset);
 void sim_alloc_release(sim_alloc *a);
+/* The live device allocation containing dptr in any context (device
+ * addresses are unique in the process, as under UVA), retained, with its
+ * context retained in *ctx; NULL if none. */
+sim_alloc *sim_mem_find_any(uint64_t dptr, sim_ctx **ctx, size_t *offset);
 /* Called by a stream worker when it passes a free op. */
 void sim_mem_free_passed(sim_ctx *c, sim_alloc *a);
 void sim_mem_free_all(sim_ctx *c);

@@ -39,6 +39,17 @@ typedef enum CUdriverProcAddressQueryResult_enum {
     CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
 } CUdriverProcAddressQueryResult;
 
+/* The attributes cuPointerGetAttribute answers here (cuda.h's values). */
+typedef enum CUpointer_attribute_enum {
+    CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12
+} CUpointer_attribute;
+#define SIM_CU_MEMORYTYPE_DEVICE 2u
+
 /* The family of driver releases a CUDA-face library imitates. The faces'
  * objects are shared; each library links one definition of it
  * (sim_cuda_line_12.c or sim_cuda_line_11.c). */
@@ -81,7 +92,7 @@ sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen);
     X(cuGetProcAddress_v2) X(cuFuncGetParamInfo) X(cuMemHostAlloc)       \
     X(cuMemHostGetDevicePointer_v2) X(cuStreamWriteValue32)              \
     X(cuStreamWriteValue32_v2) X(cuStreamWriteValue64)                   \
-    X(cuStreamWriteValue64_v2) \
+    X(cuStreamWriteValue64_v2) X(cuStreamGetCtx) X(cuPointerGetAttribute) \
     SIM_CUDA_CLIENT_EXPORTS(X)
 
 enum sim_cuda_fn {

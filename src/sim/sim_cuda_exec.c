@@ -265,3 +265,35 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
                            (const unsigned int[3]){ blockDimX, blockDimY, blockDimZ },
                            sharedMemBytes, hStream, kernelParams, extra);
 }
+
+/* The context of a stream: a user stream's own; the null stream's (NULL,
+ * legacy or per-thread handle) is the current context's, as in CUDA. */
+SIM_EXPORT CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    SIM_COUNT(cuStreamGetCtx);
+    sim_status st = ready();
+    if (st)
+        return sim_cuda_result(st);
+    if (!pctx) {
+        sim_detail("cuStreamGetCtx: pctx is NULL");
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    uint64_t h = SIM_HANDLE(hStream);
+    if (is_null_stream(h)) {
+        sim_ctx *c;
+        st = current(&c);
+        if (st)
+            return sim_cuda_result(st);
+        *pctx = (CUcontext)(uintptr_t)c->obj.handle;
+        sim_obj_release(&c->obj);
+        return CUDA_SUCCESS;
+    }
+    sim_stream *s = (sim_stream *)sim_registry_get(h, SIM_KIND_STREAM);
+    if (!s) {
+        sim_detail("cuStreamGetCtx: stream %p is not a live stream", hStream);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    *pctx = (CUcontext)(uintptr_t)s->ctx->obj.handle;
+    sim_obj_release(&s->obj);
+    return CUDA_SUCCESS;
+}

@@ -230,3 +230,62 @@ SIM_EXPORT CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, c
     SIM_COUNT(cuStreamWriteValue64_v2);
     return write_value(stream, addr, value, 8, flags);
 }
+
+/* What CUDA answers for device memory from cuMemAlloc, found in whichever
+ * context holds it (under UVA a device address names one allocation in the
+ * process). An address no allocation contains is CUDA_ERROR_INVALID_VALUE,
+ * as for memory the driver does not know; host allocations are not looked
+ * up here (they answer the same). Attributes beyond these six:
+ * CUDA_ERROR_NOT_SUPPORTED with a detail (the real driver answers them). */
+SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    SIM_COUNT(cuPointerGetAttribute);
+    if (!sim_is_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!data) {
+        sim_detail("cuPointerGetAttribute: data is NULL");
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        break;
+    default:
+        sim_detail("cuPointerGetAttribute: attribute %u is not simulated", (unsigned)attribute);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    sim_ctx *c = NULL;
+    size_t off = 0;
+    sim_alloc *a = sim_mem_find_any(ptr, &c, &off);
+    if (!a) {
+        sim_detail("cuPointerGetAttribute: 0x%llx is not in a live device allocation", (unsigned long long)ptr);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        *(CUcontext *)data = (CUcontext)(uintptr_t)c->obj.handle;
+        break;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned int *)data = SIM_CU_MEMORYTYPE_DEVICE;
+        break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(CUdeviceptr *)data = ptr;
+        break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = c->dev->ordinal;
+        break;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *(CUdeviceptr *)data = a->dptr;
+        break;
+    default: /* CU_POINTER_ATTRIBUTE_RANGE_SIZE */
+        *(size_t *)data = a->size;
+        break;
+    }
+    sim_alloc_release(a);
+    sim_obj_release(&c->obj);
+    return CUDA_SUCCESS;
+}

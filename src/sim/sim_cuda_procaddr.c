@@ -58,6 +58,8 @@ static const sim_proc g_procs[] = {
     P("cuStreamCreate", 2000, cuStreamCreate),
     P("cuStreamDestroy", 2000, NONE),
     P("cuStreamDestroy", 4000, cuStreamDestroy_v2),
+    P("cuStreamGetCtx", 9020, cuStreamGetCtx),
+    P("cuStreamGetCtx", 12050, NONE), /* cuStreamGetCtx_v2 (green contexts): not simulated */
     P("cuStreamQuery", 2000, cuStreamQuery),
     PT("cuStreamQuery", 7000, cuStreamQuery),
     P("cuStreamSynchronize", 2000, cuStreamSynchronize),
@@ -101,6 +103,7 @@ static const sim_proc g_procs[] = {
     P("cuMemsetD8", 2000, NONE),
     P("cuMemsetD8", 3020, cuMemsetD8_v2),
     PT("cuMemsetD8", 7000, cuMemsetD8_v2),
+    P("cuPointerGetAttribute", 4000, cuPointerGetAttribute),
     P("cuMemsetD8Async", 3020, cuMemsetD8Async),
     PT("cuMemsetD8Async", 7000, cuMemsetD8Async),
     P("cuModuleLoad", 2000, cuModuleLoad),

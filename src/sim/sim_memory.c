@@ -169,6 +169,24 @@ sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offse
     return found;
 }
 
+sim_alloc *sim_mem_find_any(uint64_t dptr, sim_ctx **ctx, size_t *offset)
+{
+    uint32_t cursor = 0;
+    sim_obj *o;
+    /* Context by context, with no registry lock held while a context's
+     * own lock is taken. */
+    while ((o = sim_registry_next(SIM_KIND_CONTEXT, &cursor)) != NULL) {
+        sim_ctx *c = (sim_ctx *)o;
+        sim_alloc *a = sim_mem_find(c, dptr, SIM_CLOCK_NOW, offset);
+        if (a) {
+            *ctx = c;
+            return a;
+        }
+        sim_obj_release(o);
+    }
+    return NULL;
+}
+
 void *sim_mem_map(sim_ctx *c, uint64_t dptr, size_t bytes, uint64_t clock, sim_alloc **pin)
 {
     size_t off;

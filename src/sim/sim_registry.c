@@ -210,6 +210,32 @@ bool sim_registry_remove(sim_obj *o)
     return true;
 }
 
+sim_obj *sim_registry_next(sim_kind kind, uint32_t *cursor)
+{
+    pthread_once(&g_stripes_once, init_stripes);
+    pthread_mutex_lock(&g_lock);
+    uint32_t n = g_nslots;
+    pthread_mutex_unlock(&g_lock);
+    for (uint32_t i = *cursor > 0 ? *cursor : 1; i < n; i++) {
+        slot *s = slot_at(i);
+        if (!s)
+            continue;
+        sim_obj *found = NULL;
+        pthread_mutex_lock(stripe(i));
+        if (s->obj && s->obj->kind == kind) {
+            found = s->obj;
+            sim_obj_retain(found);
+        }
+        pthread_mutex_unlock(stripe(i));
+        if (found) {
+            *cursor = i + 1;
+            return found;
+        }
+    }
+    *cursor = n;
+    return NULL;
+}
+
 void sim_registry_remove_if(bool (*match)(sim_obj *, void *), void *arg,
                             void (*on_removed)(sim_obj *))
 {

@@ -150,3 +150,52 @@ Test(sim_memory, free_with_pending_work_is_safe)
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }
+
+/* cuPointerGetAttribute finds an allocation in any context (UVA), whichever
+ * is current; cuStreamGetCtx names a stream's context. */
+Test(sim_memory, pointer_attributes_and_stream_context)
+{
+    sim_test_init(NULL);
+    CUcontext first = sim_test_ctx(0);
+    CUdeviceptr a;
+    CU_OK(cuMemAlloc_v2(&a, 1000));
+    CUstream s;
+    CU_OK(cuStreamCreate(&s, 1));
+    CUcontext second = sim_test_ctx(1); /* now current */
+    cr_assert_neq(first, second);
+
+    CUcontext owner = NULL;
+    CU_OK(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, a + 10));
+    cr_assert_eq(owner, first);
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    int ordinal = -1;
+    unsigned type = 0;
+    CU_OK(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a + 10));
+    CU_OK(cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, a + 10));
+    CU_OK(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, a + 999));
+    CU_OK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a));
+    cr_assert_eq(start, a);
+    cr_assert_eq(size, 1000);
+    cr_assert_eq(ordinal, 0);
+    cr_assert_eq(type, SIM_CU_MEMORYTYPE_DEVICE);
+    CU_IS(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, a + 1000), CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, 0x10), CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuPointerGetAttribute(NULL, CU_POINTER_ATTRIBUTE_CONTEXT, a), CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuPointerGetAttribute(&owner, (CUpointer_attribute)5, a), CUDA_ERROR_NOT_SUPPORTED);
+
+    CUcontext of_stream = NULL;
+    CU_OK(cuStreamGetCtx(s, &of_stream));
+    cr_assert_eq(of_stream, first);
+    CU_OK(cuStreamGetCtx(NULL, &of_stream)); /* the null stream: the current context's */
+    cr_assert_eq(of_stream, second);
+    CU_IS(cuStreamGetCtx((CUstream)(uintptr_t)0x7777000, &of_stream), CUDA_ERROR_INVALID_HANDLE);
+
+    /* Freed memory is unknown again. */
+    CU_OK(cuCtxSetCurrent(first));
+    CU_OK(cuMemFree_v2(a));
+    CU_IS(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, a), CUDA_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuCtxDestroy_v2(second));
+    CU_OK(cuCtxDestroy_v2(first));
+}

@@ -128,7 +128,7 @@ const char *gg_test_last_message(void)
 
 /* The simulator library gpuguard loaded (the same instance: dlopen of the
  * same path returns it). */
-static void *sim_symbol(const char *name)
+void *gg_test_sim_symbol(const char *name)
 {
     void *lib = dlopen(gg_test_backend_in_use()->library, RTLD_NOW | RTLD_NOLOAD);
     cr_assert_not_null(lib, "the simulator is not loaded: %s", dlerror());
@@ -140,26 +140,26 @@ static void *sim_symbol(const char *name)
 
 unsigned long long gg_test_sim_total_calls(void)
 {
-    unsigned long long (*total)(void) = (unsigned long long (*)(void))sim_symbol("gg_sim_total_calls");
+    unsigned long long (*total)(void) = (unsigned long long (*)(void))gg_test_sim_symbol("gg_sim_total_calls");
     return total();
 }
 
 unsigned long long gg_test_sim_call_count(const char *function)
 {
-    unsigned long long (*count)(const char *) = (unsigned long long (*)(const char *))sim_symbol("gg_sim_call_count");
+    unsigned long long (*count)(const char *) = (unsigned long long (*)(const char *))gg_test_sim_symbol("gg_sim_call_count");
     return count(function);
 }
 
 unsigned long long gg_test_sim_device_memory_used(int device)
 {
     unsigned long long (*used)(int) =
-        (unsigned long long (*)(int))sim_symbol("gg_sim_device_memory_used");
+        (unsigned long long (*)(int))gg_test_sim_symbol("gg_sim_device_memory_used");
     return used(device);
 }
 
 void *gg_test_sim_current_context(void)
 {
-    int (*get)(void **) = (int (*)(void **))sim_symbol(gg_test_backend_in_use()->fn_get_current);
+    int (*get)(void **) = (int (*)(void **))gg_test_sim_symbol(gg_test_backend_in_use()->fn_get_current);
     void *ctx = NULL;
     cr_assert_eq(get(&ctx), 0);
     return ctx;
@@ -171,11 +171,11 @@ int gg_test_sim_push_raw_context(void **out)
      * CUDA context on device 1; HIP has none to make, so device 0's primary
      * context, pushed. */
     if (!gg_test_backend_in_use()->hip) {
-        int (*create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))sim_symbol("cuCtxCreate_v2");
+        int (*create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))gg_test_sim_symbol("cuCtxCreate_v2");
         return create(out, 0, 1);
     }
-    int (*retain)(void **, int) = (int (*)(void **, int))sim_symbol("hipDevicePrimaryCtxRetain");
-    int (*push)(void *) = (int (*)(void *))sim_symbol("hipCtxPushCurrent");
+    int (*retain)(void **, int) = (int (*)(void **, int))gg_test_sim_symbol("hipDevicePrimaryCtxRetain");
+    int (*push)(void *) = (int (*)(void *))gg_test_sim_symbol("hipCtxPushCurrent");
     int n = retain(out, 0);
     return n != 0 ? n : push(*out);
 }
@@ -183,10 +183,10 @@ int gg_test_sim_push_raw_context(void **out)
 int gg_test_sim_destroy_raw_context(void *ctx)
 {
     if (!gg_test_backend_in_use()->hip) {
-        int (*destroy)(void *) = (int (*)(void *))sim_symbol("cuCtxDestroy_v2");
+        int (*destroy)(void *) = (int (*)(void *))gg_test_sim_symbol("cuCtxDestroy_v2");
         return destroy(ctx);
     }
-    int (*pop)(void **) = (int (*)(void **))sim_symbol("hipCtxPopCurrent");
+    int (*pop)(void **) = (int (*)(void **))gg_test_sim_symbol("hipCtxPopCurrent");
     void *popped = NULL;
     return pop(&popped);
 }

@@ -57,6 +57,12 @@ const char *gg_test_kernel_module(const char *name);
 /* The last error's message (for cr_assert_str / strstr checks). */
 const char *gg_test_last_message(void);
 
+/* An export of the simulator face gpuguard loaded (a driver function such
+ * as "cuStreamCreate", or a gg_sim_* control), for tests that call the
+ * driver directly, behind gpuguard's back, as interop code does. Fails the
+ * test if it is missing. */
+void *gg_test_sim_symbol(const char *name);
+
 /* The simulator's own counters and state, read behind gpuguard's back. */
 unsigned long long gg_test_sim_total_calls(void);
 unsigned long long gg_test_sim_call_count(const char *function);

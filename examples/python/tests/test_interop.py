@@ -1,0 +1,240 @@
+"""Interop: the CUDA array interface and stream protocol on gpuguard's
+objects, and memory and streams made outside gpuguard (here with the
+simulated driver's own calls, through ctypes) adopted without copying."""
+import array
+import ctypes
+import sys
+import unittest
+
+from ggpy_support import GpuTestCase, gg
+
+
+def loaded_driver():
+    """The driver library gpuguard loaded (the simulator's CUDA face), the
+    same instance: ctypes.CDLL of a loaded path returns it."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            if "libgpuguard_sim_cuda" in line:
+                return ctypes.CDLL(line.split()[-1])
+    raise unittest.SkipTest("the simulator's CUDA face is not loaded")
+
+
+class Driver:
+    """The few driver calls a foreign library would make, in one context."""
+
+    def __init__(self, native_ctx):
+        self.lib = loaded_driver()
+        self.ctx = ctypes.c_void_p(native_ctx)
+
+    def call(self, name, *args):
+        self.lib[name].restype = ctypes.c_int
+        if self.lib.cuCtxPushCurrent_v2(self.ctx) != 0:
+            raise RuntimeError("cuCtxPushCurrent failed")
+        try:
+            return self.lib[name](*args)
+        finally:
+            popped = ctypes.c_void_p()
+            self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
+
+    def stream(self):
+        s = ctypes.c_void_p()
+        assert self.call("cuStreamCreate", ctypes.byref(s), ctypes.c_uint(1)) == 0
+        return s.value
+
+    def alloc(self, nbytes):
+        p = ctypes.c_uint64()
+        assert self.call("cuMemAlloc_v2", ctypes.byref(p), ctypes.c_size_t(nbytes)) == 0
+        return p.value
+
+    def read(self, address, nbytes):
+        out = ctypes.create_string_buffer(nbytes)
+        assert self.call("cuMemcpyDtoH_v2", out, ctypes.c_uint64(address), ctypes.c_size_t(nbytes)) == 0
+        return out.raw
+
+
+class ForeignArray:
+    """What CuPy or PyTorch hand out: an array of uint32 on a stream."""
+
+    def __init__(self, address, count, stream=None, strides=None):
+        self.__cuda_array_interface__ = {"version": 3, "shape": (count,), "typestr": "<u4",
+                                         "data": (address, False), "strides": strides, "stream": stream}
+
+
+class ForeignStream:
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __cuda_stream__(self):
+        return (0, self.handle)
+
+
+class Exporting(GpuTestCase):
+    def test_buffer_gives_the_cuda_array_interface_version_3(self):
+        buf = self.ctx.upload(bytes(range(256)) * 4)
+        cai = buf.__cuda_array_interface__
+        self.assertEqual(set(cai), {"version", "shape", "typestr", "data", "strides", "stream"})
+        self.assertEqual(cai["version"], 3)
+        self.assertEqual(cai["shape"], (1024,))
+        self.assertEqual(cai["typestr"], "|u1")
+        self.assertEqual(cai["data"], (buf.device_ptr, False))
+        self.assertIsNone(cai["strides"])
+        self.assertIsNone(cai["stream"])  # its context's work was waited for
+        buf.close()
+        with self.assertRaises(gg.InvalidHandleError):
+            buf.__cuda_array_interface__
+
+    def test_stream_gives_the_cuda_stream_protocol(self):
+        stream = self.ctx.stream()
+        version, handle = stream.__cuda_stream__()
+        self.assertEqual(version, 0)
+        self.assertIsInstance(handle, int)
+        self.assertNotEqual(handle, 0)
+        # The handle is the driver's stream: the driver answers for it.
+        self.assertEqual(Driver(self.ctx.native_handle).call("cuStreamQuery", ctypes.c_void_p(handle)), 0)
+        stream.close()
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                            ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor)))]
+
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_set_name = ctypes.pythonapi.PyCapsule_SetName
+_set_name.restype = ctypes.c_int
+_set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_USED = ctypes.c_char_p(b"used_dltensor")  # the name must outlive the capsule
+
+
+class DLPack(GpuTestCase):
+    def test_capsule_describes_the_buffer(self):
+        buf = self.ctx.upload(bytes(range(64)))
+        expected_type = 10 if gg.backend_name() == "hip" else 2  # kDLROCM, kDLCUDA
+        self.assertEqual(buf.__dlpack_device__(), (expected_type, self.ctx.device))
+        capsule = buf.__dlpack__(stream=None)
+        managed = DLManagedTensor.from_address(_get_pointer(capsule, b"dltensor"))
+        t = managed.dl_tensor
+        self.assertEqual(t.data, buf.device_ptr)
+        self.assertEqual((t.device.device_type, t.device.device_id), (expected_type, self.ctx.device))
+        self.assertEqual(t.ndim, 1)
+        self.assertEqual((t.dtype.code, t.dtype.bits, t.dtype.lanes), (1, 8, 1))  # uint8
+        self.assertEqual(t.shape[0], 64)
+        self.assertFalse(t.strides)  # NULL: compact
+        self.assertEqual(t.byte_offset, 0)
+        del capsule, managed, t  # never consumed: the capsule releases the buffer
+        buf.close()
+
+    def test_a_consumed_tensor_keeps_the_buffer_until_its_deleter_runs(self):
+        baseline = gg.live_objects()
+        buf = self.ctx.upload(bytes([7]) * 32)
+        device_ptr = buf.device_ptr
+        capsule = buf.__dlpack__()
+        address = _get_pointer(capsule, b"dltensor")
+        self.assertEqual(_set_name(capsule, _USED), 0)  # what a consumer does
+        with self.assertRaises(gg.BusyError):
+            buf.close()
+        del buf, capsule  # the Python Buffer and the capsule are gone...
+        self.assertEqual(gg.live_objects(), baseline + 1)  # ...the gpuguard buffer is not
+        managed = DLManagedTensor.from_address(address)
+        self.assertEqual(managed.dl_tensor.data, device_ptr)
+        managed.deleter(ctypes.pointer(managed))  # the consumer is done
+        self.assertEqual(gg.live_objects(), baseline)
+
+    def test_bad_stream_argument(self):
+        buf = self.ctx.alloc(16)
+        with self.assertRaises(TypeError):
+            buf.__dlpack__(stream="default")
+        buf.close()
+
+
+class Adopting(GpuTestCase):
+    N = 1024
+
+    def setUp(self):
+        super().setUp()
+        self.driver = Driver(self.ctx.native_handle)
+        self.stream_handle = self.driver.stream()
+        self.address = self.driver.alloc(4 * self.N)
+
+    def tearDown(self):
+        self.assertEqual(self.driver.call("cuMemFree_v2", ctypes.c_uint64(self.address)), 0,
+                         "the foreign memory was freed by gpuguard")
+        self.assertEqual(self.driver.call("cuStreamDestroy_v2", ctypes.c_void_p(self.stream_handle)), 0,
+                         "the foreign stream was destroyed by gpuguard")
+        super().tearDown()
+
+    def test_launch_on_adopted_memory_and_stream_without_copying(self):
+        foreign = ForeignArray(self.address, self.N, stream=self.stream_handle)
+        foreign_stream = ForeignStream(self.stream_handle)
+        refs = sys.getrefcount(foreign)
+        stream = self.ctx.adopt_stream(foreign_stream, tag="theirs")
+        buf = self.ctx.adopt_buffer(foreign, tag="their array")
+        self.assertEqual(sys.getrefcount(foreign), refs + 1, "the Buffer does not keep the array alive")
+        self.assertEqual(buf.nbytes, 4 * self.N)
+        self.assertEqual(buf.device_ptr, self.address)
+        self.assertEqual(stream.__cuda_stream__(), (0, self.stream_handle))
+        # The foreign object itself as a 'P' parameter, on the adopted stream.
+        self.kernel("fill_u32").launch(self.N // 128, 128, "PII", (foreign, 5, self.N), stream=stream)
+        self.kernel("add_one_u32").launch(self.N // 128, 128, "PI", (buf, self.N), stream=stream)
+        stream.synchronize()
+        self.assertEqual(self.u32s(buf), [6] * self.N)
+        # The same bytes, read behind gpuguard's back.
+        self.assertEqual(self.driver.read(self.address, 8), array.array("I", [6, 6]).tobytes())
+        with self.assertRaises(gg.InvalidArgumentError):
+            buf.read(8, 4 * self.N)  # bounds come from the interface's shape
+        buf.close()
+        stream.close()
+        del buf
+        self.assertEqual(sys.getrefcount(foreign), refs)
+        self.assertEqual(self.driver.read(self.address, 4), array.array("I", [6]).tobytes())
+
+    def test_integer_stream_handles_are_adopted(self):
+        stream = self.ctx.adopt_stream(self.stream_handle)
+        self.assertEqual(stream.__cuda_stream__(), (0, self.stream_handle))
+        with self.assertRaises(gg.InvalidArgumentError) as caught:
+            self.ctx.adopt_stream(self.stream_handle)
+        self.assertIn("already", str(caught.exception))
+        stream.close()
+
+    def test_bad_objects_are_refused(self):
+        with self.assertRaises(TypeError):
+            self.ctx.adopt_buffer(object())
+        with self.assertRaises(TypeError):
+            self.ctx.adopt_stream("stream")
+        with self.assertRaises(gg.InvalidArgumentError):
+            self.ctx.adopt_stream(0)  # the default stream
+        with self.assertRaises(ValueError) as caught:
+            self.ctx.adopt_buffer(ForeignArray(self.address, 4, strides=(8,)))
+        self.assertIn("C-contiguous", str(caught.exception))
+        with self.assertRaises(ValueError):
+            self.ctx.adopt_buffer(ForeignArray(self.address, 4, stream=0))
+        with self.assertRaises(gg.InvalidArgumentError) as caught:
+            self.ctx.adopt_buffer(ForeignArray(self.address, 2 * self.N))
+        self.assertIn("runs past its allocation", str(caught.exception))
+        with self.assertRaises(gg.InvalidArgumentError) as caught:
+            self.ctx.adopt_buffer(ForeignArray(0x10, 4))
+        self.assertIn("not in any allocation", str(caught.exception))
+        with self.assertRaises(TypeError):
+            self.kernel("fill_u32").launch(1, 1, "PII", (object(), 1, 1))
+
+
+if __name__ == "__main__":
+    unittest.main()
