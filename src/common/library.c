@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"
 #include "common/fork.h"
@@ -137,16 +138,16 @@ static gg_status load_devices(char *message, size_t size)
         snprintf(message, size, "%s (%s) reports no device", b->name, b->library);
         return GG_NO_DEVICE;
     }
-    gg__lib.devices = calloc((size_t)count, sizeof *gg__lib.devices);
+    gg__lib.devices = gg__calloc((size_t)count, sizeof *gg__lib.devices);
     if (gg__lib.devices == NULL) {
-        snprintf(message, size, "out of host memory");
+        snprintf(message, size, "out of host memory for the table of %d devices", count);
         return GG_OUT_OF_MEMORY;
     }
     for (int i = 0; i < count; i++) {
         n = b->device_props(b->self, i, &gg__lib.devices[i]);
         if (n != 0) {
             snprintf(message, size, "%s: querying device %d returned %s", b->name, i, b->code_name(n));
-            free(gg__lib.devices);
+            gg__free(gg__lib.devices);
             gg__lib.devices = NULL;
             return b->classify(n).status;
         }
@@ -199,7 +200,7 @@ gg_status gg_init(const gg_init_desc *desc)
     }
     if (status != GG_OK) {
         gg__lib.backend_storage.close(gg__lib.backend_storage.self, true);
-        free(gg__lib.devices);
+        gg__free(gg__lib.devices);
         gg__lib.devices = NULL;
         gg__lib.device_count = 0;
         gg__config_release(&gg__lib.config);
@@ -241,7 +242,7 @@ gg_status gg_shutdown(void)
     gg__contexts_release_all(true);
     gg__fault_clear_plan();
     b->close(b->self, true);
-    free(gg__lib.devices);
+    gg__free(gg__lib.devices);
     gg__lib.devices = NULL;
     gg__lib.device_count = 0;
     gg__config_release(&gg__lib.config);

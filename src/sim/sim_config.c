@@ -42,6 +42,8 @@
  */
 #include "sim_core.h"
 
+#include "common/json_syntax.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
@@ -342,11 +344,13 @@ sim_status sim_config_parse(const char *text, sim_config *out, char *err, size_t
         err[0] = '\0';
     if (!text)
         return defaults(out);
-    cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        return fail(&e, "GPUGUARD_SIM_CONFIG: not valid JSON near \"%.24s\"", at ? at : "");
-    }
+    char syntax[128];
+    if (!gg__json_check_syntax(text, syntax, sizeof syntax))
+        return fail(&e, "GPUGUARD_SIM_CONFIG: not valid JSON: %s", syntax);
+    /* The syntax is right, so cJSON fails only for want of memory. */
+    cJSON *root = cJSON_ParseWithOpts(text, NULL, true);
+    if (!root)
+        return fail(&e, "GPUGUARD_SIM_CONFIG: out of memory parsing the JSON");
     sim_status st = parse_root(root, out, &e);
     cJSON_Delete(root);
     if (st)
