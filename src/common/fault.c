@@ -416,7 +416,8 @@ gg_status gg_fault_clear(void)
     return GG_OK;
 }
 
-char *gg__fault_counts_text(void)
+/* The counts as JSON; `live_objects` is what the report states as alive. */
+static char *counts_text(uint64_t live_objects, const char *written_at)
 {
     /* cJSON allocates every node; one fault point stands for them all. */
     if (gg__alloc_fault_point())
@@ -443,7 +444,9 @@ char *gg__fault_counts_text(void)
         cJSON_AddItemToArray(rules, rj);
     }
     pthread_mutex_unlock(&plan_lock);
-    cJSON_AddNumberToObject(root, "live_objects", (double)gg__handle_live_count());
+    cJSON_AddNumberToObject(root, "live_objects", (double)live_objects);
+    if (written_at != NULL)
+        cJSON_AddStringToObject(root, "written_at", written_at);
     gg__alloc_counts a = gg__alloc_counts_now();
     cJSON *host = cJSON_AddObjectToObject(root, "host_allocations");
     cJSON_AddNumberToObject(host, "made", (double)a.made);
@@ -452,6 +455,11 @@ char *gg__fault_counts_text(void)
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;
+}
+
+char *gg__fault_counts_text(void)
+{
+    return counts_text(gg__handle_live_count(), NULL);
 }
 
 gg_status gg_fault_counts_json(char **json)
@@ -466,21 +474,21 @@ gg_status gg_fault_counts_json(char **json)
     return *json ? GG_OK : gg__fail(&c, GG_OUT_OF_MEMORY, "gg_fault_counts_json: out of memory");
 }
 
-void gg__fault_write_report(void)
+void gg__fault_write_report(const char *path, uint64_t live_objects, const char *written_at)
 {
-    if (gg__lib.config.fault_report_path[0] == '\0')
+    if (path[0] == '\0')
         return;
     /* The report describes the run's allocations; its own are not counted
      * (and cannot be failed), so that it always gets written. */
     gg__alloc_suspend(true);
-    char *text = gg__fault_counts_text();
+    char *text = counts_text(live_objects, written_at);
     gg__alloc_suspend(false);
-    FILE *f = text ? fopen(gg__lib.config.fault_report_path, "w") : NULL;
+    FILE *f = text ? fopen(path, "w") : NULL;
     if (f != NULL) {
         fputs(text, f);
         fclose(f);
     } else {
-        gg__log(GG_LOG_WARN, 0, "cannot write the fault report to %s", gg__lib.config.fault_report_path);
+        gg__log(GG_LOG_WARN, 0, "cannot write the fault report to %s", path);
     }
     free(text);
 }

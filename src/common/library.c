@@ -99,13 +99,15 @@ static void on_process_exit(void)
          * and release it without a single driver call. Other threads may
          * still be inside a call: from here on they fail NOT_INITIALIZED;
          * those inside are waited for, a bounded time. */
-        gg__fault_write_report();
+        uint64_t live = gg__handle_live_count();
         gg__report_leaks("process exit");
         atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
         if (gg__pins_wait_all(EXIT_DRAIN_MS)) {
             gg__contexts_release_all(false);
             b->close(b->self, false);
         }
+        /* Last, so that it counts the host allocations of the whole exit. */
+        gg__fault_write_report(gg__lib.config.fault_report_path, live, "exit");
     }
     pthread_mutex_unlock(&init_lock);
 }
@@ -174,6 +176,7 @@ gg_status gg_init(const gg_init_desc *desc)
     gg__config config;
     gg_status status = gg__config_resolve(desc, &config, message, sizeof message);
     if (status != GG_OK) {
+        gg__fault_write_report(config.fault_report_path, 0, "gg_init failed");
         pthread_mutex_unlock(&init_lock);
         return gg__fail(&c, status, "%s", message);
     }
@@ -182,6 +185,7 @@ gg_status gg_init(const gg_init_desc *desc)
     memset(&gg__lib.backend_storage, 0, sizeof gg__lib.backend_storage);
     gg__backend_open_result opened = open_backend(gg__lib.config.backend, &gg__lib.backend_storage);
     if (opened.status != GG_OK) {
+        gg__fault_write_report(gg__lib.config.fault_report_path, 0, "gg_init failed");
         gg__config_release(&gg__lib.config);
         pthread_mutex_unlock(&init_lock);
         c.b = NULL;
@@ -199,6 +203,7 @@ gg_status gg_init(const gg_init_desc *desc)
                      plan_message);
     }
     if (status != GG_OK) {
+        gg__fault_write_report(gg__lib.config.fault_report_path, 0, "gg_init failed");
         gg__lib.backend_storage.close(gg__lib.backend_storage.self, true);
         gg__free(gg__lib.devices);
         gg__lib.devices = NULL;
@@ -233,13 +238,15 @@ gg_status gg_shutdown(void)
         pthread_mutex_unlock(&init_lock);
         return GG_OK;
     }
-    gg__fault_write_report();
+    uint64_t live = gg__handle_live_count();
     gg__report_leaks("gg_shutdown");
     /* Calls racing the shutdown: from here on every call fails with
      * NOT_INITIALIZED; those inside are waited for (pin.c, rule S). */
     atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
     gg__pins_wait_all(0);
     gg__contexts_release_all(true);
+    /* After the releases, so that it counts their host allocations too. */
+    gg__fault_write_report(gg__lib.config.fault_report_path, live, "gg_shutdown");
     gg__fault_clear_plan();
     b->close(b->self, true);
     gg__free(gg__lib.devices);
