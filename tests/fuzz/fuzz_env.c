@@ -23,11 +23,12 @@ static void clear_all(void)
 
 /* Silences GPUGUARD_LOG=debug and friends: the library prints only to the
  * callback it is given, and a fuzzer's output should stay readable. */
-static void quiet_log(gg_log_level level, const char *message, void *user)
+static void quiet_log(void *user, gg_log_level level, uint64_t context, const char *message)
 {
-    (void)level;
-    (void)message;
     (void)user;
+    (void)level;
+    (void)context;
+    (void)message;
 }
 
 static gg_status init_once(char *message, size_t size)
