@@ -56,6 +56,7 @@ typedef struct sweep_options {
     int error_count;
     bool immediate, async;
     bool host_alloc;         /* fail host allocations, not driver calls */
+    bool sim_host_alloc;     /* ... the simulated driver's, not gpuguard's */
     bool pairs;              /* two driver calls per run */
     bool cleanup;            /* also fail every release the driver sees */
     bool fail_on_leak;       /* a run that ends with live objects fails the sweep */
@@ -92,6 +93,8 @@ static void sweep_usage(FILE *out)
             "                    applies to errors that kill a context\n"
             "  --host-alloc      fail gpuguard's host allocations instead, each in turn\n"
             "                    (GPUGUARD_FAIL_HOST_ALLOC=1, 2, ...)\n"
+            "  --sim-host-alloc  the same for the simulated driver's host allocations\n"
+            "                    (GPUGUARD_SIM_FAIL_HOST_ALLOC; needs GPUGUARD_BACKEND=sim)\n"
             "  --pairs           fail two calls per run: the n-th of one operation and\n"
             "                    the m-th of another (immediate; needs --max-runs: the\n"
             "                    pairs are sampled evenly down to that many runs)\n"
@@ -142,6 +145,9 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
             continue;
         } else if (strcmp(arg, "--host-alloc") == 0) {
             opt->host_alloc = true;
+            continue;
+        } else if (strcmp(arg, "--sim-host-alloc") == 0) {
+            opt->host_alloc = opt->sim_host_alloc = true;
             continue;
         } else if (strcmp(arg, "--pairs") == 0) {
             opt->pairs = true;
@@ -279,9 +285,11 @@ static bool sanitizer_reported(const char *stderr_path, bool echo)
 static int run_once(const sweep_options *opt, const char *plan, long host_alloc, const char *report_path,
                     run_result *result, cJSON **report_out)
 {
-    char stderr_path[256];
+    char stderr_path[256], sim_report_path[256];
     snprintf(stderr_path, sizeof stderr_path, "%s.stderr", report_path);
+    snprintf(sim_report_path, sizeof sim_report_path, "%s.sim", report_path);
     unlink(report_path);
+    unlink(sim_report_path);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -292,13 +300,15 @@ static int run_once(const sweep_options *opt, const char *plan, long host_alloc,
         setpgid(0, 0); /* its own process group: a timeout kills its children too */
         setenv("GPUGUARD_FAULTS", plan, 1);
         setenv("GPUGUARD_FAULT_REPORT", report_path, 1);
+        unsetenv("GPUGUARD_FAIL_HOST_ALLOC");
+        unsetenv("GPUGUARD_SIM_FAIL_HOST_ALLOC");
         if (host_alloc > 0) {
             char count[32];
             snprintf(count, sizeof count, "%ld", host_alloc);
-            setenv("GPUGUARD_FAIL_HOST_ALLOC", count, 1);
-        } else {
-            unsetenv("GPUGUARD_FAIL_HOST_ALLOC");
+            setenv(opt->sim_host_alloc ? "GPUGUARD_SIM_FAIL_HOST_ALLOC" : "GPUGUARD_FAIL_HOST_ALLOC", count, 1);
         }
+        if (opt->sim_host_alloc)
+            setenv("GPUGUARD_SIM_HOST_ALLOC_REPORT", sim_report_path, 1);
         int err = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (err >= 0) {
             dup2(err, STDERR_FILENO);
@@ -357,7 +367,19 @@ static int run_once(const sweep_options *opt, const char *plan, long host_alloc,
     /* (--host-alloc injects through the environment: the plan is not its.) */
     result->replaced = !opt->host_alloc && report != NULL && !(cJSON_IsString(in_force) && strcmp(in_force->valuestring, plan) == 0) &&
                        !(init_failed && cJSON_IsNull(in_force));
-    if (host_alloc > 0) {
+    if (opt->sim_host_alloc) {
+        /* The simulator's own counts; handed back as "host_allocations". */
+        cJSON *sim = read_json_file(sim_report_path);
+        unlink(sim_report_path);
+        result->fired = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sim, "failed"));
+        result->fired_all = result->fired;
+        if (report != NULL && sim != NULL) {
+            cJSON_DeleteItemFromObjectCaseSensitive(report, "host_allocations");
+            cJSON_AddItemToObject(report, "host_allocations", sim);
+        } else {
+            cJSON_Delete(sim);
+        }
+    } else if (host_alloc > 0) {
         const cJSON *host = cJSON_GetObjectItemCaseSensitive(report, "host_allocations");
         result->fired = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(host, "failed"));
         result->fired_all = result->fired;
@@ -576,7 +598,7 @@ static int sweep_host_allocs(const sweep_options *opt, long made, const char *re
                              cJSON *json_runs)
 {
     for (long k = 1; k <= made && !t->capped; k++) {
-        sweep_run run = { "host_alloc", k, NULL, 0, "out_of_memory", false };
+        sweep_run run = { opt->sim_host_alloc ? "sim_host_alloc" : "host_alloc", k, NULL, 0, "out_of_memory", false };
         if (sweep_one(opt, &run, report_path, t, json_runs) != 0)
             return -1;
     }
@@ -660,7 +682,8 @@ int cmd_sweep(int argc, char **argv)
     }
     if (opt.host_alloc ? host_made == 0 : site_count == 0) {
         fprintf(stderr, "gpuguard sweep: the counting run of %s saw no %s, so there is nothing to sweep\n",
-                opt.command[0], opt.host_alloc ? "host allocations by gpuguard"
+                opt.command[0], opt.sim_host_alloc ? "host allocations by the simulated driver (GPUGUARD_BACKEND=sim?)"
+                                : opt.host_alloc ? "host allocations by gpuguard"
                                 : opt.op_count ? "driver calls of the operations asked for (--ops)" : "driver calls");
         free(sites);
         cJSON_Delete(counts);
@@ -687,7 +710,8 @@ int cmd_sweep(int argc, char **argv)
     long bad = t.outcomes[OUTCOME_CRASH] + t.outcomes[OUTCOME_ABORT] + t.outcomes[OUTCOME_HANG] +
                t.outcomes[OUTCOME_SANITIZER];
     if (opt.host_alloc)
-        printf("\nhost-allocation sweep of %s: %ld allocation(s), %ld run(s)%s", opt.command[0], host_made, t.runs,
+        printf("\n%shost-allocation sweep of %s: %ld allocation(s), %ld run(s)%s",
+               opt.sim_host_alloc ? "simulator " : "", opt.command[0], host_made, t.runs,
                t.capped ? " (capped by --max-runs)" : "");
     else
         printf("\n%ssweep of %s: %d operation(s), %ld call(s), %ld run(s)%s", opt.pairs ? "pairwise " : "",
