@@ -2,7 +2,9 @@
  * Every host allocation of libgpuguard goes through here, so that a test can
  * fail any one of them (a countdown fault point, as SQLite's): with
  * GPUGUARD_FAIL_HOST_ALLOC=N in the environment, the N-th allocation of the
- * process (counted from 1, gpuguard's own only) returns NULL, once. Code
+ * process (counted from 1, gpuguard's own only) returns NULL, once. The
+ * variable is read once, at the process's first allocation by gpuguard
+ * (a test that sets it must do so before its first gpuguard call). Code
  * that allocates through a library we did not write (cJSON) passes
  * gg__alloc_fault_point() first, which counts as one allocation.
  *
