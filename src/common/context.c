@@ -117,9 +117,10 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
         if (listed)
             gg__context_list_remove(ctx);
         gg__object_delete(ctx);
-        status = gg__fail(&c, GG_OUT_OF_MEMORY, ctx != NULL && !listed
-                              ? "gg_context_create: too many contexts (%d live)"
-                              : "gg_context_create: out of host memory for the context record", MAX_CONTEXTS);
+        status = gg__fail(&c, GG_OUT_OF_MEMORY, ctx == NULL ? "gg_context_create: out of host memory for the context record"
+                                : !listed ? "gg_context_create: too many contexts (%d live)"
+                                          : "gg_context_create: out of host memory for the context's id (a page of the "
+                                            "handle table)", MAX_CONTEXTS);
         gg__leave(&c);
         return status;
     }
