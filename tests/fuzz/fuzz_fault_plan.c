@@ -1,6 +1,8 @@
 /* libFuzzer harness: the fault-plan parser (gg_fault_set_plan), through the
  * public API over the simulated driver. Contracts: any text is accepted
- * (GG_OK) or refused with GG_INVALID_ARGUMENT and a message; a refused plan
+ * (GG_OK) or refused with GG_INVALID_ARGUMENT and a message (never
+ * GG_OUT_OF_MEMORY: nothing fails allocations here, so that would mean the
+ * strict syntax check passed a text cJSON then refused); a refused plan
  * leaves the plan in force as it was; an accepted plan's counts are JSON
  * naming exactly that plan. */
 #include <cjson/cJSON.h>

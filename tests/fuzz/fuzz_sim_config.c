@@ -2,7 +2,9 @@
  * (GPUGUARD_SIM_CONFIG), linked from the simulator's core objects and
  * called directly. Contracts: any text parses (SIM_OK, with values inside
  * their documented ranges) or is refused with SIM_ERR_INVALID_VALUE and a
- * message; a failed parse leaves nothing allocated (LeakSanitizer). */
+ * message (never "out of memory": the strict syntax check and cJSON must
+ * agree on what is JSON); a failed parse leaves nothing allocated
+ * (LeakSanitizer). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         FUZZ_CHECK(st == SIM_ERR_INVALID_VALUE, "status %d", (int)st);
         FUZZ_CHECK(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0', "refused with no message");
+        /* Nothing fails allocations here: an out-of-memory refusal would
+         * mean the syntax check passed a text cJSON then refused. */
+        FUZZ_CHECK(strstr(err, "out of memory") == NULL, "%s", err);
     }
     free(text);
     return 0;
