@@ -12,7 +12,8 @@
  * report names the plan in force, so a program that replaces the sweep's
  * plan (gg_fault_set_plan, gg_fault_clear) is caught rather than counted as
  * passing. --host-alloc fails gpuguard's host allocations instead, one per
- * run (GPUGUARD_FAIL_HOST_ALLOC); --pairs fails two calls of different
+ * run (GPUGUARD_FAIL_HOST_ALLOC), --sim-host-alloc the simulated driver's
+ * (GPUGUARD_SIM_FAIL_HOST_ALLOC); --pairs fails two calls of different
  * operations in one run; --cleanup also fails every release the driver sees.
  *
  * A sweep cannot pass empty: it fails when the counting run sees no calls,
