@@ -56,7 +56,7 @@ gg_build "$dir"
 # leaks count as failures too (LeakSanitizer is part of ASan on Linux).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$GG_ROOT/scripts/tsan.supp}"
 
 # The tests run one at a time unless CTEST_PARALLEL_LEVEL says otherwise:
 # several suites time waits and deadlines, and two cores shared between
