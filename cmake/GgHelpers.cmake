@@ -98,3 +98,31 @@ function(gg_add_gpu_kernel_images name source target)
     add_dependencies(${target} ${name}_gpu_images)
   endif()
 endfunction()
+
+# gg_sanitizer_runtime(OUT): the shared sanitizer runtime of this build
+# (GG_SANITIZE) for the compiler in use, to preload into an unsanitized
+# program (python) that loads our sanitized libraries; "" when there is none.
+# gcc's is libasan.so / libtsan.so; clang's is libclang_rt.asan-ARCH.so /
+# libclang_rt.tsan-ARCH.so, which also holds the UBSan handlers clang's
+# objects call (gcc's libasan does not).
+function(gg_sanitizer_runtime out)
+  set(path "")
+  if(GG_SANITIZE MATCHES "address|thread")
+    if(GG_SANITIZE MATCHES "address")
+      set(kind asan)
+    else()
+      set(kind tsan)
+    endif()
+    if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+      set(name libclang_rt.${kind}-${CMAKE_SYSTEM_PROCESSOR}.so)
+    else()
+      set(name lib${kind}.so)
+    endif()
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=${name}
+      OUTPUT_VARIABLE path OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT (IS_ABSOLUTE "${path}" AND EXISTS "${path}"))
+      set(path "")
+    endif()
+  endif()
+  set(${out} "${path}" PARENT_SCOPE)
+endfunction()

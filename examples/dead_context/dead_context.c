@@ -57,15 +57,10 @@ static gg_status launch_scale(gg_context ctx, const char *image, gg_buffer data,
     return gg_launch(&d);
 }
 
-int main(int argc, char **argv)
+/* The demonstration; *made is the context it created, for main to destroy
+ * on an error path (a context's destroy releases everything in it). */
+static int run(int device, gg_context *made)
 {
-    int device = -1;
-    if (argc == 3 && strcmp(argv[1], "--device") == 0)
-        device = atoi(argv[2]);
-    else if (argc != 1) {
-        fprintf(stderr, "usage: dead_context [--device D]\n");
-        return 2;
-    }
     TRY(example_init());
     int count = 0;
     TRY(gg_device_count(&count));
@@ -85,6 +80,7 @@ int main(int argc, char **argv)
     gg_buffer data, scratch;
     gg_module module;
     TRY(gg_context_create(device, &(gg_context_desc){ .tag = "demo" }, &ctx));
+    *made = ctx;
     TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
     TRY(gg_buffer_alloc(ctx, 1024, &(gg_buffer_desc){ .tag = "scratch" }, &scratch));
     float host[N];
@@ -147,4 +143,23 @@ int main(int argc, char **argv)
     TRY(gg_context_destroy(ctx));
     TRY(gg_shutdown());
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int device = -1;
+    if (argc == 3 && strcmp(argv[1], "--device") == 0)
+        device = atoi(argv[2]);
+    else if (argc != 1) {
+        fprintf(stderr, "usage: dead_context [--device D]\n");
+        return 2;
+    }
+    gg_context ctx = { 0 };
+    int rc = run(device, &ctx);
+    /* Every error path ends here: destroying the context releases whatever
+     * is still in it (buffers, module), dead or alive; destroying id 0, or
+     * one already destroyed, is harmless. gg_shutdown is safe to repeat. */
+    gg_context_destroy(ctx);
+    gg_shutdown();
+    return rc;
 }

@@ -86,15 +86,24 @@ int main(void)
         example_report("fault_injection", s, "gg_init");
         return 1;
     }
+    /* Every early exit shuts down: nothing is left for the exit handler. */
     gg_device_info info;
-    gg_device_info_get(0, &info);
+    if ((s = gg_device_info_get(0, &info)) != GG_OK) {
+        example_report("fault_injection", s, "gg_device_info_get");
+        gg_shutdown();
+        return 1;
+    }
     char file[256];
     example_image_name(&info, "dead_context", file, sizeof file); /* the `scale` kernel */
-    if (!example_image_path(file, image_path, sizeof image_path))
+    if (!example_image_path(file, image_path, sizeof image_path)) {
+        fprintf(stderr, "fault_injection: cannot locate the kernel image %s\n", file);
+        gg_shutdown();
         return 1;
+    }
     gg_context ctx;
     if ((s = gg_context_create(0, NULL, &ctx)) != GG_OK) {
         example_report("fault_injection", s, "gg_context_create");
+        gg_shutdown();
         return 1;
     }
     float data[N];

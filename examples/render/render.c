@@ -345,7 +345,9 @@ static int fail(gg_status status, const char *call)
 
 /* ---- the program -------------------------------------------------------- */
 
-static int run(const options *o)
+/* The demonstration; *made is the context it created, for main to destroy
+ * on an error path (a context's destroy releases everything in it). */
+static int run(const options *o, gg_context *made)
 {
     TRY(example_init());
     int count = 0;
@@ -379,6 +381,7 @@ static int run(const options *o)
     gg_context ctx;
     render_objects obj;
     TRY(gg_context_create(o->device, &(gg_context_desc){ .tag = "render" }, &ctx));
+    *made = ctx;
     TRY(make_objects(ctx, image_path, bytes, &obj));
 
     /* The kernel's parameters. cuLaunchKernel-style: an array of pointers
@@ -530,9 +533,13 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o, &done);
     if (rc != 0 || done)
         return rc;
-    rc = run(&o);
-    /* After a failure, gg_shutdown releases whatever is left; it is
-     * harmless when run() already shut down. */
+    gg_context ctx = { 0 };
+    rc = run(&o, &ctx);
+    /* Every error path ends here: destroying the context releases whatever
+     * is still in it, dead or alive (harmless when run() already destroyed
+     * it, or made none); gg_shutdown is harmless when run() already shut
+     * down. */
+    gg_context_destroy(ctx);
     gg_shutdown();
     return rc;
 }

@@ -255,8 +255,11 @@ typedef struct gg_init_desc {
  * ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_TIMELINE (auto|on|off),
  * GPUGUARD_FAULTS (JSON text,
  * or a file's path after an '@'), GPUGUARD_FAULT_REPORT (a path in an existing, writable folder:
- * gg_fault_counts_json is written there at gg_shutdown or exit). Keywords
- * are matched ignoring case; paths are taken as written.
+ * gg_fault_counts_json is written there at gg_shutdown or exit),
+ * GPUGUARD_FAIL_HOST_ALLOC (N: the N-th host allocation gpuguard makes
+ * fails, once; for `gpuguard sweep --host-alloc`). Keywords are matched
+ * ignoring case; paths are taken as written; numbers are plain decimal
+ * digits (no spaces or signs).
  *
  * Returns GG_OK; GG_INVALID_ARGUMENT for an out-of-range desc field or an
  * invalid variable (the message names it and what it accepts);
@@ -934,16 +937,25 @@ GG_API gg_status gg_live_objects(uint64_t *count);
  * reproducible for a given sequence of calls); none of them = every call.
  * Filters: "device", "kernel" (launch and kernel_get only). "error":
  * out_of_memory, launch_failed, illegal_address, launch_timeout, not_ready,
- * no_device, invalid_argument, driver. A malformed plan is refused with
- * GG_INVALID_ARGUMENT naming the rule and the field; the plan in force is
- * then left as it was. Requires gg_init. */
+ * no_device, invalid_argument, driver. The text must be exactly one JSON
+ * value, an object with "rules" (and optionally "seed", a whole number from
+ * 0 to 2^53) or an array of rules, with nothing but whitespace after it. An
+ * empty list of rules is valid: it injects nothing and counts every call
+ * (gg_fault_counts_json), which is what `gpuguard sweep`'s counting run
+ * uses; an object without "rules" is refused. A malformed plan is refused
+ * with GG_INVALID_ARGUMENT naming the rule and the field (a syntax error:
+ * the byte offset and what was expected there), GG_OUT_OF_MEMORY when host
+ * memory ran out; the plan in force is then left as it was. Requires gg_init. */
 GG_API gg_status gg_fault_set_plan(const char *json);
 /** Removes the plan (errors already latched on contexts stay). GG_OK, also
  * when there is none; GG_NOT_INITIALIZED; GG_FORKED. Thread-safe. */
 GG_API gg_status gg_fault_clear(void);
 /** Calls seen per operation since the plan was loaded, and each rule's hits:
- * {"calls": {"alloc": 3, ...}, "rules": [{"rule": 0, "op": "alloc",
- * "matched": 3, "fired": 1}], "live_objects": N}. Free *json with gg_free.
+ * {"plan": TEXT or null, "calls": {"alloc": 3, ...}, "rules": [{"rule": 0,
+ * "op": "alloc", "matched": 3, "fired": 1}], "live_objects": N,
+ * "host_allocations": {"made": N, "fail_at": N, "failed": BOOL}}. "plan" is
+ * the text of the plan in force (null: none), so that a tool that set one
+ * can tell whether the program replaced it. Free *json with gg_free.
  * GG_OK; json NULL: GG_INVALID_ARGUMENT; out of memory: GG_OUT_OF_MEMORY;
  * GG_NOT_INITIALIZED. Thread-safe. */
 GG_API gg_status gg_fault_counts_json(char **json);

@@ -12,6 +12,7 @@
  * stream's first unfinished launch as a candidate.
  */
 #include "common/attribution.h"
+#include "common/alloc.h"
 #include "common/call.h"
 
 #include <stddef.h>
@@ -57,14 +58,14 @@ static void retired_free(gg__context *ctx, gg__retired_log *r, gg__backend *b)
     if (r->done != NULL && b != NULL)
         b->event_destroy(b->self, r->done);
     gg__timeline_release_slot(ctx, &r->log);
-    free(r);
+    gg__free(r);
 }
 
 bool gg__launch_log_retire(gg__context *ctx, gg__stream *st, gg__backend *b)
 {
     if (!log_unobserved(&st->log))
         return false;
-    gg__retired_log *r = malloc(sizeof *r);
+    gg__retired_log *r = gg__malloc(sizeof *r);
     if (r == NULL)
         return false; /* attribution then simply lacks these launches */
     /* Bounded: the oldest goes first (its launches are the likeliest done). */

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/alloc.h"
 #include "common/library.h"
 
 #define DEFAULT_WAIT_TIMEOUT_MS 10000u
@@ -21,14 +22,21 @@ static bool copy_string(char *dst, size_t size, const char *src)
     return true;
 }
 
+/* Plain decimal digits only: strtoull would also take leading spaces, a
+ * sign and "0x", which a setting written by hand should not silently get. */
 static bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 {
-    if (*text == '\0' || *text == '-' || *text == '+')
+    uint64_t v = 0;
+    if (*text == '\0')
         return false;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v < min || v > max)
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9')
+            return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+        if (v > max)
+            return false;
+    }
+    if (v < min)
         return false;
     *out = (uint32_t)v;
     return true;
@@ -113,10 +121,19 @@ static bool parse_watchdog(const char *text, gg_watchdog_policy *policy, uint32_
     return colon == NULL || parse_u32(colon + 1, 1, 3600000, budget);
 }
 
-static char *read_plan(const char *value, char *message, size_t message_size)
+/* The plan's text (malloc'd), or NULL with `message` set and *status
+ * GG_INVALID_ARGUMENT or GG_OUT_OF_MEMORY. */
+static char *read_plan(const char *value, gg_status *status, char *message, size_t message_size)
 {
-    if (value[0] != '@')
-        return strdup(value);
+    *status = GG_INVALID_ARGUMENT;
+    if (value[0] != '@') {
+        char *copy = gg__strdup(value);
+        if (copy == NULL) {
+            *status = GG_OUT_OF_MEMORY;
+            snprintf(message, message_size, "GPUGUARD_FAULTS: out of memory copying the plan");
+        }
+        return copy;
+    }
     FILE *f = fopen(value + 1, "rb");
     if (f == NULL) {
         snprintf(message, message_size, "GPUGUARD_FAULTS: cannot open '%s': %s", value + 1, strerror(errno));
@@ -125,10 +142,21 @@ static char *read_plan(const char *value, char *message, size_t message_size)
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *text = size >= 0 && size < (1 << 24) ? malloc((size_t)size + 1) : NULL;
-    if (text == NULL || fread(text, 1, (size_t)size, f) != (size_t)size) {
+    if (size < 0 || size >= (1 << 24)) {
+        snprintf(message, message_size, "GPUGUARD_FAULTS: cannot read '%s' (an error, or 16 MiB or more)", value + 1);
+        fclose(f);
+        return NULL;
+    }
+    char *text = gg__malloc((size_t)size + 1);
+    if (text == NULL) {
+        *status = GG_OUT_OF_MEMORY;
+        snprintf(message, message_size, "GPUGUARD_FAULTS: out of memory reading '%s'", value + 1);
+        fclose(f);
+        return NULL;
+    }
+    if (fread(text, 1, (size_t)size, f) != (size_t)size) {
         snprintf(message, message_size, "GPUGUARD_FAULTS: cannot read '%s'", value + 1);
-        free(text);
+        gg__free(text);
         fclose(f);
         return NULL;
     }
@@ -173,8 +201,11 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     if ((unsigned)d.timeline > GG_TIMELINE_OFF)
         BAD("gg_init: desc->timeline %d is not a gg_timeline_mode", (int)d.timeline);
     out->timeline = d.timeline;
-    if (d.fault_plan_json && (out->fault_plan_json = strdup(d.fault_plan_json)) == NULL)
-        BAD("gg_init: out of memory copying the fault plan");
+    if (d.fault_plan_json && (out->fault_plan_json = gg__strdup(d.fault_plan_json)) == NULL) {
+        snprintf(message, message_size, "gg_init: out of memory copying desc->fault_plan_json");
+        gg__config_release(out);
+        return GG_OUT_OF_MEMORY;
+    }
 
     /* The environment, for what a user sets from outside the program. */
     const char *v;
@@ -222,12 +253,15 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     char why[600];
     if (out->fault_report_path[0] != '\0' && !report_folder_usable(out->fault_report_path, why, sizeof why))
         BAD("GPUGUARD_FAULT_REPORT='%s' cannot be written: %s", out->fault_report_path, why);
+    if ((v = getenv("GPUGUARD_FAIL_HOST_ALLOC")) != NULL && !gg__alloc_env_valid())
+        BAD("GPUGUARD_FAIL_HOST_ALLOC='%s' is not a whole number >= 1 (plain digits)", v);
     if ((v = getenv("GPUGUARD_FAULTS")) != NULL) {
-        free(out->fault_plan_json);
-        out->fault_plan_json = read_plan(v, message, message_size);
+        gg__free(out->fault_plan_json);
+        gg_status status;
+        out->fault_plan_json = read_plan(v, &status, message, message_size);
         if (out->fault_plan_json == NULL) {
             gg__config_release(out);
-            return GG_INVALID_ARGUMENT;
+            return status;
         }
     }
     return GG_OK;
@@ -235,6 +269,6 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
 
 void gg__config_release(gg__config *config)
 {
-    free(config->fault_plan_json);
+    gg__free(config->fault_plan_json);
     config->fault_plan_json = NULL;
 }

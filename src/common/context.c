@@ -115,9 +115,10 @@ static gg_status context_register(gg__call *c, int device, const gg_context_desc
         if (listed)
             gg__context_list_remove(ctx);
         gg__object_delete(ctx);
-        return gg__fail(c, GG_OUT_OF_MEMORY, ctx != NULL && !listed
-                            ? "%s: too many contexts (%d live)"
-                            : "%s: out of host memory for the context record", c->api, MAX_CONTEXTS);
+        return gg__fail(c, GG_OUT_OF_MEMORY, ctx == NULL ? "%s: out of host memory for the context record"
+                            : !listed ? "%s: too many contexts (%d live)"
+                                      : "%s: out of host memory for the context's id (a page of the handle table)",
+                        c->api, MAX_CONTEXTS);
     }
     ctx->children.next = ctx->children.prev = &ctx->children;
     ctx->device = device;

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/fork.h"
+#include "common/json_syntax.h"
 
 #include "common/call.h"
 
@@ -40,6 +42,7 @@ typedef struct fault_plan {
     fault_rule *rules;
     size_t count;
     uint64_t calls[GG__OP_COUNT];
+    char *source; /* the plan's text, reported so a sweep can tell its plan is the one in force */
 } fault_plan;
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -273,70 +276,110 @@ static bool parse_rule(const cJSON *j, size_t index, uint64_t seed, const gg__ba
     return true;
 }
 
-static bool parse_plan(const char *json, const gg__backend *b, fault_plan **out, char *message, size_t message_size)
+static void free_plan(fault_plan *p)
 {
-    cJSON *root = cJSON_Parse(json);
-    if (root == NULL) {
-        const char *where = cJSON_GetErrorPtr();
-        PLAN_ERROR("fault plan: not valid JSON (near \"%.20s\")", where ? where : "?");
+    if (p != NULL) {
+        gg__free(p->rules);
+        gg__free(p->source);
+        gg__free(p);
     }
+}
+
+/* A whole number from 0 to 2^53 (the largest a double holds exactly), so
+ * the conversion to an integer is always defined. */
+static bool whole_number(const cJSON *v, double max)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= max &&
+           v->valuedouble == floor(v->valuedouble);
+}
+
+/* GG_OK with *out set, GG_INVALID_ARGUMENT for a bad plan, GG_OUT_OF_MEMORY;
+ * `message` says which. */
+static gg_status parse_plan(const char *json, const gg__backend *b, fault_plan **out, char *message,
+                            size_t message_size)
+{
+    char syntax[128];
+    *out = NULL;
+    if (!gg__json_check_syntax(json, syntax, sizeof syntax)) {
+        snprintf(message, message_size, "fault plan: not valid JSON: %s", syntax);
+        return GG_INVALID_ARGUMENT;
+    }
+    /* The syntax is right, so cJSON fails only for want of memory. */
+    cJSON *root = gg__alloc_fault_point() ? NULL : cJSON_ParseWithOpts(json, NULL, true);
+    if (root == NULL) {
+        snprintf(message, message_size, "fault plan: out of memory parsing the JSON");
+        return GG_OUT_OF_MEMORY;
+    }
+    gg_status status = GG_INVALID_ARGUMENT;
     const cJSON *rules = root;
     uint64_t seed = 0;
-    bool ok = true;
+    fault_plan *p = NULL;
     if (cJSON_IsObject(root)) {
-        for (const cJSON *f = root->child; f != NULL && ok; f = f->next)
+        for (const cJSON *f = root->child; f != NULL; f = f->next)
             if (strcmp(f->string, "rules") != 0 && strcmp(f->string, "seed") != 0) {
                 snprintf(message, message_size, "fault plan: unknown top-level field \"%s\"", f->string);
-                ok = false;
+                goto done;
             }
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "seed");
-        if (ok && s != NULL && (!cJSON_IsNumber(s) || s->valuedouble < 0)) {
-            snprintf(message, message_size, "fault plan: \"seed\" must be a non-negative number");
-            ok = false;
+        if (s != NULL && !whole_number(s, 9007199254740992.0)) {
+            snprintf(message, message_size, "fault plan: \"seed\" must be a whole number from 0 to 2^53");
+            goto done;
         }
-        seed = s ? (uint64_t)s->valuedouble : 0;
+        seed = s != NULL ? (uint64_t)s->valuedouble : 0;
         rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
-    }
-    if (ok && !cJSON_IsArray(rules)) {
-        snprintf(message, message_size, "fault plan: expected {\"rules\": [...]} or an array of rules");
-        ok = false;
-    }
-    fault_plan *p = ok ? calloc(1, sizeof *p) : NULL;
-    if (ok && p == NULL) {
-        snprintf(message, message_size, "fault plan: out of memory");
-        ok = false;
-    }
-    if (ok) {
-        p->count = (size_t)cJSON_GetArraySize(rules);
-        p->rules = p->count ? calloc(p->count, sizeof *p->rules) : NULL;
-        size_t i = 0;
-        for (const cJSON *r = rules->child; r != NULL && ok; r = r->next, i++)
-            ok = parse_rule(r, i, seed, b, &p->rules[i], message, message_size);
-        if (!ok) {
-            free(p->rules);
-            free(p);
-            p = NULL;
+        if (rules == NULL) {
+            snprintf(message, message_size, "fault plan: the object has no \"rules\" (use \"rules\": [] for a "
+                     "plan that only counts calls)");
+            goto done;
         }
     }
-    cJSON_Delete(root);
+    if (!cJSON_IsArray(rules)) {
+        snprintf(message, message_size, "fault plan: expected {\"rules\": [...]} or an array of rules, not %s",
+                 rules == root ? "this JSON value" : "this \"rules\" value");
+        goto done;
+    }
+    status = GG_OUT_OF_MEMORY;
+    p = gg__calloc(1, sizeof *p);
+    if (p == NULL) {
+        snprintf(message, message_size, "fault plan: out of memory for the plan");
+        goto done;
+    }
+    p->count = (size_t)cJSON_GetArraySize(rules);
+    p->rules = p->count ? gg__calloc(p->count, sizeof *p->rules) : NULL;
+    if (p->count != 0 && p->rules == NULL) {
+        snprintf(message, message_size, "fault plan: out of memory for its %zu rules", p->count);
+        goto done;
+    }
+    if ((p->source = gg__strdup(json)) == NULL) {
+        snprintf(message, message_size, "fault plan: out of memory for a copy of its text");
+        goto done;
+    }
+    status = GG_INVALID_ARGUMENT;
+    size_t i = 0;
+    for (const cJSON *r = rules->child; r != NULL; r = r->next, i++)
+        if (!parse_rule(r, i, seed, b, &p->rules[i], message, message_size))
+            goto done;
+    status = GG_OK;
     *out = p;
-    return ok;
+    p = NULL;
+done:
+    free_plan(p);
+    cJSON_Delete(root);
+    return status;
 }
 
 gg_status gg__fault_load_plan(const char *json, char *message, size_t message_size)
 {
     fault_plan *p = NULL;
-    if (!parse_plan(json, &gg__lib.backend_storage, &p, message, message_size))
-        return GG_INVALID_ARGUMENT;
+    gg_status status = parse_plan(json, &gg__lib.backend_storage, &p, message, message_size);
+    if (status != GG_OK)
+        return status;
     pthread_mutex_lock(&plan_lock);
     fault_plan *old = plan;
     plan = p;
     update_armed();
     pthread_mutex_unlock(&plan_lock);
-    if (old != NULL) {
-        free(old->rules);
-        free(old);
-    }
+    free_plan(old);
     return GG_OK;
 }
 
@@ -347,10 +390,7 @@ void gg__fault_clear_plan(void)
     plan = NULL;
     update_armed();
     pthread_mutex_unlock(&plan_lock);
-    if (old != NULL) {
-        free(old->rules);
-        free(old);
-    }
+    free_plan(old);
 }
 
 gg_status gg_fault_set_plan(const char *json)
@@ -376,12 +416,22 @@ gg_status gg_fault_clear(void)
     return GG_OK;
 }
 
-char *gg__fault_counts_text(void)
+/* The counts as JSON; `live_objects` is what the report states as alive. */
+static char *counts_text(uint64_t live_objects, const char *written_at)
 {
+    /* cJSON allocates every node; one fault point stands for them all. */
+    if (gg__alloc_fault_point())
+        return NULL;
     cJSON *root = cJSON_CreateObject();
     cJSON *calls = cJSON_AddObjectToObject(root, "calls");
     cJSON *rules = cJSON_AddArrayToObject(root, "rules");
     pthread_mutex_lock(&plan_lock);
+    /* The plan in force, so that a sweep can tell when the program replaced
+     * (gg_fault_set_plan) or cleared (gg_fault_clear) the plan it set. */
+    if (plan != NULL)
+        cJSON_AddStringToObject(root, "plan", plan->source);
+    else
+        cJSON_AddNullToObject(root, "plan");
     for (int op = 0; op < GG__OP_COUNT; op++)
         cJSON_AddNumberToObject(calls, op_names[op], plan ? (double)plan->calls[op] : 0.0);
     for (size_t i = 0; plan && i < plan->count; i++) {
@@ -394,10 +444,22 @@ char *gg__fault_counts_text(void)
         cJSON_AddItemToArray(rules, rj);
     }
     pthread_mutex_unlock(&plan_lock);
-    cJSON_AddNumberToObject(root, "live_objects", (double)gg__handle_live_count());
+    cJSON_AddNumberToObject(root, "live_objects", (double)live_objects);
+    if (written_at != NULL)
+        cJSON_AddStringToObject(root, "written_at", written_at);
+    gg__alloc_counts a = gg__alloc_counts_now();
+    cJSON *host = cJSON_AddObjectToObject(root, "host_allocations");
+    cJSON_AddNumberToObject(host, "made", (double)a.made);
+    cJSON_AddNumberToObject(host, "fail_at", (double)a.fail_at);
+    cJSON_AddBoolToObject(host, "failed", a.failed);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;
+}
+
+char *gg__fault_counts_text(void)
+{
+    return counts_text(gg__handle_live_count(), NULL);
 }
 
 gg_status gg_fault_counts_json(char **json)
@@ -412,17 +474,21 @@ gg_status gg_fault_counts_json(char **json)
     return *json ? GG_OK : gg__fail(&c, GG_OUT_OF_MEMORY, "gg_fault_counts_json: out of memory");
 }
 
-void gg__fault_write_report(void)
+void gg__fault_write_report(const char *path, uint64_t live_objects, const char *written_at)
 {
-    if (gg__lib.config.fault_report_path[0] == '\0')
+    if (path[0] == '\0')
         return;
-    char *text = gg__fault_counts_text();
-    FILE *f = text ? fopen(gg__lib.config.fault_report_path, "w") : NULL;
+    /* The report describes the run's allocations; its own are not counted
+     * (and cannot be failed), so that it always gets written. */
+    gg__alloc_suspend(true);
+    char *text = counts_text(live_objects, written_at);
+    gg__alloc_suspend(false);
+    FILE *f = text ? fopen(path, "w") : NULL;
     if (f != NULL) {
         fputs(text, f);
         fclose(f);
     } else {
-        gg__log(GG_LOG_WARN, 0, "cannot write the fault report to %s", gg__lib.config.fault_report_path);
+        gg__log(GG_LOG_WARN, 0, "cannot write the fault report to %s", path);
     }
     free(text);
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/backend.h"
 
@@ -29,8 +30,13 @@ void gg__fault_clear_plan(void);
 /* Forgets an async error latched on a context that is destroyed or recovered. */
 struct gg__context;
 void gg__fault_context_released(struct gg__context *ctx);
-/* The counts as JSON text (malloc'd), and GPUGUARD_FAULT_REPORT's writer. */
+/* The counts as JSON text (malloc'd), and GPUGUARD_FAULT_REPORT's writer
+ * (to `path`; "" writes nothing), which states `live_objects` as what was
+ * alive (counted before the releases at exit or gg_shutdown, written after
+ * them), and `written_at` ("exit", "gg_shutdown", "gg_init failed"). A
+ * failed gg_init writes one too, so that a sweep sees the host allocation it
+ * failed there (its "plan" is null: none was loaded). */
 char *gg__fault_counts_text(void);
-void gg__fault_write_report(void);
+void gg__fault_write_report(const char *path, uint64_t live_objects, const char *written_at);
 
 #endif

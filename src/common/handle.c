@@ -1,3 +1,4 @@
+#include "common/alloc.h"
 #include "common/handle.h"
 
 #include <pthread.h>
@@ -45,7 +46,7 @@ static uint32_t fresh_slot(void)
     if ((index >> GG__PAGE_BITS) >= GG__DIR_PAGES)
         return 0;
     if (slot_at(index) == NULL) {
-        gg__slot *page = calloc(GG__PAGE_SLOTS, sizeof *page);
+        gg__slot *page = gg__calloc(GG__PAGE_SLOTS, sizeof *page);
         if (page == NULL)
             return 0;
         atomic_store_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], page, memory_order_release);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"
 #include "common/fork.h"
@@ -98,13 +99,15 @@ static void on_process_exit(void)
          * and release it without a single driver call. Other threads may
          * still be inside a call: from here on they fail NOT_INITIALIZED;
          * those inside are waited for, a bounded time. */
-        gg__fault_write_report();
+        uint64_t live = gg__handle_live_count();
         gg__report_leaks("process exit");
         atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
         if (gg__pins_wait_all(EXIT_DRAIN_MS)) {
             gg__contexts_release_all(false);
             b->close(b->self, false);
         }
+        /* Last, so that it counts the host allocations of the whole exit. */
+        gg__fault_write_report(gg__lib.config.fault_report_path, live, "exit");
     }
     pthread_mutex_unlock(&init_lock);
 }
@@ -137,16 +140,16 @@ static gg_status load_devices(char *message, size_t size)
         snprintf(message, size, "%s (%s) reports no device", b->name, b->library);
         return GG_NO_DEVICE;
     }
-    gg__lib.devices = calloc((size_t)count, sizeof *gg__lib.devices);
+    gg__lib.devices = gg__calloc((size_t)count, sizeof *gg__lib.devices);
     if (gg__lib.devices == NULL) {
-        snprintf(message, size, "out of host memory");
+        snprintf(message, size, "out of host memory for the table of %d devices", count);
         return GG_OUT_OF_MEMORY;
     }
     for (int i = 0; i < count; i++) {
         n = b->device_props(b->self, i, &gg__lib.devices[i]);
         if (n != 0) {
             snprintf(message, size, "%s: querying device %d returned %s", b->name, i, b->code_name(n));
-            free(gg__lib.devices);
+            gg__free(gg__lib.devices);
             gg__lib.devices = NULL;
             return b->classify(n).status;
         }
@@ -173,6 +176,7 @@ gg_status gg_init(const gg_init_desc *desc)
     gg__config config;
     gg_status status = gg__config_resolve(desc, &config, message, sizeof message);
     if (status != GG_OK) {
+        gg__fault_write_report(config.fault_report_path, 0, "gg_init failed");
         pthread_mutex_unlock(&init_lock);
         return gg__fail(&c, status, "%s", message);
     }
@@ -181,6 +185,7 @@ gg_status gg_init(const gg_init_desc *desc)
     memset(&gg__lib.backend_storage, 0, sizeof gg__lib.backend_storage);
     gg__backend_open_result opened = open_backend(gg__lib.config.backend, &gg__lib.backend_storage);
     if (opened.status != GG_OK) {
+        gg__fault_write_report(gg__lib.config.fault_report_path, 0, "gg_init failed");
         /* As `gpuguard info` does: without a GPU, the simulator still runs. */
         bool real = strncmp(gg__lib.config.backend, "sim", 3) != 0;
         gg__config_release(&gg__lib.config);
@@ -204,8 +209,9 @@ gg_status gg_init(const gg_init_desc *desc)
                      plan_message);
     }
     if (status != GG_OK) {
+        gg__fault_write_report(gg__lib.config.fault_report_path, 0, "gg_init failed");
         gg__lib.backend_storage.close(gg__lib.backend_storage.self, true);
-        free(gg__lib.devices);
+        gg__free(gg__lib.devices);
         gg__lib.devices = NULL;
         gg__lib.device_count = 0;
         gg__config_release(&gg__lib.config);
@@ -238,16 +244,18 @@ gg_status gg_shutdown(void)
         pthread_mutex_unlock(&init_lock);
         return GG_OK;
     }
-    gg__fault_write_report();
+    uint64_t live = gg__handle_live_count();
     gg__report_leaks("gg_shutdown");
     /* Calls racing the shutdown: from here on every call fails with
      * NOT_INITIALIZED; those inside are waited for (pin.c, rule S). */
     atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
     gg__pins_wait_all(0);
     gg__contexts_release_all(true);
+    /* After the releases, so that it counts their host allocations too. */
+    gg__fault_write_report(gg__lib.config.fault_report_path, live, "gg_shutdown");
     gg__fault_clear_plan();
     b->close(b->self, true);
-    free(gg__lib.devices);
+    gg__free(gg__lib.devices);
     gg__lib.devices = NULL;
     gg__lib.device_count = 0;
     gg__config_release(&gg__lib.config);

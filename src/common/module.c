@@ -125,9 +125,7 @@ static int make_kernel(gg__call *c, gg__object *o, const void *args, gg__op *op)
         return n;
     k->module = m;
     k->module_id = a->module_id;
-    k->name = gg__intern(a->name);
-    if (k->name == NULL)
-        k->name = "?"; /* out of memory for the name: attribution says "?" */
+    k->name = a->name; /* interned by gg_kernel_get */
     gg__kernel_read_params(c, k);
     return 0;
 }
@@ -140,8 +138,17 @@ gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out)
     out->id = 0;
     if (name == NULL || name[0] == '\0')
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_get: name is %s", name ? "empty" : "NULL");
-    kernel_args args = { module.id, name };
-    return gg__create(&c, module.id, GG__T_MODULE, GG__T_KERNEL, name, make_kernel, &args, &out->id);
+    gg_status status = gg__require_library(&c);
+    if (status != GG_OK)
+        return status;
+    /* Interned first (kept until gg_shutdown): attribution names the kernel
+     * long after the caller's string is gone, and a name that cannot be
+     * kept must fail the call, not become "?". */
+    const char *interned = gg__intern(name);
+    if (interned == NULL)
+        return gg__fail(&c, GG_OUT_OF_MEMORY, "gg_kernel_get: out of host memory for the kernel's name");
+    kernel_args args = { module.id, interned };
+    return gg__create(&c, module.id, GG__T_MODULE, GG__T_KERNEL, interned, make_kernel, &args, &out->id);
 }
 
 /* Kernels have no native lifetime of their own, only timing events. */

@@ -1,3 +1,4 @@
+#include "common/alloc.h"
 #include "common/object.h"
 
 #include <stdlib.h>
@@ -39,7 +40,7 @@ void *gg__object_new(gg__type type)
         return obj;
     }
     size_t bytes = (sizeof(pool_header) + kind->size + OBJECT_ALIGN - 1) / OBJECT_ALIGN * OBJECT_ALIGN;
-    pool_header *header = aligned_alloc(OBJECT_ALIGN, bytes);
+    pool_header *header = gg__aligned_alloc(OBJECT_ALIGN, bytes);
     if (header == NULL) {
         pthread_mutex_unlock(&pool_lock);
         return NULL;
@@ -76,7 +77,7 @@ void gg__object_pools_release(void)
             pool_header *next = h->all_next;
             if (gg__kinds[t].fini != NULL)
                 gg__kinds[t].fini((gg__object *)(h + 1));
-            free(h);
+            gg__free(h);
             h = next;
         }
         pool_chain[t] = NULL;
@@ -103,7 +104,7 @@ const char *gg__intern(const char *name)
         }
     }
     size_t len = strlen(name);
-    interned *i = malloc(sizeof *i + len + 1);
+    interned *i = gg__malloc(sizeof *i + len + 1);
     if (i == NULL) {
         pthread_mutex_unlock(&intern_lock);
         return NULL;
@@ -120,7 +121,7 @@ void gg__intern_release(void)
     pthread_mutex_lock(&intern_lock);
     while (intern_head != NULL) {
         interned *next = intern_head->next;
-        free(intern_head);
+        gg__free(intern_head);
         intern_head = next;
     }
     pthread_mutex_unlock(&intern_lock);

@@ -72,6 +72,7 @@
  * taken over by the next new thread, so the registry is as long as the
  * largest number of threads that were inside gpuguard at once.
  */
+#include "common/alloc.h"
 #include "common/pin.h"
 
 #include <pthread.h>
@@ -113,7 +114,7 @@ gg__pin_record *gg__pins_attach(void)
             break;
     }
     if (p == NULL) {
-        p = aligned_alloc(64, sizeof *p);
+        p = gg__aligned_alloc(64, sizeof *p);
         if (p == NULL)
             return NULL; /* the caller's pin fails: OUT_OF_MEMORY */
         memset(p, 0, sizeof *p);

@@ -1,3 +1,4 @@
+#include "common/alloc.h"
 #include "common/report.h"
 
 #include <cjson/cJSON.h>
@@ -26,7 +27,7 @@ void gg__report_leaks(const char *when)
     if (!gg__log_enabled(GG_LOG_WARN))
         return;
     /* On the heap, not static: two threads may report at once. */
-    uint64_t *ids = malloc(MAX_CONTEXTS * sizeof *ids);
+    uint64_t *ids = gg__malloc(MAX_CONTEXTS * sizeof *ids);
     if (ids == NULL)
         return;
     size_t n = gg__contexts_snapshot(ids, MAX_CONTEXTS);
@@ -58,7 +59,7 @@ void gg__report_leaks(const char *when)
         pthread_mutex_unlock(&ctx->lock);
         gg__leave(&c);
     }
-    free(ids);
+    gg__free(ids);
     if (counts[GG__T_CONTEXT] == 0)
         return;
     uint64_t total = 0;
@@ -91,8 +92,8 @@ gg_status gg_dump_json(char **json)
     gg_status status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
-    uint64_t *ids = malloc(MAX_CONTEXTS * sizeof *ids);
-    cJSON *root = ids ? cJSON_CreateObject() : NULL;
+    uint64_t *ids = gg__malloc(MAX_CONTEXTS * sizeof *ids);
+    cJSON *root = ids && !gg__alloc_fault_point() ? cJSON_CreateObject() : NULL;
     if (root != NULL) {
         cJSON_AddStringToObject(root, "backend", c.b->name);
         cJSON_AddStringToObject(root, "library", c.b->library ? c.b->library : "");
@@ -116,7 +117,7 @@ gg_status gg_dump_json(char **json)
         *json = cJSON_Print(root);
         cJSON_Delete(root);
     }
-    free(ids);
+    gg__free(ids);
     gg__leave(&c);
     if (*json == NULL)
         return gg__fail(&c, GG_OUT_OF_MEMORY, "gg_dump_json: out of memory");

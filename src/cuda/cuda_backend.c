@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/backend.h"
 #include "cuda/cuda_abi.h"
 #include "cuda/cuda_errors.h"
@@ -598,7 +599,7 @@ static void cuda_close(void *self, bool driver_alive)
     if (d == NULL || !driver_alive)
         return;
     gg__cuda_driver_close(d);
-    free(d);
+    gg__free(d);
 }
 
 static const char *variant_or_base(const ggcu_driver *d, const char *base)
@@ -659,7 +660,7 @@ static void fill_op_names(gg__backend *b, const ggcu_driver *d)
 gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *out)
 {
     memset(out, 0, sizeof *out);
-    ggcu_driver *d = calloc(1, sizeof *d);
+    ggcu_driver *d = gg__calloc(1, sizeof *d);
     if (d == NULL) {
         gg__backend_open_result r;
         memset(&r, 0, sizeof r);
@@ -669,7 +670,7 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
     }
     gg__backend_open_result r = gg__cuda_driver_open(d, library);
     if (r.status != GG_OK) {
-        free(d);
+        gg__free(d);
         return r;
     }
 

@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/alloc.h"
 #include "common/backend.h"
 #include "hip/hip_abi.h"
 #include "hip/hip_errors.h"
@@ -640,7 +641,7 @@ static void hip_close(void *self, bool driver_alive)
     if (b == NULL || !driver_alive)
         return;
     gg__hip_runtime_close(&b->rt);
-    free(b);
+    gg__free(b);
 }
 
 /* The runtime function named in error reports for each operation (the main
@@ -716,7 +717,7 @@ static int hip_kernel_params(void *self, gg__nfunc f, bool *known, size_t *count
 gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *out)
 {
     memset(out, 0, sizeof *out);
-    hip_backend *b = calloc(1, sizeof *b);
+    hip_backend *b = gg__calloc(1, sizeof *b);
     if (b == NULL) {
         gg__backend_open_result r;
         memset(&r, 0, sizeof r);
@@ -726,7 +727,7 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     }
     gg__backend_open_result r = gg__hip_runtime_open(&b->rt, library);
     if (r.status != GG_OK) {
-        free(b);
+        gg__free(b);
         return r;
     }
     atomic_init(&b->dead_devices, 0);

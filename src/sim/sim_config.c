@@ -40,7 +40,10 @@
  * 8 multiprocessors and the limits above each. Unknown keys and wrong types
  * are errors that name the key.
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
+
+#include "common/json_syntax.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -88,7 +91,7 @@ static void device_defaults(sim_device_config *d, int ordinal)
 
 static sim_status defaults(sim_config *c)
 {
-    c->devices = calloc(2, sizeof *c->devices);
+    c->devices = sim_calloc(2, sizeof *c->devices);
     if (!c->devices)
         return SIM_ERR_OUT_OF_MEMORY;
     c->ndevices = 2;
@@ -303,7 +306,7 @@ static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
         int n = cJSON_GetArraySize(devs);
         if (n > 64)
             return fail(e, "devices: at most 64 devices");
-        c->devices = calloc(n ? (size_t)n : 1, sizeof *c->devices);
+        c->devices = sim_calloc(n ? (size_t)n : 1, sizeof *c->devices);
         if (!c->devices)
             return SIM_ERR_OUT_OF_MEMORY;
         c->ndevices = n;
@@ -321,7 +324,7 @@ static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
         if (!cJSON_IsArray(rules))
             return fail(e, "misbehave: expected an array");
         int n = cJSON_GetArraySize(rules);
-        c->rules = calloc(n ? (size_t)n : 1, sizeof *c->rules);
+        c->rules = sim_calloc(n ? (size_t)n : 1, sizeof *c->rules);
         if (!c->rules)
             return SIM_ERR_OUT_OF_MEMORY;
         c->nrules = n;
@@ -342,11 +345,13 @@ sim_status sim_config_parse(const char *text, sim_config *out, char *err, size_t
         err[0] = '\0';
     if (!text)
         return defaults(out);
-    cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        return fail(&e, "GPUGUARD_SIM_CONFIG: not valid JSON near \"%.24s\"", at ? at : "");
-    }
+    char syntax[128];
+    if (!gg__json_check_syntax(text, syntax, sizeof syntax))
+        return fail(&e, "GPUGUARD_SIM_CONFIG: not valid JSON: %s", syntax);
+    /* The syntax is right, so cJSON fails only for want of memory. */
+    cJSON *root = sim_alloc_fault_point() ? NULL : cJSON_ParseWithOpts(text, NULL, true);
+    if (!root)
+        return fail(&e, "GPUGUARD_SIM_CONFIG: out of memory parsing the JSON");
     sim_status st = parse_root(root, out, &e);
     cJSON_Delete(root);
     if (st)
@@ -361,7 +366,7 @@ static char *read_file(const char *path, perr *e, sim_status *st)
         *st = fail(e, "GPUGUARD_SIM_CONFIG: cannot open \"%s\": %s", path, strerror(errno));
         return NULL;
     }
-    char *buf = malloc(MAX_CONFIG_BYTES + 1);
+    char *buf = sim_malloc(MAX_CONFIG_BYTES + 1);
     size_t n = buf ? fread(buf, 1, MAX_CONFIG_BYTES + 1, f) : 0;
     bool bad = ferror(f) != 0;
     fclose(f);
@@ -404,7 +409,7 @@ int sim_config_peek_driver_version(void)
     pthread_mutex_lock(&g_peek_lock);
     if (!g_peek_text || strcmp(g_peek_text, text) != 0) {
         free(g_peek_text);
-        g_peek_text = strdup(text);
+        g_peek_text = sim_strdup(text);
         sim_config c;
         char err[256];
         g_peek_version = 0;

@@ -7,6 +7,7 @@
  * are cancelled through their stream's discard flag and finish on their own
  * worker thread, which holds the references it needs.
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static void drop_null_stream(sim_ctx *c)
 
 sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out)
 {
-    sim_ctx *c = calloc(1, sizeof *c);
+    sim_ctx *c = sim_calloc(1, sizeof *c);
     if (!c)
         return SIM_ERR_OUT_OF_MEMORY;
     sim_obj_init(&c->obj, SIM_KIND_CONTEXT, NULL, ctx_free);

@@ -9,6 +9,7 @@
  * (generation-checked), so a row of a destroyed context only waits to be
  * pruned, which happens when a new row is added.
  */
+#include "sim_alloc.h"
 #include "sim_cuda.h"
 
 #include <stdlib.h>
@@ -60,7 +61,7 @@ static ctx_settings *row_of(uint64_t h)
             i++;
     if (g_nrows == g_caprows) {
         size_t cap = g_caprows ? g_caprows * 2 : 8;
-        ctx_settings *n = realloc(g_rows, cap * sizeof *n);
+        ctx_settings *n = sim_realloc(g_rows, cap * sizeof *n);
         if (!n)
             return NULL;
         g_rows = n;

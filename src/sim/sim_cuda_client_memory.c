@@ -16,6 +16,7 @@
  * memory (the same bytes arrive; only a program that writes the buffer
  * before the copy completes could tell).
  */
+#include "sim_alloc.h"
 #include "sim_cuda.h"
 
 #include <stdlib.h>
@@ -234,7 +235,7 @@ SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
         }
     if (!r && g_nregs == g_capregs) {
         size_t cap = g_capregs ? g_capregs * 2 : 8;
-        registration *n = realloc(g_regs, cap * sizeof *n);
+        registration *n = sim_realloc(g_regs, cap * sizeof *n);
         if (n) {
             g_regs = n;
             g_capregs = cap;

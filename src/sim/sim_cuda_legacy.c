@@ -21,6 +21,7 @@
  * ints: 4, not 8) must be declared with the size padded accordingly or
  * passed through kernelParams.
  */
+#include "sim_alloc.h"
 #include "sim_cuda.h"
 
 #include <stdlib.h>
@@ -131,7 +132,7 @@ static CUresult lock_function(CUfunction f, sim_function **out, func_settings **
     }
     pthread_mutex_lock(&g_settings_lock);
     if (!fn->face_state) {
-        func_settings *s = calloc(1, sizeof *s);
+        func_settings *s = sim_calloc(1, sizeof *s);
         if (!s) {
             pthread_mutex_unlock(&g_settings_lock);
             sim_obj_release(&fn->obj);

@@ -6,6 +6,7 @@
  * pointer from then on). A failed init leaves nothing behind and may be
  * retried, e.g. after fixing GPUGUARD_SIM_CONFIG.
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <stdio.h>
@@ -48,7 +49,7 @@ sim_status sim_init(sim_config_check check)
         st = SIM_ERR_NO_DEVICE;
         goto out;
     }
-    sim_device *devs = calloc((size_t)cfg.ndevices, sizeof *devs);
+    sim_device *devs = sim_calloc((size_t)cfg.ndevices, sizeof *devs);
     if (!devs) {
         sim_config_free(&cfg);
         st = SIM_ERR_OUT_OF_MEMORY;

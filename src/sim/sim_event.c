@@ -5,6 +5,7 @@
  * reaches the record (in fast mode, by the recording thread: the record is
  * complete at once).
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static void event_free(sim_obj *o)
 
 sim_status sim_event_create(sim_ctx *c, unsigned flags, sim_event **out)
 {
-    sim_event *e = calloc(1, sizeof *e);
+    sim_event *e = sim_calloc(1, sizeof *e);
     if (!e)
         return SIM_ERR_OUT_OF_MEMORY;
     sim_obj_init(&e->obj, SIM_KIND_EVENT, c, event_free);

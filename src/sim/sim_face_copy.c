@@ -1,6 +1,7 @@
 /*
  * Copies and memsets as both faces do them (sim_face_copy.h).
  */
+#include "sim_alloc.h"
 #include "sim_face_copy.h"
 
 #include <stdlib.h>
@@ -74,7 +75,7 @@ sim_op *sim_copy_op(const sim_copy_req *q)
          * page-locked memory when the copy runs. */
         if (!q->sync && (q->stage_in_fast_mode || !sim_fast()) &&
             !sim_host_contains(q->host_src, q->bytes)) {
-            op->u.copy.staged = malloc(q->bytes);
+            op->u.copy.staged = sim_malloc(q->bytes);
             if (!op->u.copy.staged) {
                 sim_op_free(op);
                 return NULL;

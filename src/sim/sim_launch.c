@@ -11,6 +11,7 @@
  * is checked between blocks and by rt->cancelled(); a block that never polls
  * cannot be interrupted (host code cannot be preempted safely).
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <stdlib.h>
@@ -100,8 +101,8 @@ static sim_status copy_params(sim_launch *l, void **params)
     sim_status st = check_params(f, params);
     if (st || f->nparams == 0)
         return st;
-    l->params = calloc(f->nparams, sizeof *l->params);
-    l->buf = aligned_alloc(PARAM_ALIGN, f->param_bytes);
+    l->params = sim_calloc(f->nparams, sizeof *l->params);
+    l->buf = sim_aligned_alloc(PARAM_ALIGN, f->param_bytes);
     if (!l->params || !l->buf)
         return SIM_ERR_OUT_OF_MEMORY;
     size_t off = 0;
@@ -143,7 +144,7 @@ sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d)
             return st;
         return sim_stream_submit_done(s) ? SIM_OK : SIM_ERR_INVALID_HANDLE;
     }
-    sim_launch *l = calloc(1, sizeof *l);
+    sim_launch *l = sim_calloc(1, sizeof *l);
     if (!l)
         return SIM_ERR_OUT_OF_MEMORY;
     sim_obj_retain(&d->fn->obj);
@@ -205,7 +206,7 @@ static bool keep_pin(sim_launch *l, sim_alloc *a)
         }
     if (l->npins == l->cappins) {
         size_t cap = l->cappins ? l->cappins * 2 : 4;
-        sim_alloc **n = realloc(l->pins, cap * sizeof *n);
+        sim_alloc **n = sim_realloc(l->pins, cap * sizeof *n);
         if (!n)
             return false;
         l->pins = n;
@@ -265,7 +266,7 @@ static void run_blocks(sim_launch *l)
 {
     gg_sim_block b;
     memset(&b, 0, sizeof b);
-    void *shared = l->shared_bytes ? malloc(l->shared_bytes) : NULL;
+    void *shared = l->shared_bytes ? sim_malloc(l->shared_bytes) : NULL;
     if (l->shared_bytes && !shared) {
         raise_fault(l, SIM_ERR_LAUNCH_FAILED);
         return;

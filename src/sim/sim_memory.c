@@ -13,6 +13,7 @@
  * the allocation until every stream of the context has passed the free —
  * the same outcome as CUDA, whose cuMemFree waits for the device.
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <stdlib.h>
@@ -91,7 +92,7 @@ static bool table_insert(sim_ctx *c, sim_alloc *a)
     bool ok = !atomic_load(&c->dying);
     if (ok && c->nallocs == c->capallocs) {
         size_t cap = c->capallocs ? c->capallocs * 2 : 16;
-        sim_alloc **n = realloc(c->allocs, cap * sizeof *n);
+        sim_alloc **n = sim_realloc(c->allocs, cap * sizeof *n);
         if (n) {
             c->allocs = n;
             c->capallocs = cap;
@@ -125,7 +126,7 @@ sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr)
         return SIM_ERR_OUT_OF_MEMORY;
     }
     uint64_t va = atomic_fetch_add(&g_va_next, span + SIM_VA_GUARD);
-    sim_alloc *a = calloc(1, sizeof *a);
+    sim_alloc *a = sim_calloc(1, sizeof *a);
     void *host = mmap(NULL, span, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (va + span > SIM_VA_BASE + SIM_VA_SPAN || !a || host == MAP_FAILED) {
@@ -215,7 +216,7 @@ static bool table_remove_locked(sim_ctx *c, sim_alloc *a)
 /* Streams of c, retained, for queueing the free behind their work. */
 static sim_stream **snapshot_streams(sim_ctx *c, size_t *n)
 {
-    sim_stream **list = malloc((c->nstreams ? c->nstreams : 1) * sizeof *list);
+    sim_stream **list = sim_malloc((c->nstreams ? c->nstreams : 1) * sizeof *list);
     *n = 0;
     if (!list)
         return NULL;
@@ -306,9 +307,9 @@ static sim_status host_alloc_flags(sim_ctx *c, size_t bytes, bool mapped, void *
         sim_detail("allocation of 0 bytes");
         return SIM_ERR_INVALID_VALUE;
     }
-    host_alloc *h = calloc(1, sizeof *h);
+    host_alloc *h = sim_calloc(1, sizeof *h);
     void *mem = NULL;
-    if (!h || posix_memalign(&mem, page_size(), bytes) != 0) {
+    if (!h || sim_posix_memalign(&mem, page_size(), bytes) != 0) {
         free(h);
         return SIM_ERR_OUT_OF_MEMORY;
     }

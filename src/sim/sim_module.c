@@ -7,6 +7,7 @@
  * Functions keep their module's code mapped: an unloaded module is
  * dlclose'd only when no launch still uses one of its kernels.
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <dlfcn.h>
@@ -34,7 +35,7 @@ static void module_free(sim_obj *o)
 
 static sim_status module_new(sim_ctx *c, void *dl, sim_module **out)
 {
-    sim_module *m = calloc(1, sizeof *m);
+    sim_module *m = sim_calloc(1, sizeof *m);
     if (!m) {
         dlclose(dl);
         return SIM_ERR_OUT_OF_MEMORY;
@@ -224,7 +225,7 @@ static bool remember(sim_module *m, sim_function *f)
     bool ok = true;
     if (m->nfns == m->capfns) {
         size_t cap = m->capfns ? m->capfns * 2 : 8;
-        sim_function **n = realloc(m->fns, cap * sizeof *n);
+        sim_function **n = sim_realloc(m->fns, cap * sizeof *n);
         if ((ok = n != NULL)) {
             m->fns = n;
             m->capfns = cap;
@@ -252,7 +253,7 @@ sim_status sim_module_function(sim_module *m, const char *name, sim_function **o
         sim_detail("kernel \"%s\" not found in the module (symbol %s)", name, sym);
         return SIM_ERR_NOT_FOUND;
     }
-    f = calloc(1, sizeof *f);
+    f = sim_calloc(1, sizeof *f);
     if (!f)
         return SIM_ERR_OUT_OF_MEMORY;
     snprintf(f->name, sizeof f->name, "%s", name);

@@ -7,6 +7,7 @@
  * dereferenced: the CUDA face hands them out cast to opaque pointer types.
  * Objects are reference counted; the registry owns one reference.
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <stdlib.h>
@@ -109,7 +110,7 @@ static uint32_t fresh_slot_locked(void)
         return 0;
     uint32_t idx = g_nslots;
     if (!slot_at(idx)) {
-        slot *page = calloc(PAGE_SLOTS, sizeof *page);
+        slot *page = sim_calloc(PAGE_SLOTS, sizeof *page);
         if (!page)
             return 0;
         for (uint32_t i = 0; i < PAGE_SLOTS; i++)

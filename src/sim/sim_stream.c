@@ -25,6 +25,7 @@
  * record completes at once. Legacy null-stream ordering is moot there: all
  * earlier work is already complete.
  */
+#include "sim_alloc.h"
 #include "sim_core.h"
 
 #include <signal.h>
@@ -33,7 +34,7 @@
 
 sim_op *sim_op_new(sim_op_kind kind)
 {
-    sim_op *op = calloc(1, sizeof *op);
+    sim_op *op = sim_calloc(1, sizeof *op);
     if (op)
         op->kind = kind;
     return op;
@@ -266,7 +267,7 @@ static bool add_to_ctx(sim_ctx *c, sim_stream *s)
     bool ok = !atomic_load(&c->dying);
     if (ok && c->nstreams == c->capstreams) {
         size_t cap = c->capstreams ? c->capstreams * 2 : 8;
-        sim_stream **n = realloc(c->streams, cap * sizeof *n);
+        sim_stream **n = sim_realloc(c->streams, cap * sizeof *n);
         if ((ok = n != NULL)) {
             c->streams = n;
             c->capstreams = cap;
@@ -280,7 +281,7 @@ static bool add_to_ctx(sim_ctx *c, sim_stream *s)
 
 sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_stream **out)
 {
-    sim_stream *s = calloc(1, sizeof *s);
+    sim_stream *s = sim_calloc(1, sizeof *s);
     if (!s)
         return SIM_ERR_OUT_OF_MEMORY;
     sim_obj_init(&s->obj, SIM_KIND_STREAM, c, stream_free);
@@ -387,7 +388,7 @@ static void legacy_ordering(sim_stream *s)
         return;
     pthread_mutex_lock(&c->lock);
     size_t n = 0;
-    sim_stream **list = malloc((c->nstreams ? c->nstreams : 1) * sizeof *list);
+    sim_stream **list = sim_malloc((c->nstreams ? c->nstreams : 1) * sizeof *list);
     for (size_t i = 0; list && i < c->nstreams; i++)
         if (c->streams[i]->blocking) {
             sim_obj_retain(&c->streams[i]->obj);
@@ -500,7 +501,7 @@ sim_status sim_ctx_sync(sim_ctx *c)
 {
     pthread_mutex_lock(&c->lock);
     size_t n = c->nstreams;
-    sim_stream **list = malloc((n ? n : 1) * sizeof *list);
+    sim_stream **list = sim_malloc((n ? n : 1) * sizeof *list);
     if (!list) {
         pthread_mutex_unlock(&c->lock);
         return SIM_ERR_OUT_OF_MEMORY;

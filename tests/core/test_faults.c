@@ -161,7 +161,21 @@ typedef struct bad_plan {
 } bad_plan;
 
 static const bad_plan bad_plans[] = {
-    { "{not json", "not valid JSON" },
+    { "{not json", "not valid JSON: at offset 1: expected a string (a member's name), found 'n'" },
+    { "{", "at offset 1: expected a string (a member's name), found the end of the text" },
+    /* cJSON alone would take the value and ignore what follows it. */
+    { "{\"rules\": []} trailing junk", "at offset 14: expected the end of the text after the value, found 't'" },
+    { "[] []", "at offset 3: expected the end of the text" },
+    { "[{\"op\":\"alloc\",\"error\":\"driver\"},]", "at offset 33: expected a JSON value" },
+    { "{\"rules\" []}", "at offset 9: expected ':'" },
+    { "\"rules\"", "expected {\"rules\": [...]} or an array of rules" },
+    { "{}", "the object has no \"rules\"" },
+    { "{\"seed\": 7}", "the object has no \"rules\"" },
+    /* Out-of-range seeds once reached a float-to-integer conversion (UB). */
+    { "{\"seed\": -5, \"rules\": []}", "\"seed\" must be a whole number from 0 to 2^53" },
+    { "{\"seed\": 1e30, \"rules\": []}", "\"seed\" must be a whole number" },
+    { "{\"seed\": 1.5, \"rules\": []}", "\"seed\" must be a whole number" },
+    { "{\"seed\": \"7\", \"rules\": []}", "\"seed\" must be a whole number" },
     { "{\"rules\": 3}", "rules" },
     { "{\"rules\": [], \"extra\": 1}", "\"extra\"" },
     { "[3]", "rule 0 is not a JSON object" },
@@ -193,8 +207,32 @@ Test(faults, malformed_plans_are_refused_naming_rule_and_field)
     }
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_fault_set_plan(NULL));
     /* The plan in force was left as it was. */
+    char *counts = NULL;
+    GG_OK_(gg_fault_counts_json(&counts));
+    cr_assert(strstr(counts, "\"plan\":\t\"[{\\\"op\\\":\\\"alloc\\\"") != NULL, "the report shows the plan in force: %s",
+              counts);
+    gg_free(counts);
     gg_buffer buf;
     GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(faults, empty_plans_count_calls_and_inject_nothing)
+{
+    /* Documented as valid: the sweep's counting run uses one. Whitespace
+     * around the value is allowed; nothing else is. */
+    const char *const empty[] = { "[]", " {\"rules\": []}\n", "{\"seed\": 9007199254740992, \"rules\": []}" };
+    for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
+        GG_OK_(gg_fault_set_plan(empty[i]));
+        gg_buffer buf;
+        GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+        GG_OK_(gg_buffer_free(buf));
+        char *counts = NULL;
+        GG_OK_(gg_fault_counts_json(&counts));
+        cr_assert(strstr(counts, "\"alloc\":\t1") != NULL, "plan %zu counts the alloc: %s", i, counts);
+        gg_free(counts);
+    }
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }

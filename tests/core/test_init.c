@@ -34,6 +34,14 @@ static const bad_env bad_envs[] = {
     { "GPUGUARD_WATCHDOG", "sometimes" },
     { "GPUGUARD_WATCHDOG", "auto:" },
     { "GPUGUARD_WATCHDOG", "auto:0" },
+    /* Plain digits only: no spaces, signs or hex that strtoul would take. */
+    { "GPUGUARD_WAIT_TIMEOUT_MS", " 5" },
+    { "GPUGUARD_WAIT_TIMEOUT_MS", "+5" },
+    { "GPUGUARD_WAIT_TIMEOUT_MS", "5 " },
+    { "GPUGUARD_WAIT_TIMEOUT_MS", "0x10" },
+    { "GPUGUARD_WATCHDOG", "allow: 9" },
+    { "GPUGUARD_WATCHDOG", "allow:+9" },
+    { "GPUGUARD_WATCHDOG", " allow" },
     { "GPUGUARD_SYNC_LAUNCHES", "yes" },
     { "GPUGUARD_TIMEOUT_POLICY", "kill-softly" },
     { "GPUGUARD_TIMEOUT_POLICY", "" },
@@ -54,6 +62,34 @@ Test(init, invalid_environment_values_fail_init_naming_the_variable)
                   gg_test_last_message(), bad_envs[i].name);
         cr_assert_eq(gg_backend_name()[0], '\0', "a failed init leaves the library uninitialised");
     }
+}
+
+/* GPUGUARD_FAIL_HOST_ALLOC is read at the process's first allocation by
+ * gpuguard, so each of these runs in its own test (its own process). */
+Test(init, host_alloc_countdown_refuses_anything_but_plain_digits)
+{
+    setenv("GPUGUARD_FAIL_HOST_ALLOC", " 3", 1);
+    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
+    cr_assert(strstr(gg_test_last_message(), "GPUGUARD_FAIL_HOST_ALLOC") != NULL, "%s", gg_test_last_message());
+}
+
+Test(init, host_alloc_countdown_fails_exactly_that_allocation)
+{
+    /* gg_init's allocations come first (the backend, the device table);
+     * a large N fails nothing, and init then succeeds. Failing the first
+     * allocation fails gg_init with GG_OUT_OF_MEMORY naming what it was. */
+    setenv("GPUGUARD_FAIL_HOST_ALLOC", "1", 1);
+    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_init(&desc));
+    cr_assert(strstr(gg_test_last_message(), "out of host memory") != NULL, "%s", gg_test_last_message());
+    cr_assert_eq(gg_backend_name()[0], '\0', "a failed init leaves the library uninitialised");
+    /* Only once: the next init gets its memory. */
+    GG_OK_(gg_init(&desc));
+    uint64_t live = 1;
+    GG_OK_(gg_live_objects(&live));
+    cr_assert_eq(live, 0);
+    GG_OK_(gg_shutdown());
 }
 
 Test(init, invalid_descriptor_fields_are_named)

@@ -134,7 +134,9 @@ Test(sim_init, bad_configs_are_rejected_naming_the_key)
     expect_bad_config("{\"misbehave\":[{\"kernel\":\"k\",\"action\":\"hang\",\"device\":7}]}", "device");
     expect_bad_config("{\"misbehave\":[{\"kernel\":\"k\",\"action\":\"hang\",\"launch\":0}]}", "launch");
     expect_bad_config("[1,2]", "top level");
-    expect_bad_config("{\"devices\": [", "JSON");
+    expect_bad_config("{\"devices\": [", "not valid JSON: at offset 13: expected a JSON value");
+    /* Only whitespace may follow the value (cJSON alone ignores the rest). */
+    expect_bad_config("{\"fast\": true} x", "at offset 15: expected the end of the text after the value");
     expect_bad_config("@/nonexistent/gg-sim.json", "/nonexistent/gg-sim.json");
     /* A later cuInit with a good config works: failure leaves nothing behind. */
     sim_test_init("{\"devices\":[{}]}");

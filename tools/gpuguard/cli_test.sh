@@ -91,7 +91,27 @@ case "$case" in
         expect_exit 2
         expect_exit 2 frobnicate
         expect_exit 2 info --frobnicate
-        expect_exit 2 info --backend ;;
+        expect_exit 2 info --backend
+        expect_exit 2 sweep --pairs -- true
+        expect_exit 2 sweep --host-alloc --ops alloc -- true ;;
+    sweep_plan_replaced)
+        # $3: a program that loads its own fault plans (fault_injection).
+        expect_exit 1 sweep -- "$3"
+        grep -q "replaces the sweep's fault plan" "$err" || { echo "FAIL: no word of the replaced plan"; cat "$err"; exit 1; } ;;
+    sweep_cannot_pass_empty)
+        # $3: a deterministic example (vector_add). Each way a sweep could
+        # pass having tested nothing must fail, saying why.
+        expect_exit 1 sweep --ops launch -- "$bin" info --backend sim
+        grep -q "saw no driver calls" "$err" || { echo "FAIL: counting run with no calls"; cat "$err"; exit 1; }
+        expect_exit 1 sweep --ops launch --mode async --errors out_of_memory -- "$3" --n 4096
+        grep -q "no injected run was made" "$err" || { echo "FAIL: no runs"; cat "$err"; exit 1; }
+        # A program that runs gpuguard only the first time (the counting run):
+        # no injected run reaches its fault.
+        marker="$(mktemp -u)"
+        expect_exit 1 sweep --ops alloc --max-runs 2 -- sh -c '[ -e "$0" ] && exit 0; : > "$0"; exec "$1" --n 4096' \
+            "$marker" "$3"
+        rm -f "$marker"
+        grep -q "no run reached its fault" "$err" || { echo "FAIL: all not reached"; cat "$err"; exit 1; } ;;
     *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "PASS: $case"

@@ -8,7 +8,16 @@
  * (or tolerates it); one that crashes, aborts or hangs is a bug to fix.
  *
  * The plan travels in GPUGUARD_FAULTS and the counts come back through
- * GPUGUARD_FAULT_REPORT, so COMMAND needs nothing but gpuguard itself.
+ * GPUGUARD_FAULT_REPORT, so COMMAND needs nothing but gpuguard itself. The
+ * report names the plan in force, so a program that replaces the sweep's
+ * plan (gg_fault_set_plan, gg_fault_clear) is caught rather than counted as
+ * passing. --host-alloc fails gpuguard's host allocations instead, one per
+ * run (GPUGUARD_FAIL_HOST_ALLOC), --sim-host-alloc the simulated driver's
+ * (GPUGUARD_SIM_FAIL_HOST_ALLOC); --pairs fails two calls of different
+ * operations in one run; --cleanup also fails every release the driver sees.
+ *
+ * A sweep cannot pass empty: it fails when the counting run sees no calls,
+ * when no injected run is made, or when no injected run reached its fault.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +56,11 @@ typedef struct sweep_options {
     const char *errors[MAX_ERRORS];
     int error_count;
     bool immediate, async;
+    bool host_alloc;         /* fail host allocations, not driver calls */
+    bool sim_host_alloc;     /* ... the simulated driver's, not gpuguard's */
+    bool pairs;              /* two driver calls per run */
+    bool cleanup;            /* also fail every release the driver sees */
+    bool fail_on_leak;       /* a run that ends with live objects fails the sweep */
     long max_runs;           /* 0 = no cap */
     double timeout_s;
     const char *json_path;
@@ -57,7 +71,9 @@ typedef struct sweep_options {
 typedef struct run_result {
     outcome what;
     int code;                /* exit status or signal number */
-    bool fired;              /* the plan's rule hit a call */
+    bool fired;              /* the plan's first rule (or the host allocation) hit */
+    bool fired_all;          /* every rule of the plan hit (pairs) */
+    bool replaced;           /* the report names another plan than the sweep's */
     long leaked;             /* live objects in the report (-1 unknown) */
 } run_result;
 
@@ -76,6 +92,16 @@ static void sweep_usage(FILE *out)
             "  --errors LIST     errors to inject (default: out_of_memory,illegal_address)\n"
             "  --mode MODE       immediate, async or both (default immediate); async\n"
             "                    applies to errors that kill a context\n"
+            "  --host-alloc      fail gpuguard's host allocations instead, each in turn\n"
+            "                    (GPUGUARD_FAIL_HOST_ALLOC=1, 2, ...)\n"
+            "  --sim-host-alloc  the same for the simulated driver's host allocations\n"
+            "                    (GPUGUARD_SIM_FAIL_HOST_ALLOC; needs GPUGUARD_BACKEND=sim)\n"
+            "  --pairs           fail two calls per run: the n-th of one operation and\n"
+            "                    the m-th of another (immediate; needs --max-runs: the\n"
+            "                    pairs are sampled evenly down to that many runs)\n"
+            "  --cleanup         in every injected run, also fail every release that\n"
+            "                    reaches the driver (frees, destroys, module unloads)\n"
+            "  --fail-on-leak    a run that ends with live objects fails the sweep\n"
             "  --max-runs N      stop after N injected runs\n"
             "  --timeout SEC     per run (default 60)\n"
             "  --json FILE       also write every run as JSON\n"
@@ -83,7 +109,9 @@ static void sweep_usage(FILE *out)
             "  -h, --help        show this help\n"
             "\n"
             "Exit status: 0 no run crashed, aborted, hung or tripped a sanitizer; 1 some\n"
-            "did, or the counting run failed; 2 bad usage.\n");
+            "did, or the counting run failed or saw no calls, or no injected run was\n"
+            "made or reached its fault, or the program replaced the sweep's plan (or,\n"
+            "with --fail-on-leak, a run ended with live objects); 2 bad usage.\n");
 }
 
 static int split_list(char *text, const char **out, int max, const char *what)
@@ -115,6 +143,21 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
             return CLI_EXIT_OK;
         } else if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0) {
             opt->verbose = true;
+            continue;
+        } else if (strcmp(arg, "--host-alloc") == 0) {
+            opt->host_alloc = true;
+            continue;
+        } else if (strcmp(arg, "--sim-host-alloc") == 0) {
+            opt->host_alloc = opt->sim_host_alloc = true;
+            continue;
+        } else if (strcmp(arg, "--pairs") == 0) {
+            opt->pairs = true;
+            continue;
+        } else if (strcmp(arg, "--cleanup") == 0) {
+            opt->cleanup = true;
+            continue;
+        } else if (strcmp(arg, "--fail-on-leak") == 0) {
+            opt->fail_on_leak = true;
             continue;
         }
         if (value == NULL) {
@@ -163,6 +206,19 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
         return CLI_EXIT_USAGE;
     }
     opt->command = argv + i + 1;
+    if (opt->pairs && opt->max_runs == 0) {
+        fprintf(stderr, "gpuguard sweep: --pairs needs --max-runs (pairs grow as the square of the calls)\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt->host_alloc && (opt->pairs || opt->cleanup || opt->op_count || opt->error_count || opt->async)) {
+        fprintf(stderr, "gpuguard sweep: --host-alloc fails host allocations only; it does not go with --pairs, "
+                "--cleanup, --ops, --errors or --mode\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (opt->pairs && opt->async) {
+        fprintf(stderr, "gpuguard sweep: --pairs injects immediate errors only (not --mode async or both)\n");
+        return CLI_EXIT_USAGE;
+    }
     if (opt->error_count == 0) {
         opt->errors[0] = "out_of_memory";
         opt->errors[1] = "illegal_address";
@@ -206,8 +262,6 @@ static cJSON *read_json_file(const char *path)
     return json;
 }
 
-/* Runs the command with `plan` in GPUGUARD_FAULTS; fills *result and, when
- * `report_out` is set, hands back the parsed fault report. */
 /* True when the run's stderr holds a sanitizer report: ASan and UBSan exit
  * with an ordinary status, which would otherwise pass for a clean exit. */
 static bool sanitizer_reported(const char *stderr_path, bool echo)
@@ -226,12 +280,17 @@ static bool sanitizer_reported(const char *stderr_path, bool echo)
     return found;
 }
 
-static int run_once(const sweep_options *opt, const char *plan, const char *report_path, run_result *result,
-                    cJSON **report_out)
+/* Runs the command with `plan` in GPUGUARD_FAULTS and, when host_alloc is
+ * not 0, GPUGUARD_FAIL_HOST_ALLOC=host_alloc; fills *result and, when
+ * `report_out` is set, hands back the parsed fault report. */
+static int run_once(const sweep_options *opt, const char *plan, long host_alloc, const char *report_path,
+                    run_result *result, cJSON **report_out)
 {
-    char stderr_path[256];
+    char stderr_path[256], sim_report_path[256];
     snprintf(stderr_path, sizeof stderr_path, "%s.stderr", report_path);
+    snprintf(sim_report_path, sizeof sim_report_path, "%s.sim", report_path);
     unlink(report_path);
+    unlink(sim_report_path);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -242,6 +301,15 @@ static int run_once(const sweep_options *opt, const char *plan, const char *repo
         setpgid(0, 0); /* its own process group: a timeout kills its children too */
         setenv("GPUGUARD_FAULTS", plan, 1);
         setenv("GPUGUARD_FAULT_REPORT", report_path, 1);
+        unsetenv("GPUGUARD_FAIL_HOST_ALLOC");
+        unsetenv("GPUGUARD_SIM_FAIL_HOST_ALLOC");
+        if (host_alloc > 0) {
+            char count[32];
+            snprintf(count, sizeof count, "%ld", host_alloc);
+            setenv(opt->sim_host_alloc ? "GPUGUARD_SIM_FAIL_HOST_ALLOC" : "GPUGUARD_FAIL_HOST_ALLOC", count, 1);
+        }
+        if (opt->sim_host_alloc)
+            setenv("GPUGUARD_SIM_HOST_ALLOC_REPORT", sim_report_path, 1);
         int err = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (err >= 0) {
             dup2(err, STDERR_FILENO);
@@ -293,9 +361,40 @@ static int run_once(const sweep_options *opt, const char *plan, const char *repo
     cJSON *report = read_json_file(report_path);
     cJSON *live = cJSON_GetObjectItemCaseSensitive(report, "live_objects");
     result->leaked = cJSON_IsNumber(live) ? (long)live->valuedouble : -1;
-    cJSON *rules = cJSON_GetObjectItemCaseSensitive(report, "rules");
-    cJSON *fired = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rules, 0), "fired");
-    result->fired = cJSON_IsNumber(fired) && fired->valuedouble > 0;
+    const cJSON *in_force = cJSON_GetObjectItemCaseSensitive(report, "plan");
+    /* A report from a failed gg_init names no plan: none was loaded yet. */
+    const cJSON *written_at = cJSON_GetObjectItemCaseSensitive(report, "written_at");
+    bool init_failed = cJSON_IsString(written_at) && strcmp(written_at->valuestring, "gg_init failed") == 0;
+    /* (--host-alloc injects through the environment: the plan is not its.) */
+    result->replaced = !opt->host_alloc && report != NULL && !(cJSON_IsString(in_force) && strcmp(in_force->valuestring, plan) == 0) &&
+                       !(init_failed && cJSON_IsNull(in_force));
+    if (opt->sim_host_alloc) {
+        /* The simulator's own counts; handed back as "host_allocations". */
+        cJSON *sim = read_json_file(sim_report_path);
+        unlink(sim_report_path);
+        result->fired = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sim, "failed"));
+        result->fired_all = result->fired;
+        if (report != NULL && sim != NULL) {
+            cJSON_DeleteItemFromObjectCaseSensitive(report, "host_allocations");
+            cJSON_AddItemToObject(report, "host_allocations", sim);
+        } else {
+            cJSON_Delete(sim);
+        }
+    } else if (host_alloc > 0) {
+        const cJSON *host = cJSON_GetObjectItemCaseSensitive(report, "host_allocations");
+        result->fired = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(host, "failed"));
+        result->fired_all = result->fired;
+    } else {
+        const cJSON *rules = cJSON_GetObjectItemCaseSensitive(report, "rules");
+        int n = cJSON_GetArraySize(rules), hits = 0;
+        for (int i = 0; i < n; i++) {
+            const cJSON *fired = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rules, i), "fired");
+            hits += cJSON_IsNumber(fired) && fired->valuedouble > 0;
+        }
+        const cJSON *first = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rules, 0), "fired");
+        result->fired = cJSON_IsNumber(first) && first->valuedouble > 0;
+        result->fired_all = n > 0 && hits == n;
+    }
     if (report_out != NULL)
         *report_out = report;
     else
@@ -320,6 +419,217 @@ static bool is_sticky_error(const char *error)
            strcmp(error, "launch_timeout") == 0;
 }
 
+/* The releases a driver sees (in a dead context only the context's own
+ * destroy reaches it; the rest are skipped, which --cleanup checks too). */
+static const char *const cleanup_ops[] = { "free", "host_free", "stream_destroy", "event_destroy", "module_unload",
+                                           "context_destroy" };
+
+/* One (operation, call) the counting run saw. */
+typedef struct call_site {
+    const char *op;
+    long call;
+} call_site;
+
+/* What the runs so far add up to. */
+typedef struct sweep_totals {
+    long outcomes[OUTCOME_COUNT];
+    long runs, leaks, not_reached, replaced, both_fired;
+    bool capped;
+} sweep_totals;
+
+typedef struct sweep_run {
+    const char *what;  /* the operation (or "host_alloc"), as printed */
+    long call;
+    const char *what2; /* pairs: the second operation, else NULL */
+    long call2;
+    const char *error;
+    bool async;
+} sweep_run;
+
+/* Appends a rule failing `error` at `op`'s call-th call (every call when
+ * `call` is 0) to the rules array `plan` is building. */
+static void add_rule(char *plan, size_t size, const char *op, long call, const char *error, bool async)
+{
+    size_t used = strlen(plan);
+    char which[32] = "";
+    if (call > 0)
+        snprintf(which, sizeof which, ",\"nth\":%ld", call);
+    snprintf(plan + used, size - used, "%s{\"op\":\"%s\"%s,\"error\":\"%s\"%s}", plan[used - 1] == '[' ? "" : ",",
+             op, which, error, async ? ",\"mode\":\"async\"" : "");
+}
+
+/* Builds the plan of one run into `plan` (rule 0 first: its hits decide
+ * "not reached"). */
+static void build_plan(const sweep_options *opt, const sweep_run *run, char *plan, size_t size)
+{
+    snprintf(plan, size, "{\"rules\":[");
+    if (run->call > 0)
+        add_rule(plan, size, run->what, run->call, run->error, run->async);
+    if (run->what2 != NULL)
+        add_rule(plan, size, run->what2, run->call2, run->error, false);
+    for (size_t i = 0; opt->cleanup && i < sizeof cleanup_ops / sizeof cleanup_ops[0]; i++)
+        add_rule(plan, size, cleanup_ops[i], 0, "driver", false);
+    size_t used = strlen(plan);
+    snprintf(plan + used, size - used, "]}");
+}
+
+/* Runs, classifies and prints one injected run; -1 if it could not run. */
+static int sweep_one(const sweep_options *opt, const sweep_run *run, const char *report_path, sweep_totals *t,
+                     cJSON *json_runs)
+{
+    char plan[2048];
+    long host_alloc = 0;
+    if (opt->host_alloc) {
+        snprintf(plan, sizeof plan, "{\"rules\":[]}");
+        host_alloc = run->call;
+    } else {
+        build_plan(opt, run, plan, sizeof plan);
+    }
+    run_result r;
+    if (run_once(opt, plan, host_alloc, report_path, &r, NULL) != 0)
+        return -1;
+    t->runs++;
+    t->outcomes[r.what]++;
+    t->leaks += r.leaked > 0;
+    t->not_reached += !r.fired;
+    t->replaced += r.replaced;
+    t->both_fired += run->what2 != NULL && r.fired_all;
+    char where[48], detail[128];
+    if (run->what2 != NULL)
+        snprintf(where, sizeof where, "%ld + %s %ld", run->call, run->what2, run->call2);
+    else
+        snprintf(where, sizeof where, "%ld", run->call);
+    snprintf(detail, sizeof detail, "%s %d%s%s%s%s",
+             r.what == OUTCOME_CRASH || r.what == OUTCOME_ABORT ? "signal" : r.what == OUTCOME_HANG ? "after" : "exit",
+             r.what == OUTCOME_HANG ? (int)opt->timeout_s : r.code, r.leaked > 0 ? ", leak" : "",
+             r.fired ? "" : ", not reached", run->what2 != NULL && r.fired && !r.fired_all ? ", second not reached" : "",
+             r.replaced ? ", PLAN REPLACED by the program" : "");
+    printf("%-20s %6s %-16s %-9s %-11s %s\n", run->what, where, run->error, run->async ? "async" : "immediate",
+           outcome_names[r.what], detail);
+    fflush(stdout);
+    if (json_runs != NULL) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "op", run->what);
+        cJSON_AddNumberToObject(j, "call", (double)run->call);
+        if (run->what2 != NULL) {
+            cJSON_AddStringToObject(j, "op2", run->what2);
+            cJSON_AddNumberToObject(j, "call2", (double)run->call2);
+        }
+        cJSON_AddStringToObject(j, "error", run->error);
+        cJSON_AddStringToObject(j, "mode", run->async ? "async" : "immediate");
+        cJSON_AddStringToObject(j, "outcome", outcome_names[r.what]);
+        cJSON_AddNumberToObject(j, "code", r.code);
+        cJSON_AddBoolToObject(j, "fired", r.fired);
+        cJSON_AddBoolToObject(j, "plan_replaced", r.replaced);
+        cJSON_AddNumberToObject(j, "leaked_objects", (double)r.leaked);
+        cJSON_AddItemToArray(json_runs, j);
+    }
+    t->capped = opt->max_runs > 0 && t->runs >= opt->max_runs;
+    return 0;
+}
+
+/* The (operation, call) sites of the counting run that the options select. */
+static call_site *collect_sites(const sweep_options *opt, const cJSON *calls, long *count, int *ops_visited)
+{
+    long n = 0;
+    *ops_visited = 0;
+    for (const cJSON *op = calls ? calls->child : NULL; op != NULL; op = op->next)
+        if (cJSON_IsNumber(op) && op->valuedouble > 0 && wanted(opt, op->string)) {
+            n += (long)op->valuedouble;
+            ++*ops_visited;
+        }
+    call_site *sites = calloc((size_t)n + 1, sizeof *sites);
+    if (sites == NULL)
+        return NULL;
+    long k = 0;
+    for (const cJSON *op = calls ? calls->child : NULL; op != NULL; op = op->next)
+        if (cJSON_IsNumber(op) && op->valuedouble > 0 && wanted(opt, op->string))
+            for (long c = 1; c <= (long)op->valuedouble; c++)
+                sites[k++] = (call_site){ op->string, c };
+    *count = n;
+    return sites;
+}
+
+static int sweep_driver_calls(const sweep_options *opt, const call_site *sites, long site_count,
+                              const char *report_path, sweep_totals *t, cJSON *json_runs)
+{
+    for (long s = 0; s < site_count && !t->capped; s++)
+        for (int e = 0; e < opt->error_count && !t->capped; e++)
+            for (int mode = 0; mode < 2 && !t->capped; mode++) {
+                bool async = mode == 1;
+                if ((async && (!opt->async || !is_sticky_error(opt->errors[e]))) || (!async && !opt->immediate))
+                    continue;
+                sweep_run run = { sites[s].op, sites[s].call, NULL, 0, opt->errors[e], async };
+                if (sweep_one(opt, &run, report_path, t, json_runs) != 0)
+                    return -1;
+            }
+    return 0;
+}
+
+/* Every pair of sites of different operations, times the errors, sampled
+ * evenly (a fixed stride) down to --max-runs. */
+static int sweep_pairs(const sweep_options *opt, const call_site *sites, long site_count, const char *report_path,
+                       sweep_totals *t, cJSON *json_runs)
+{
+    long total = 0;
+    for (long a = 0; a < site_count; a++)
+        for (long b = a + 1; b < site_count; b++)
+            total += strcmp(sites[a].op, sites[b].op) != 0;
+    total *= opt->error_count;
+    long stride = total > opt->max_runs ? (total + opt->max_runs - 1) / opt->max_runs : 1;
+    printf("(%ld pairs of calls of different operations x errors; every %ld%s run)\n", total, stride,
+           stride == 1 ? "st" : "th");
+    long index = 0;
+    for (long a = 0; a < site_count && !t->capped; a++)
+        for (long b = a + 1; b < site_count && !t->capped; b++) {
+            if (strcmp(sites[a].op, sites[b].op) == 0)
+                continue;
+            for (int e = 0; e < opt->error_count && !t->capped; e++, index++) {
+                if (index % stride != 0)
+                    continue;
+                sweep_run run = { sites[a].op, sites[a].call, sites[b].op, sites[b].call, opt->errors[e], false };
+                if (sweep_one(opt, &run, report_path, t, json_runs) != 0)
+                    return -1;
+            }
+        }
+    return 0;
+}
+
+static int sweep_host_allocs(const sweep_options *opt, long made, const char *report_path, sweep_totals *t,
+                             cJSON *json_runs)
+{
+    for (long k = 1; k <= made && !t->capped; k++) {
+        sweep_run run = { opt->sim_host_alloc ? "sim_host_alloc" : "host_alloc", k, NULL, 0, "out_of_memory", false };
+        if (sweep_one(opt, &run, report_path, t, json_runs) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static bool write_json(const sweep_options *opt, cJSON *json_runs, const sweep_totals *t)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "command", opt->command[0]);
+    cJSON_AddStringToObject(root, "kind", opt->host_alloc ? "host_alloc" : opt->pairs ? "pairs" : "driver");
+    cJSON_AddItemToObject(root, "runs", json_runs);
+    cJSON *summary = cJSON_AddObjectToObject(root, "summary");
+    for (int o = 0; o < OUTCOME_COUNT; o++)
+        cJSON_AddNumberToObject(summary, outcome_names[o], (double)t->outcomes[o]);
+    cJSON_AddNumberToObject(summary, "leaks", (double)t->leaks);
+    cJSON_AddNumberToObject(summary, "not_reached", (double)t->not_reached);
+    cJSON_AddNumberToObject(summary, "plan_replaced", (double)t->replaced);
+    char *text = cJSON_Print(root);
+    FILE *f = fopen(opt->json_path, "w");
+    bool ok = f != NULL && text != NULL && fputs(text, f) >= 0;
+    if (!ok)
+        fprintf(stderr, "gpuguard sweep: cannot write %s: %s\n", opt->json_path, strerror(errno));
+    if (f != NULL)
+        fclose(f);
+    free(text);
+    cJSON_Delete(root);
+    return ok;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     sweep_options opt;
@@ -336,10 +646,12 @@ int cmd_sweep(int argc, char **argv)
     }
     close(fd);
 
-    /* 1. The counting run: an empty plan counts every call. */
+    /* 1. The counting run: an empty plan counts every call (and the host
+     *    allocations), injecting nothing. */
+    const char *counting_plan = "{\"rules\":[]}";
     run_result base;
     cJSON *counts = NULL;
-    if (run_once(&opt, "{\"rules\":[]}", report_path, &base, &counts) != 0 || base.what != OUTCOME_TOLERATED ||
+    if (run_once(&opt, counting_plan, 0, report_path, &base, &counts) != 0 || base.what != OUTCOME_TOLERATED ||
         counts == NULL) {
         fprintf(stderr, "gpuguard sweep: the counting run of %s %s%s (%s %d); the program must succeed without "
                 "faults and use gpuguard\n", opt.command[0], counts ? "failed" : "wrote no fault report",
@@ -348,93 +660,91 @@ int cmd_sweep(int argc, char **argv)
         unlink(report_path);
         return CLI_EXIT_FAILED;
     }
-    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(counts, "calls");
-
-    cJSON *json_runs = opt.json_path ? cJSON_CreateArray() : NULL;
-    long totals[OUTCOME_COUNT] = { 0 }, leaks = 0, not_reached = 0, runs = 0;
-    int ops_visited = 0;
-    long calls_visited = 0;
-    printf("%-20s %6s %-16s %-9s %-11s %s\n", "operation", "call", "error", "mode", "outcome", "detail");
-    bool capped = false;
-    for (const cJSON *op = calls ? calls->child : NULL; op != NULL && !capped; op = op->next) {
-        long count = cJSON_IsNumber(op) ? (long)op->valuedouble : 0;
-        if (count <= 0 || !wanted(&opt, op->string))
-            continue;
-        ops_visited++;
-        calls_visited += count;
-        for (long call = 1; call <= count && !capped; call++) {
-            for (int e = 0; e < opt.error_count && !capped; e++) {
-                for (int mode = 0; mode < 2 && !capped; mode++) {
-                    bool async = mode == 1;
-                    if ((async && (!opt.async || !is_sticky_error(opt.errors[e]))) || (!async && !opt.immediate))
-                        continue;
-                    char plan[256];
-                    snprintf(plan, sizeof plan, "{\"rules\":[{\"op\":\"%s\",\"nth\":%ld,\"error\":\"%s\"%s}]}",
-                             op->string, call, opt.errors[e], async ? ",\"mode\":\"async\"" : "");
-                    run_result r;
-                    if (run_once(&opt, plan, report_path, &r, NULL) != 0) {
-                        cJSON_Delete(counts);
-                        cJSON_Delete(json_runs);
-                        unlink(report_path);
-                        return CLI_EXIT_FAILED;
-                    }
-                    runs++;
-                    totals[r.what]++;
-                    leaks += r.leaked > 0;
-                    not_reached += !r.fired;
-                    char detail[96];
-                    snprintf(detail, sizeof detail, "%s %d%s%s", r.what == OUTCOME_CRASH || r.what == OUTCOME_ABORT
-                                                                      ? "signal" : r.what == OUTCOME_HANG ? "after"
-                                                                                                          : "exit",
-                             r.what == OUTCOME_HANG ? (int)opt.timeout_s : r.code, r.leaked > 0 ? ", leak" : "",
-                             r.fired ? "" : ", not reached");
-                    printf("%-20s %6ld %-16s %-9s %-11s %s\n", op->string, call, opt.errors[e],
-                           async ? "async" : "immediate", outcome_names[r.what], detail);
-                    if (json_runs != NULL) {
-                        cJSON *j = cJSON_CreateObject();
-                        cJSON_AddStringToObject(j, "op", op->string);
-                        cJSON_AddNumberToObject(j, "call", (double)call);
-                        cJSON_AddStringToObject(j, "error", opt.errors[e]);
-                        cJSON_AddStringToObject(j, "mode", async ? "async" : "immediate");
-                        cJSON_AddStringToObject(j, "outcome", outcome_names[r.what]);
-                        cJSON_AddNumberToObject(j, "code", r.code);
-                        cJSON_AddBoolToObject(j, "fired", r.fired);
-                        cJSON_AddNumberToObject(j, "leaked_objects", (double)r.leaked);
-                        cJSON_AddItemToArray(json_runs, j);
-                    }
-                    capped = opt.max_runs > 0 && runs >= opt.max_runs;
-                }
-            }
-        }
+    if (base.replaced) {
+        fprintf(stderr, "gpuguard sweep: %s replaces the sweep's fault plan (gg_fault_set_plan or gg_fault_clear; "
+                "its fault report names another plan), so the sweep cannot inject anything: sweep a program that "
+                "leaves GPUGUARD_FAULTS in force\n", opt.command[0]);
+        cJSON_Delete(counts);
+        unlink(report_path);
+        return CLI_EXIT_FAILED;
     }
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(counts, "calls");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(counts, "host_allocations");
+    const cJSON *made_json = cJSON_GetObjectItemCaseSensitive(host, "made");
+    long host_made = cJSON_IsNumber(made_json) ? (long)made_json->valuedouble : 0;
+    long site_count = 0;
+    int ops_visited = 0;
+    call_site *sites = collect_sites(&opt, calls, &site_count, &ops_visited);
+    if (sites == NULL) {
+        fprintf(stderr, "gpuguard sweep: out of memory\n");
+        cJSON_Delete(counts);
+        unlink(report_path);
+        return CLI_EXIT_FAILED;
+    }
+    if (opt.host_alloc ? host_made == 0 : site_count == 0) {
+        fprintf(stderr, "gpuguard sweep: the counting run of %s saw no %s, so there is nothing to sweep\n",
+                opt.command[0], opt.sim_host_alloc ? "host allocations by the simulated driver (GPUGUARD_BACKEND=sim?)"
+                                : opt.host_alloc ? "host allocations by gpuguard"
+                                : opt.op_count ? "driver calls of the operations asked for (--ops)" : "driver calls");
+        free(sites);
+        cJSON_Delete(counts);
+        unlink(report_path);
+        return CLI_EXIT_FAILED;
+    }
+
+    /* 2. The injected runs. */
+    cJSON *json_runs = opt.json_path ? cJSON_CreateArray() : NULL;
+    sweep_totals t;
+    memset(&t, 0, sizeof t);
+    printf("%-20s %6s %-16s %-9s %-11s %s\n", "operation", "call", "error", "mode", "outcome", "detail");
+    int rc = opt.host_alloc ? sweep_host_allocs(&opt, host_made, report_path, &t, json_runs)
+             : opt.pairs    ? sweep_pairs(&opt, sites, site_count, report_path, &t, json_runs)
+                            : sweep_driver_calls(&opt, sites, site_count, report_path, &t, json_runs);
+    free(sites);
     cJSON_Delete(counts);
     unlink(report_path);
+    if (rc != 0) {
+        cJSON_Delete(json_runs);
+        return CLI_EXIT_FAILED;
+    }
 
-    long bad = totals[OUTCOME_CRASH] + totals[OUTCOME_ABORT] + totals[OUTCOME_HANG] + totals[OUTCOME_SANITIZER];
-    printf("\nsweep of %s: %d operation(s), %ld call(s), %ld run(s)%s: %ld tolerated, %ld clean exits, "
-           "%ld with leaks, %ld not reached; %ld crashes, %ld aborts, %ld hangs, %ld sanitizer reports\n",
-           opt.command[0], ops_visited, calls_visited, runs, capped ? " (capped by --max-runs)" : "",
-           totals[OUTCOME_TOLERATED], totals[OUTCOME_CLEAN], leaks, not_reached, totals[OUTCOME_CRASH],
-           totals[OUTCOME_ABORT], totals[OUTCOME_HANG], totals[OUTCOME_SANITIZER]);
-    if (json_runs != NULL) {
-        cJSON *root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "command", opt.command[0]);
-        cJSON_AddItemToObject(root, "runs", json_runs);
-        cJSON *summary = cJSON_AddObjectToObject(root, "summary");
-        for (int o = 0; o < OUTCOME_COUNT; o++)
-            cJSON_AddNumberToObject(summary, outcome_names[o], (double)totals[o]);
-        cJSON_AddNumberToObject(summary, "leaks", (double)leaks);
-        cJSON_AddNumberToObject(summary, "not_reached", (double)not_reached);
-        char *text = cJSON_Print(root);
-        FILE *f = fopen(opt.json_path, "w");
-        if (f == NULL || text == NULL || fputs(text, f) < 0) {
-            fprintf(stderr, "gpuguard sweep: cannot write %s: %s\n", opt.json_path, strerror(errno));
-            bad++;
-        }
-        if (f != NULL)
-            fclose(f);
-        free(text);
-        cJSON_Delete(root);
+    long bad = t.outcomes[OUTCOME_CRASH] + t.outcomes[OUTCOME_ABORT] + t.outcomes[OUTCOME_HANG] +
+               t.outcomes[OUTCOME_SANITIZER];
+    if (opt.host_alloc)
+        printf("\n%shost-allocation sweep of %s: %ld allocation(s), %ld run(s)%s",
+               opt.sim_host_alloc ? "simulator " : "", opt.command[0], host_made, t.runs,
+               t.capped ? " (capped by --max-runs)" : "");
+    else
+        printf("\n%ssweep of %s: %d operation(s), %ld call(s), %ld run(s)%s", opt.pairs ? "pairwise " : "",
+               opt.command[0], ops_visited, site_count, t.runs, t.capped ? " (capped by --max-runs)" : "");
+    printf(": %ld tolerated, %ld clean exits, %ld with leaks, %ld not reached", t.outcomes[OUTCOME_TOLERATED],
+           t.outcomes[OUTCOME_CLEAN], t.leaks, t.not_reached);
+    if (opt.pairs)
+        printf(", %ld with both faults reached", t.both_fired);
+    printf("; %ld crashes, %ld aborts, %ld hangs, %ld sanitizer reports\n", t.outcomes[OUTCOME_CRASH],
+           t.outcomes[OUTCOME_ABORT], t.outcomes[OUTCOME_HANG], t.outcomes[OUTCOME_SANITIZER]);
+    if (json_runs != NULL && !write_json(&opt, json_runs, &t))
+        bad++;
+
+    /* 3. The ways a sweep could pass having tested nothing. */
+    if (t.replaced > 0) {
+        fprintf(stderr, "gpuguard sweep: FAILED: in %ld run(s) %s replaced the sweep's fault plan, so those runs "
+                "tested its own plan instead\n", t.replaced, opt.command[0]);
+        bad++;
+    }
+    if (t.runs > 0 && t.not_reached == t.runs) {
+        fprintf(stderr, "gpuguard sweep: FAILED: no run reached its fault: the injected runs do not make the calls "
+                "the counting run made (is %s deterministic?)\n", opt.command[0]);
+        bad++;
+    }
+    if (t.runs == 0) {
+        fprintf(stderr, "gpuguard sweep: FAILED: no injected run was made (--mode %s with errors that do not go "
+                "with it?)\n", opt.async && !opt.immediate ? "async" : "immediate");
+        bad++;
+    }
+    if (opt.fail_on_leak && t.leaks > 0) {
+        fprintf(stderr, "gpuguard sweep: FAILED: %ld run(s) ended with live objects (--fail-on-leak)\n", t.leaks);
+        bad++;
     }
     return bad ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
