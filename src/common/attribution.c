@@ -288,8 +288,9 @@ void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out, gg__
     } else {
         out->certainty = GG_ATTRIBUTION_WINDOW;
     }
+    /* Candidates are listed for a WINDOW only (EXACT has at most one: the culprit). */
     if (out->certainty != GG_ATTRIBUTION_WINDOW)
-        out->candidate_count = out->candidate_count > 1 ? out->candidate_count : 0;
+        out->candidate_count = 0;
 }
 
 /* "stream 'tag'", "the default stream", or a destroyed stream's id. */
