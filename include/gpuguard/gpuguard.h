@@ -834,19 +834,31 @@ typedef struct gg_adopt_desc {
 
 /** Adopts a native context (CUcontext; on HIP a hipCtx_t, i.e. a device's
  * primary context). gpuguard makes it current for its own calls, as any
- * gg context, and restores the caller's current context after. Owned:
- * gg_context_destroy destroys it (cuCtxDestroy; on HIP releases the
- * primary context once). gg_context_recover of a DEAD adopted context is
- * refused (GG_UNSUPPORTED, the message saying why) unless allow_reset: it
- * would destroy the native context, or reset the device's primary context,
- * and with it everything its owner holds; with allow_reset it does, and
- * the fresh native context is gpuguard's own (owned, not adopted). GG_OK
+ * gg context, and restores the caller's current context after. A device's
+ * primary context (PyTorch's, CuPy's, the CUDA runtime's; every HIP
+ * context) is recognised as one (cuDevicePrimaryCtxGetState, then a retain
+ * and release to compare, which leave its reference count as it was) and
+ * is never cuCtxDestroy'ed. Owned: gg_context_destroy destroys an ordinary
+ * context (cuCtxDestroy) and releases a primary one once
+ * (cuDevicePrimaryCtxRelease: gpuguard takes over one of the caller's
+ * references, which the caller must not release any more).
+ * gg_context_recover of a DEAD adopted context is refused (GG_UNSUPPORTED,
+ * the message saying why) unless allow_reset: it would destroy the native
+ * context, or reset the device's primary context, and with it everything
+ * its owner holds; with allow_reset it does: an ordinary context is
+ * destroyed; a primary context is reset (cuDevicePrimaryCtxReset: every
+ * allocation of every user of that primary context in the process is
+ * gone), the owner's reference is left with the owner (released only if
+ * gpuguard owned it), and gpuguard retains the fresh primary context for
+ * itself. Either way the fresh native context is gpuguard's own (owned,
+ * not adopted). GG_OK
  * and *out set; out NULL or native_ctx NULL: GG_INVALID_ARGUMENT; a native
  * context that is a live gg context already (adopted, or created by
  * gpuguard): GG_INVALID_ARGUMENT naming it; a native context the driver
  * does not know: GG_INVALID_HANDLE or GG_INVALID_ARGUMENT with the
- * driver's code; a backend that cannot tell a context's device:
- * GG_UNSUPPORTED; 4096 live contexts or no host memory: GG_OUT_OF_MEMORY;
+ * driver's code (also when asking whether it is a primary context fails);
+ * a backend that cannot tell a context's device, or take_ownership or
+ * allow_reset where it cannot tell a primary context: GG_UNSUPPORTED; 4096 live contexts or no host memory: GG_OUT_OF_MEMORY;
  * GG_NOT_INITIALIZED, GG_FORKED. */
 GG_API gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_context *out);
 /** Adopts a native stream (CUstream / hipStream_t) of ctx's native

@@ -225,6 +225,10 @@ struct gg__backend {
      * and the caller's current context restored; an invalid context is the
      * driver's refusal). */
     int (*ctx_device)(void *self, gg__nctx ctx, int *device);
+    /* Whether ctx is `device`'s primary context, without changing anyone's
+     * references (NULL: the backend cannot tell; HIP's contexts are all
+     * primary, one_context_per_device). */
+    int (*ctx_is_primary)(void *self, int device, gg__nctx ctx, bool *primary);
     /* The native context of stream s (a real stream, not the default). */
     int (*stream_context)(void *self, gg__nstream s, gg__nctx *out);
     /* The device allocation containing p, as the driver knows it: its

@@ -209,7 +209,27 @@ gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_conte
         gg__leave(&c);
         return status;
     }
-    gg_context_desc d = { .tag = a.tag };
+    /* Someone's primary context (PyTorch's, CuPy's) is released, never
+     * destroyed, and recovered by a primary reset: the record says so. */
+    bool primary = c.b->one_context_per_device;
+    if (!primary && c.b->ctx_is_primary != NULL) {
+        n = gg__drv(&c, GG__OP_CTX_DEVICE, c.b->ctx_is_primary(c.b->self, device, native_ctx, &primary));
+        if (n != 0) {
+            status = gg__fail_native(&c, GG_INVALID_ARGUMENT, GG__OP_CTX_DEVICE, n,
+                                     "gg_context_adopt: cannot tell whether %p is device %d's primary context: "
+                                     "%s%s", native_ctx, device, c.b->code_name(n),
+                                     c.injected ? " (injected fault)" : "");
+            gg__leave(&c);
+            return status;
+        }
+    } else if (!primary && (a.take_ownership || a.allow_reset)) {
+        status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_adopt: the %s backend cannot tell whether %p is a "
+                          "primary context, so it cannot be adopted with take_ownership or allow_reset (a "
+                          "primary context must be released or reset, never destroyed)", c.b->name, native_ctx);
+        gg__leave(&c);
+        return status;
+    }
+    gg_context_desc d = { .tag = a.tag, .use_primary = primary };
     pthread_mutex_lock(&adopt_lock);
     uint64_t existing = context_of_native(native_ctx);
     if (existing != 0)
@@ -380,8 +400,10 @@ static gg_status recreate_native(gg__call *c, gg__context *ctx, uint64_t id)
     int n;
     if (is_primary(c, ctx)) {
         n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_reset_primary(c->b->self, ctx->device));
-        if (n == 0)
-            n = c->b->ctx_destroy(c->b->self, ctx->device, true, ctx->native); /* drop our retain */
+        /* Drop our retain; an adopted primary context gpuguard does not own
+         * is retained by its owner only, who keeps that reference. */
+        if (n == 0 && (!ctx->h.adopted || ctx->h.owned))
+            n = c->b->ctx_destroy(c->b->self, ctx->device, true, ctx->native);
     } else {
         n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_destroy(c->b->self, ctx->device, false, ctx->native));
     }

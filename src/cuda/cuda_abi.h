@@ -267,6 +267,7 @@ typedef ggcu_result (*ggcu_fn_cuPointerGetAttribute)(void *data, ggcu_pointer_at
 typedef ggcu_result (*ggcu_fn_cuDevicePrimaryCtxRetain)(ggcu_context *pctx, ggcu_device dev);
 typedef ggcu_result (*ggcu_fn_cuDevicePrimaryCtxRelease_v2)(ggcu_device dev);
 typedef ggcu_result (*ggcu_fn_cuDevicePrimaryCtxReset_v2)(ggcu_device dev);
+typedef ggcu_result (*ggcu_fn_cuDevicePrimaryCtxGetState)(ggcu_device dev, unsigned int *flags, int *active);
 
 typedef ggcu_result (*ggcu_fn_cuStreamCreate)(ggcu_stream *phStream, unsigned int flags);
 typedef ggcu_result (*ggcu_fn_cuStreamDestroy_v2)(ggcu_stream hStream);
@@ -392,6 +393,7 @@ typedef ggcu_result (*ggcu_fn_cuFuncGetParamInfo)(ggcu_function func, size_t par
     X(cuDevicePrimaryCtxRetain,  7000, cuDevicePrimaryCtxRetain,  OPTIONAL)   \
     X(cuDevicePrimaryCtxRelease,11000, cuDevicePrimaryCtxRelease_v2, OPTIONAL) \
     X(cuDevicePrimaryCtxReset,  11000, cuDevicePrimaryCtxReset_v2, OPTIONAL)  \
+    X(cuDevicePrimaryCtxGetState, 7000, cuDevicePrimaryCtxGetState, OPTIONAL) \
     X(cuStreamCreate,            2000, cuStreamCreate,            REQUIRED)   \
     X(cuStreamDestroy,           4000, cuStreamDestroy_v2,        REQUIRED)   \
     X(cuStreamQuery,             2000, cuStreamQuery,             REQUIRED)   \

@@ -265,6 +265,34 @@ static int cuda_stream_destroy(void *self, gg__nstream s)
 
 /* ---- adoption queries ------------------------------------------------ */
 
+/* Whether ctx is the primary context of `device`. Only an active primary
+ * context is retained to compare (a retain of an inactive one would create
+ * it), and the reference is given back at once; the count it leaves is the
+ * count it found. */
+static int cuda_ctx_is_primary(void *self, int device, gg__nctx ctx, bool *primary)
+{
+    const ggcu_driver *d = drv_of(self);
+    *primary = false;
+    if (d->cuDevicePrimaryCtxGetState == NULL || d->cuDevicePrimaryCtxRetain == NULL ||
+        d->cuDevicePrimaryCtxRelease_v2 == NULL)
+        return GGCU_ERROR_NOT_SUPPORTED;
+    ggcu_device dev;
+    int rc = device_of(d, device, &dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    unsigned flags = 0;
+    int active = 0;
+    rc = (int)d->cuDevicePrimaryCtxGetState(dev, &flags, &active);
+    if (rc != GGCU_SUCCESS || !active)
+        return rc;
+    ggcu_context p = NULL;
+    rc = (int)d->cuDevicePrimaryCtxRetain(&p, dev);
+    if (rc != GGCU_SUCCESS)
+        return rc;
+    *primary = p == (ggcu_context)ctx;
+    return (int)d->cuDevicePrimaryCtxRelease_v2(dev);
+}
+
 static int cuda_ctx_device(void *self, gg__nctx ctx, int *device)
 {
     const ggcu_driver *d = drv_of(self);
@@ -697,6 +725,7 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
     out->ctx_pop = cuda_ctx_pop;
     out->ctx_synchronize = cuda_ctx_synchronize;
     out->ctx_device = cuda_ctx_device;
+    out->ctx_is_primary = cuda_ctx_is_primary;
     out->stream_context = cuda_stream_context;
     out->pointer_range = cuda_pointer_range;
 

@@ -248,6 +248,8 @@ sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out);
 sim_status sim_primary_retain(sim_device *d, struct sim_ctx **out);
 sim_status sim_primary_release(sim_device *d);
 sim_status sim_primary_reset(sim_device *d);
+/* Whether the device's primary context is retained by anyone. */
+bool sim_primary_active(sim_device *d);
 
 /* ---- contexts ----------------------------------------------------------- */
 

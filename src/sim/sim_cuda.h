@@ -79,6 +79,7 @@ sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen);
     X(cuCtxGetDevice_v2) X(cuCtxSynchronize) X(cuCtxSynchronize_v2)      \
     X(cuDevicePrimaryCtxRetain)                                          \
     X(cuDevicePrimaryCtxRelease_v2) X(cuDevicePrimaryCtxReset_v2)        \
+    X(cuDevicePrimaryCtxGetState)                                        \
     X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamQuery)             \
     X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate)         \
     X(cuEventDestroy_v2) X(cuEventRecord) X(cuEventQuery)                \

@@ -44,6 +44,7 @@ API CUresult cuCtxSynchronize_v2(CUcontext ctx);
 API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
+API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active);
 API CUresult cuStreamCreate(CUstream *phStream, unsigned int flags);
 API CUresult cuStreamDestroy_v2(CUstream hStream);
 API CUresult cuStreamQuery(CUstream hStream);

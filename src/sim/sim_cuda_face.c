@@ -401,6 +401,23 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     return r ? r : sim_cuda_result(sim_primary_release(d));
 }
 
+/* flags: the simulator keeps none for primary contexts (0, the default
+ * scheduling); active: retained by anyone. */
+SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    SIM_COUNT(cuDevicePrimaryCtxGetState);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    if (r)
+        return r;
+    if (!flags || !active)
+        return CUDA_ERROR_INVALID_VALUE;
+    *flags = 0;
+    *active = sim_primary_active(d) ? 1 : 0;
+    return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     SIM_COUNT(cuDevicePrimaryCtxReset_v2);

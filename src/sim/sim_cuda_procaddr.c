@@ -53,6 +53,7 @@ static const sim_proc g_procs[] = {
     P("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
     P("cuDevicePrimaryCtxRelease", 7000, NONE), /* the 7.0 semantics */
     P("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2),
+    P("cuDevicePrimaryCtxGetState", 7000, cuDevicePrimaryCtxGetState),
     P("cuDevicePrimaryCtxReset", 7000, NONE),
     P("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2),
     P("cuStreamCreate", 2000, cuStreamCreate),

@@ -177,6 +177,14 @@ sim_status sim_primary_release(sim_device *d)
     return st;
 }
 
+bool sim_primary_active(sim_device *d)
+{
+    pthread_mutex_lock(&d->primary_lock);
+    bool active = d->primary != NULL && d->primary_refs > 0;
+    pthread_mutex_unlock(&d->primary_lock);
+    return active;
+}
+
 sim_status sim_primary_reset(sim_device *d)
 {
     pthread_mutex_lock(&d->primary_lock);

@@ -325,6 +325,90 @@ Test(interop, recover_with_allow_reset_replaces_the_adopted_context)
     gg_test_finish();
 }
 
+/* ---- someone's primary context (PyTorch's, CuPy's) ------------------------ */
+
+static void *raw_primary_retain(void)
+{
+    void *p = NULL;
+    cr_assert_eq(SYM(int (*)(void **, int), hip() ? "hipDevicePrimaryCtxRetain" : "cuDevicePrimaryCtxRetain")(
+                     &p, raw_device()), 0);
+    return p;
+}
+
+static int raw_primary_release(void)
+{
+    return SYM(int (*)(int), hip() ? "hipDevicePrimaryCtxRelease" : "cuDevicePrimaryCtxRelease_v2")(raw_device());
+}
+
+/* Whether the device's primary context is retained by anyone. HIP keeps a
+ * primary context for the life of the process (ROCm, and the simulator's
+ * HIP face, never release it): always active there. */
+static bool raw_primary_active(void)
+{
+    if (hip())
+        return true;
+    unsigned flags = 0;
+    int active = -1;
+    cr_assert_eq(SYM(int (*)(int, unsigned *, int *), "cuDevicePrimaryCtxGetState")(raw_device(), &flags, &active),
+                 0);
+    return active != 0;
+}
+
+static unsigned long long ctx_destroys(void)
+{
+    return hip() ? 0 : gg_test_sim_call_count("cuCtxDestroy_v2");
+}
+
+Test(interop, a_primary_context_is_released_never_destroyed)
+{
+    void *primary = raw_primary_retain(); /* the owner's reference */
+    unsigned long long destroys = ctx_destroys();
+    /* Borrowed: destroying the gg context leaves it as it was. */
+    gg_context ctx;
+    GG_OK_(gg_context_adopt(primary, NULL, &ctx));
+    GG_OK_(gg_context_destroy(ctx));
+    cr_assert(raw_primary_active(), "the borrowed primary context was released");
+    cr_assert_eq(raw_push(primary), 0);
+    raw_pop();
+
+    /* Owned: gpuguard takes over one reference and releases it, once. */
+    void *again = raw_primary_retain(); /* a second reference, handed over */
+    cr_assert_eq(again, primary);
+    gg_adopt_desc owned = { .tag = "torch's", .take_ownership = true };
+    GG_OK_(gg_context_adopt(primary, &owned, &ctx));
+    GG_OK_(gg_context_destroy(ctx));
+    cr_assert_eq(ctx_destroys(), destroys, "a primary context was cuCtxDestroy'ed");
+    cr_assert(raw_primary_active(), "gpuguard released more than the one reference it was given");
+    cr_assert_eq(raw_primary_release(), 0, "the owner's own reference is gone");
+    cr_assert(hip() || !raw_primary_active(), "the reference handed to gpuguard was never released");
+    gg_test_finish();
+}
+
+Test(interop, recovering_a_primary_context_resets_it_and_leaves_the_owner_its_reference)
+{
+    void *primary = raw_primary_retain();
+    unsigned long long destroys = ctx_destroys();
+    unsigned long long resets = gg_test_sim_call_count(hip() ? "hipDeviceReset" : "cuDevicePrimaryCtxReset_v2");
+    gg_context ctx;
+    GG_OK_(gg_context_adopt(primary, &(gg_adopt_desc){ .allow_reset = true }, &ctx));
+    gg_test_rig rig;
+    load_kernels(ctx, &rig);
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(ctx, 4096, NULL, &buf));
+    kill_with_illegal_address(&rig, buf);
+    GG_OK_(gg_context_recover(ctx));
+    cr_assert_eq(gg_context_state(ctx), GG_STATE_ALIVE);
+    cr_assert_eq(gg_test_sim_call_count(hip() ? "hipDeviceReset" : "cuDevicePrimaryCtxReset_v2"), resets + 1,
+                 "the dead primary context was not reset");
+    cr_assert_eq(ctx_destroys(), destroys, "a primary context was cuCtxDestroy'ed");
+    GG_OK_(gg_buffer_alloc(ctx, 4096, NULL, &buf));
+    GG_OK_(gg_memset(buf, 0, 7, 4096, GG_NO_STREAM));
+    GG_OK_(gg_context_destroy(ctx)); /* releases gpuguard's own retain of the fresh one */
+    cr_assert(raw_primary_active(), "the owner's reference went with gpuguard's");
+    cr_assert_eq(raw_primary_release(), 0, "the owner's reference is gone");
+    gg_test_finish();
+}
+
 Test(interop, a_fault_of_work_gpuguard_did_not_submit_is_reported_with_no_culprit)
 {
     void *native_ctx = raw_context();
