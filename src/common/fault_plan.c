@@ -4,6 +4,7 @@
 #include "common/fault_plan.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,4 +320,47 @@ done:
     gg__fault_plan_free(p);
     cJSON_Delete(root);
     return status;
+}
+
+char *gg__fault_plan_text(const char *value, const char *variable, gg_status *status, char *message,
+                          size_t message_size)
+{
+    *status = GG_INVALID_ARGUMENT;
+    if (value[0] != '@') {
+        char *copy = gg__strdup(value);
+        if (copy == NULL) {
+            *status = GG_OUT_OF_MEMORY;
+            snprintf(message, message_size, "%s: out of memory copying the plan", variable);
+        }
+        return copy;
+    }
+    FILE *f = fopen(value + 1, "rb");
+    if (f == NULL) {
+        snprintf(message, message_size, "%s: cannot open '%s': %s", variable, value + 1, strerror(errno));
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (size < 0 || size >= (1 << 24)) {
+        snprintf(message, message_size, "%s: cannot read '%s' (an error, or 16 MiB or more)", variable, value + 1);
+        fclose(f);
+        return NULL;
+    }
+    char *text = gg__malloc((size_t)size + 1);
+    if (text == NULL) {
+        *status = GG_OUT_OF_MEMORY;
+        snprintf(message, message_size, "%s: out of memory reading '%s'", variable, value + 1);
+        fclose(f);
+        return NULL;
+    }
+    if (fread(text, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(message, message_size, "%s: cannot read '%s'", variable, value + 1);
+        gg__free(text);
+        fclose(f);
+        return NULL;
+    }
+    text[size] = '\0';
+    fclose(f);
+    return text;
 }

@@ -95,6 +95,13 @@ gg_status gg__fault_plan_parse(const char *json, const gg__fault_naming *naming,
                                char *message, size_t message_size);
 void gg__fault_plan_free(gg__fault_plan *p);
 
+/* A plan's text from an environment variable's `value`: the value itself,
+ * or with "@FILE" the file's contents (under 16 MiB). Malloc'd (gg__free);
+ * NULL with `message` naming `variable` and *status GG_INVALID_ARGUMENT or
+ * GG_OUT_OF_MEMORY. */
+char *gg__fault_plan_text(const char *value, const char *variable, gg_status *status, char *message,
+                          size_t message_size);
+
 /* One matching call seen by rule `r`: counts it, and true when the rule
  * selects this call (counted as fired). The caller has checked the
  * targets, device and kernel. */
