@@ -42,6 +42,7 @@ typedef struct latched_context {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static gg__fault_plan *plan;
 static int *first_fired;                 /* per rule: the function it first fired on, or -1 */
+static uint64_t *first_fired_match;      /* per rule: its match number then (the n of "nth") */
 static char plan_error[512];
 static char report_path[PATH_MAX];
 static _Atomic uint64_t calls[GG_ICPT_COUNT];
@@ -238,7 +239,8 @@ bool gg_icpt_faults_configure(void)
         }
         if (status == GG_OK && plan->count > 0) {
             first_fired = gg__malloc(plan->count * sizeof *first_fired);
-            if (first_fired == NULL) {
+            first_fired_match = gg__calloc(plan->count, sizeof *first_fired_match);
+            if (first_fired == NULL || first_fired_match == NULL) {
                 status = GG_OUT_OF_MEMORY;
                 snprintf(message, sizeof message, "GPUGUARD_INTERCEPT_FAULTS: out of memory for the plan");
                 gg__fault_plan_free(plan);
@@ -319,8 +321,10 @@ bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, CUresult *result)
         if (!gg__fault_rule_hit(r))
             continue;
         fired = true;
-        if (first_fired[i] < 0)
+        if (first_fired[i] < 0) {
             first_fired[i] = fn;
+            first_fired_match[i] = r->matched;
+        }
         int code = r->has_native_error ? r->native_error : native_error(r->error);
         CUcontext ctx = r->async ? current_context() : NULL;
         if (ctx != NULL) {
@@ -414,10 +418,13 @@ static void write_report(const char *written_at)
         cJSON_AddStringToObject(rj, r->target_field, r->target_name);
         cJSON_AddNumberToObject(rj, "matched", (double)r->matched);
         cJSON_AddNumberToObject(rj, "fired", (double)r->fired);
-        if (first_fired[i] >= 0)
+        if (first_fired[i] >= 0) {
             cJSON_AddStringToObject(rj, "first_fired_call", gg_icpt_names[first_fired[i]]);
-        else
+            cJSON_AddNumberToObject(rj, "first_fired_match", (double)first_fired_match[i]);
+        } else {
             cJSON_AddNullToObject(rj, "first_fired_call");
+            cJSON_AddNullToObject(rj, "first_fired_match");
+        }
         cJSON_AddItemToArray(rules, rj);
     }
     cJSON_AddStringToObject(root, "written_at", written_at);

@@ -134,6 +134,7 @@ Test(intercept, nth_call_of_a_function_fails_once)
     cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r, "function")->valuestring, "cuMemAlloc");
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(r, "fired")->valuedouble, 1);
     cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r, "first_fired_call")->valuestring, "cuMemAlloc_v2");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(r, "first_fired_match")->valuedouble, 2);
     cJSON_Delete(report);
     CU_OK(cuCtxDestroy_v2(ctx));
 }
