@@ -52,8 +52,9 @@
         return result;                                                                             \
     }
 
-/* cuCtxDestroy, cuCtxDetach: a destroyed context's sticky error goes. */
-#define GG_ICPT_WRAP_CTX_DESTROY(name, params, args)                                               \
+/* A plain wrapper that, when the driver succeeded, runs `then` (which may
+ * use the arguments by name). */
+#define GG_ICPT_WRAP_THEN(name, params, args, then)                                                \
     GG_ICPT_EXPORT CUresult name params                                                            \
     {                                                                                              \
         if (__builtin_expect(gg_icpt_forwarding(), 1))                                             \
@@ -64,25 +65,15 @@
             return result;                                                                         \
         result = gg_icpt_leave(&call, GG_ICPT_REAL(name, params) args);                            \
         if (result == CUDA_SUCCESS)                                                                \
-            gg_icpt_context_gone(ctx);                                                             \
+            then;                                                                                  \
         return result;                                                                             \
     }
 
+/* cuCtxDestroy, cuCtxDetach: a destroyed context's sticky error goes. */
+#define GG_ICPT_WRAP_CTX_DESTROY(name, params, args) GG_ICPT_WRAP_THEN(name, params, args, gg_icpt_context_gone(ctx))
 /* cuDevicePrimaryCtxReset: the device's primary context starts afresh. */
 #define GG_ICPT_WRAP_PRIMARY_RESET(name, params, args)                                             \
-    GG_ICPT_EXPORT CUresult name params                                                            \
-    {                                                                                              \
-        if (__builtin_expect(gg_icpt_forwarding(), 1))                                             \
-            return GG_ICPT_REAL(name, params) args;                                                \
-        gg_icpt_call call;                                                                         \
-        CUresult result;                                                                           \
-        if (!gg_icpt_enter(GG_ICPT_##name, &call, &result))                                        \
-            return result;                                                                         \
-        result = gg_icpt_leave(&call, GG_ICPT_REAL(name, params) args);                            \
-        if (result == CUDA_SUCCESS)                                                                \
-            gg_icpt_primary_reset(dev);                                                            \
-        return result;                                                                             \
-    }
+    GG_ICPT_WRAP_THEN(name, params, args, gg_icpt_primary_reset(dev))
 
 #define GG_ICPT_FN(name, params, args, kind) GG_ICPT_WRAP_##kind(name, params, args)
 #include "intercept_functions.h"
