@@ -191,7 +191,8 @@ int child_run(const char *who, const child_spec *spec, child_result *result)
     bool sanitizer = false;
     if (spec->stderr_path != NULL) {
         sanitizer = sanitizer_reported(spec->stderr_path, spec->echo_stderr) && !hung;
-        unlink(spec->stderr_path);
+        if (!spec->keep_stderr)
+            unlink(spec->stderr_path);
     }
     result->wait_status = hung ? 0 : status;
     result->what = child_classify(status, hung, sanitizer, &result->code);

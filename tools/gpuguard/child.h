@@ -49,6 +49,7 @@ typedef struct child_spec {
     const char *stderr_path; /* the child's stderr goes there, scanned for sanitizer reports
                                 and removed; NULL: the child inherits the tool's stderr */
     bool echo_stderr;       /* with stderr_path: copy what the child wrote to the tool's stderr */
+    bool keep_stderr;       /* with stderr_path: leave the file for the caller (to read and remove) */
     bool quiet_stdout;      /* the child's stdout goes to /dev/null */
 } child_spec;
 

@@ -15,6 +15,8 @@
  * run (GPUGUARD_FAIL_HOST_ALLOC), --sim-host-alloc the simulated driver's
  * (GPUGUARD_SIM_FAIL_HOST_ALLOC); --pairs fails two calls of different
  * operations in one run; --cleanup also fails every release the driver sees.
+ * --intercept sweeps an unmodified program's driver calls instead, through
+ * the interposing driver library (sweep_intercept.c).
  *
  * A sweep cannot pass empty: it fails when the counting run sees no calls,
  * when no injected run is made, or when no injected run reached its fault.
@@ -73,10 +75,29 @@ static void sweep_usage(FILE *out)
             "  -v, --verbose     show each run's output\n"
             "  -h, --help        show this help\n"
             "\n"
+            "Programs that do not use gpuguard (PyCUDA, CuPy, the CUDA runtime, plain C):\n"
+            "  --intercept       run COMMAND over gpuguard's interposing driver library\n"
+            "                    (see 'gpuguard run --help') and sweep every driver call\n"
+            "                    it makes: once per driver function, call and error, with\n"
+            "                    a plan failing exactly that call, reported by function\n"
+            "                    and call number. Goes with --errors (--error), --mode,\n"
+            "                    --max-runs, --timeout, --json, --verbose and:\n"
+            "  --function NAME   sweep this driver function only (repeatable); a base\n"
+            "                    name (cuMemAlloc) takes in all its variants (cuMemAlloc_v2)\n"
+            "  --driver PATH     the driver to forward to (as 'gpuguard run --driver')\n"
+            "                    Without --errors each function gets one error:\n"
+            "                    out_of_memory for allocations (cuMemAlloc*, cuMemAllocHost*,\n"
+            "                    cuMemHostAlloc, cuMemAllocManaged, cuMemAllocPitch*,\n"
+            "                    cuMemAllocAsync*, cuMemAllocFromPoolAsync*, cuMemCreate,\n"
+            "                    cuArrayCreate*, cuArray3DCreate*, cuMipmappedArrayCreate),\n"
+            "                    launch_failed for launches (cuLaunch*, cuGraphLaunch*),\n"
+            "                    driver (CUDA_ERROR_UNKNOWN, 999) for every other function.\n"
+            "\n"
             "Exit status: 0 no run crashed, aborted, hung or tripped a sanitizer; 1 some\n"
             "did, or the counting run failed or saw no calls, or no injected run was\n"
             "made or reached its fault, or the program replaced the sweep's plan (or,\n"
-            "with --fail-on-leak, a run ended with live objects); 2 bad usage.\n");
+            "with --fail-on-leak, a run ended with live objects); 2 bad usage (with\n"
+            "--intercept also: no interposer or no driver to forward to).\n");
 }
 
 static int split_list(char *text, const char **out, int max, const char *what)
@@ -124,6 +145,9 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
         } else if (strcmp(arg, "--fail-on-leak") == 0) {
             opt->fail_on_leak = true;
             continue;
+        } else if (strcmp(arg, "--intercept") == 0) {
+            opt->intercept = true;
+            continue;
         }
         if (value == NULL) {
             fprintf(stderr, "gpuguard sweep: %s needs a value (or unknown option)\n\n", arg);
@@ -134,7 +158,7 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
         if (strcmp(arg, "--ops") == 0) {
             if ((opt->op_count = split_list(argv[i + 1], opt->ops, SWEEP_MAX_OPS, "operations")) < 0)
                 return CLI_EXIT_USAGE;
-        } else if (strcmp(arg, "--errors") == 0) {
+        } else if (strcmp(arg, "--errors") == 0 || strcmp(arg, "--error") == 0) {
             if ((opt->error_count = split_list(argv[i + 1], opt->errors, SWEEP_MAX_ERRORS, "errors")) < 0)
                 return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--mode") == 0) {
@@ -158,6 +182,15 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
             }
         } else if (strcmp(arg, "--json") == 0) {
             opt->json_path = value;
+        } else if (strcmp(arg, "--function") == 0) {
+            if (opt->function_count == SWEEP_MAX_FUNCTIONS || value[0] == '\0') {
+                fprintf(stderr, "gpuguard sweep: %s\n", value[0] ? "too many --function (at most 64)"
+                                                                 : "--function needs a driver function's name");
+                return CLI_EXIT_USAGE;
+            }
+            opt->functions[opt->function_count++] = value;
+        } else if (strcmp(arg, "--driver") == 0) {
+            opt->driver = value;
         } else {
             fprintf(stderr, "gpuguard sweep: unknown option '%s'\n\n", arg);
             sweep_usage(stderr);
@@ -180,11 +213,21 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
                 "--cleanup, --ops, --errors or --mode\n");
         return CLI_EXIT_USAGE;
     }
+    if (opt->intercept && (opt->host_alloc || opt->pairs || opt->cleanup || opt->op_count || opt->fail_on_leak)) {
+        fprintf(stderr, "gpuguard sweep: --intercept sweeps driver functions; it does not go with --host-alloc, "
+                "--sim-host-alloc, --pairs, --cleanup, --ops (use --function) or --fail-on-leak\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (!opt->intercept && (opt->function_count || opt->driver)) {
+        fprintf(stderr, "gpuguard sweep: --function and --driver go with --intercept only (a program that uses "
+                "gpuguard is swept by operation: --ops)\n");
+        return CLI_EXIT_USAGE;
+    }
     if (opt->pairs && opt->async) {
         fprintf(stderr, "gpuguard sweep: --pairs injects immediate errors only (not --mode async or both)\n");
         return CLI_EXIT_USAGE;
     }
-    if (opt->error_count == 0) {
+    if (opt->error_count == 0 && !opt->intercept) {
         opt->errors[0] = "out_of_memory";
         opt->errors[1] = "illegal_address";
         opt->error_count = 2;
@@ -459,6 +502,8 @@ int cmd_sweep(int argc, char **argv)
     int early = parse_options(argc, argv, &opt);
     if (early >= 0)
         return early;
+    if (opt.intercept)
+        return sweep_intercept(&opt);
 
     char report_path[] = "/tmp/gpuguard-sweep-XXXXXX";
     int fd = mkstemp(report_path);
