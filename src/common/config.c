@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/fault_plan.h"
 #include "common/library.h"
 
 #define DEFAULT_WAIT_TIMEOUT_MS 10000u
@@ -121,49 +122,6 @@ static bool parse_watchdog(const char *text, gg_watchdog_policy *policy, uint32_
     return colon == NULL || parse_u32(colon + 1, 1, 3600000, budget);
 }
 
-/* The plan's text (malloc'd), or NULL with `message` set and *status
- * GG_INVALID_ARGUMENT or GG_OUT_OF_MEMORY. */
-static char *read_plan(const char *value, gg_status *status, char *message, size_t message_size)
-{
-    *status = GG_INVALID_ARGUMENT;
-    if (value[0] != '@') {
-        char *copy = gg__strdup(value);
-        if (copy == NULL) {
-            *status = GG_OUT_OF_MEMORY;
-            snprintf(message, message_size, "GPUGUARD_FAULTS: out of memory copying the plan");
-        }
-        return copy;
-    }
-    FILE *f = fopen(value + 1, "rb");
-    if (f == NULL) {
-        snprintf(message, message_size, "GPUGUARD_FAULTS: cannot open '%s': %s", value + 1, strerror(errno));
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (size < 0 || size >= (1 << 24)) {
-        snprintf(message, message_size, "GPUGUARD_FAULTS: cannot read '%s' (an error, or 16 MiB or more)", value + 1);
-        fclose(f);
-        return NULL;
-    }
-    char *text = gg__malloc((size_t)size + 1);
-    if (text == NULL) {
-        *status = GG_OUT_OF_MEMORY;
-        snprintf(message, message_size, "GPUGUARD_FAULTS: out of memory reading '%s'", value + 1);
-        fclose(f);
-        return NULL;
-    }
-    if (fread(text, 1, (size_t)size, f) != (size_t)size) {
-        snprintf(message, message_size, "GPUGUARD_FAULTS: cannot read '%s'", value + 1);
-        gg__free(text);
-        fclose(f);
-        return NULL;
-    }
-    text[size] = '\0';
-    fclose(f);
-    return text;
-}
 
 #define BAD(...) do { snprintf(message, message_size, __VA_ARGS__); gg__config_release(out); return GG_INVALID_ARGUMENT; } while (0)
 
@@ -258,7 +216,7 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     if ((v = getenv("GPUGUARD_FAULTS")) != NULL) {
         gg__free(out->fault_plan_json);
         gg_status status;
-        out->fault_plan_json = read_plan(v, &status, message, message_size);
+        out->fault_plan_json = gg__fault_plan_text(v, "GPUGUARD_FAULTS", &status, message, message_size);
         if (out->fault_plan_json == NULL) {
             gg__config_release(out);
             return status;

@@ -219,69 +219,79 @@ SIM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     return r;
 }
 
-SIM_EXPORT CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
+enum setting { SETTING_CACHE_CONFIG, SETTING_SHARED_CONFIG };
+
+static int *setting_of(ctx_settings *row, enum setting which)
 {
-    SIM_COUNT(cuCtxGetCacheConfig);
-    sim_ctx *c;
-    ctx_settings *row;
-    CUresult r = lock_current(&c, &row);
-    if (r)
-        return r;
-    if (pconfig)
-        *pconfig = (CUfunc_cache)row->cache_config;
-    unlock_current(c);
-    return pconfig ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    return which == SETTING_CACHE_CONFIG ? &row->cache_config : &row->shared_config;
 }
 
-SIM_EXPORT CUresult cuCtxSetCacheConfig(CUfunc_cache config)
+/* Reads the current context's setting into *out (INVALID_VALUE for NULL). */
+static CUresult get_setting(enum setting which, int *out)
 {
-    SIM_COUNT(cuCtxSetCacheConfig);
     sim_ctx *c;
     ctx_settings *row;
     CUresult r = lock_current(&c, &row);
     if (r)
         return r;
-    if ((unsigned)config <= CU_FUNC_CACHE_PREFER_EQUAL) {
-        row->cache_config = (int)config;
+    if (out)
+        *out = *setting_of(row, which);
+    unlock_current(c);
+    return out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Sets the current context's setting to `value` when it is 0..max; else
+ * INVALID_VALUE with a detail naming `call` and `type`. */
+static CUresult set_setting(enum setting which, int value, int max, const char *call, const char *type)
+{
+    sim_ctx *c;
+    ctx_settings *row;
+    CUresult r = lock_current(&c, &row);
+    if (r)
+        return r;
+    if ((unsigned)value <= (unsigned)max) {
+        *setting_of(row, which) = value;
     } else {
-        sim_detail("cuCtxSetCacheConfig: %d is not a CUfunc_cache", (int)config);
+        sim_detail("%s: %d is not a %s", call, value, type);
         r = CUDA_ERROR_INVALID_VALUE;
     }
     unlock_current(c);
     return r;
 }
 
+SIM_EXPORT CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
+{
+    SIM_COUNT(cuCtxGetCacheConfig);
+    int value = 0;
+    CUresult r = get_setting(SETTING_CACHE_CONFIG, pconfig ? &value : NULL);
+    if (r == CUDA_SUCCESS)
+        *pconfig = (CUfunc_cache)value;
+    return r;
+}
+
+SIM_EXPORT CUresult cuCtxSetCacheConfig(CUfunc_cache config)
+{
+    SIM_COUNT(cuCtxSetCacheConfig);
+    return set_setting(SETTING_CACHE_CONFIG, (int)config, CU_FUNC_CACHE_PREFER_EQUAL, "cuCtxSetCacheConfig",
+                       "CUfunc_cache");
+}
+
 SIM_EXPORT CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     SIM_COUNT(cuCtxGetSharedMemConfig);
-    sim_ctx *c;
-    ctx_settings *row;
-    CUresult r = lock_current(&c, &row);
-    if (r)
-        return r;
-    if (pConfig)
-        *pConfig = (CUsharedconfig)row->shared_config;
-    unlock_current(c);
-    return pConfig ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    int value = 0;
+    CUresult r = get_setting(SETTING_SHARED_CONFIG, pConfig ? &value : NULL);
+    if (r == CUDA_SUCCESS)
+        *pConfig = (CUsharedconfig)value;
+    return r;
 }
 
 /* Bank size is fixed on sm_80: the setting is kept but changes nothing. */
 SIM_EXPORT CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
     SIM_COUNT(cuCtxSetSharedMemConfig);
-    sim_ctx *c;
-    ctx_settings *row;
-    CUresult r = lock_current(&c, &row);
-    if (r)
-        return r;
-    if ((unsigned)config <= CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) {
-        row->shared_config = (int)config;
-    } else {
-        sim_detail("cuCtxSetSharedMemConfig: %d is not a CUsharedconfig", (int)config);
-        r = CUDA_ERROR_INVALID_VALUE;
-    }
-    unlock_current(c);
-    return r;
+    return set_setting(SETTING_SHARED_CONFIG, (int)config, CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE,
+                       "cuCtxSetSharedMemConfig", "CUsharedconfig");
 }
 
 /* ---- memory and profiling ----------------------------------------------- */

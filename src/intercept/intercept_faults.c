@@ -1,0 +1,447 @@
+/*
+ * The interposer's slow path: call counts, fault plans, injected sticky
+ * errors, and the report.
+ *
+ * Plans are gpuguard's (src/common/fault_plan.c), with driver functions as
+ * their targets: "function" names one (a base name stands for all its
+ * variants), "op" names a gpuguard operation and stands for the driver
+ * functions that perform it. Everything here takes one lock: plans are for
+ * tests, where a deterministic order of rules matters more than speed.
+ *
+ * Sticky errors: an async rule lets its call through and latches the
+ * error on the context current at the call (with no context current it is
+ * returned at once instead, as libgpuguard does). From then on every call
+ * made with that context current returns it, as a real driver does after a
+ * launch failure, except the calls a program needs to look around, clean
+ * up or start afresh (errors, versions, devices, the context stack,
+ * creating another context, destroys), which a real driver also answers.
+ * Destroying the context, or resetting the primary context of its device,
+ * forgets the error.
+ */
+#include "intercept.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/fault_plan.h"
+
+#define MAX_LATCHED 64
+
+typedef struct latched_context {
+    CUcontext ctx;
+    CUdevice device;
+    int code;
+} latched_context;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static gg__fault_plan *plan;
+static int *first_fired;                 /* per rule: the function it first fired on, or -1 */
+static uint64_t *first_fired_match;      /* per rule: its match number then (the n of "nth") */
+static char plan_error[512];
+static char report_path[PATH_MAX];
+static _Atomic uint64_t calls[GG_ICPT_COUNT];
+static latched_context latched[MAX_LATCHED];
+static _Atomic int latched_count;
+static bool answers_when_sticky[GG_ICPT_COUNT];
+
+/* ---- what a plan's names mean here ------------------------------------- */
+
+/* gpuguard's operations, as the driver functions that perform them (base
+ * names: every variant the interposer wraps is included). */
+static const struct {
+    const char *op;
+    const char *functions;
+} op_functions[] = {
+    { "init", "cuInit" },
+    { "driver_version", "cuDriverGetVersion" },
+    { "device_count", "cuDeviceGetCount" },
+    { "device_props", "cuDeviceGet cuDeviceGetName cuDeviceGetAttribute cuDeviceTotalMem cuDeviceComputeCapability" },
+    { "context_create", "cuCtxCreate cuDevicePrimaryCtxRetain cuCtxAttach" },
+    { "context_destroy", "cuCtxDestroy cuDevicePrimaryCtxRelease cuCtxDetach" },
+    { "context_get_current", "cuCtxGetCurrent" },
+    { "context_set_current", "cuCtxSetCurrent" },
+    { "context_push", "cuCtxPushCurrent" },
+    { "context_pop", "cuCtxPopCurrent" },
+    { "context_synchronize", "cuCtxSynchronize" },
+    { "context_device", "cuCtxGetDevice" },
+    { "stream_create", "cuStreamCreate cuStreamCreateWithPriority" },
+    { "stream_destroy", "cuStreamDestroy" },
+    { "stream_query", "cuStreamQuery" },
+    { "stream_synchronize", "cuStreamSynchronize" },
+    { "stream_wait_event", "cuStreamWaitEvent" },
+    { "stream_context", "cuStreamGetCtx" },
+    { "stream_write_value", "cuStreamWriteValue32 cuStreamWriteValue64" },
+    { "event_create", "cuEventCreate" },
+    { "event_destroy", "cuEventDestroy" },
+    { "event_record", "cuEventRecord" },
+    { "event_query", "cuEventQuery" },
+    { "event_synchronize", "cuEventSynchronize" },
+    { "event_elapsed", "cuEventElapsedTime" },
+    { "alloc", "cuMemAlloc cuMemAllocPitch" },
+    { "free", "cuMemFree" },
+    { "host_alloc", "cuMemAllocHost cuMemHostAlloc" },
+    { "host_free", "cuMemFreeHost" },
+    { "copy_htod", "cuMemcpyHtoD cuMemcpyHtoDAsync" },
+    { "copy_dtoh", "cuMemcpyDtoH cuMemcpyDtoHAsync" },
+    { "copy_dtod", "cuMemcpyDtoD cuMemcpyDtoDAsync" },
+    { "memset", "cuMemsetD8 cuMemsetD8Async cuMemsetD16 cuMemsetD16Async cuMemsetD32 cuMemsetD32Async "
+                "cuMemsetD2D8 cuMemsetD2D8Async cuMemsetD2D16 cuMemsetD2D16Async cuMemsetD2D32 cuMemsetD2D32Async" },
+    { "module_load", "cuModuleLoad cuModuleLoadData cuModuleLoadDataEx cuModuleLoadFatBinary" },
+    { "module_unload", "cuModuleUnload" },
+    { "kernel_get", "cuModuleGetFunction" },
+    { "launch", "cuLaunchKernel cuLaunch cuLaunchGrid cuLaunchGridAsync" },
+    { "kernel_params", "cuFuncGetParamInfo" },
+};
+
+/* Whether wrapped function `name` is `base` or one of its variants
+ * (base + "_v" + digits). */
+static bool is_variant_of(const char *name, const char *base, size_t base_len)
+{
+    if (strncmp(name, base, base_len) != 0)
+        return false;
+    const char *rest = name + base_len;
+    if (*rest == '\0')
+        return true;
+    if (rest[0] != '_' || rest[1] != 'v' || rest[2] == '\0')
+        return false;
+    for (rest += 2; *rest; rest++)
+        if (*rest < '0' || *rest > '9')
+            return false;
+    return true;
+}
+
+/* Adds every wrapped function that `base` (length `len`) stands for. */
+static bool add_base(const char *base, size_t len, gg__fault_targets *t)
+{
+    bool any = false;
+    for (int i = 0; i < GG_ICPT_COUNT; i++) {
+        if (is_variant_of(gg_icpt_names[i], base, len)) {
+            gg__fault_targets_add(t, i);
+            any = true;
+        }
+    }
+    return any;
+}
+
+static bool function_targets(void *self, const char *name, gg__fault_targets *t)
+{
+    (void)self;
+    return add_base(name, strlen(name), t);
+}
+
+static bool op_targets(void *self, const char *name, gg__fault_targets *t)
+{
+    (void)self;
+    for (size_t k = 0; k < sizeof op_functions / sizeof op_functions[0]; k++) {
+        if (strcmp(name, op_functions[k].op) != 0)
+            continue;
+        for (const char *p = op_functions[k].functions; *p;) {
+            size_t len = strcspn(p, " ");
+            add_base(p, len, t);
+            p += len + (p[len] == ' ');
+        }
+        return true;
+    }
+    return false;
+}
+
+static int native_error(gg_status status)
+{
+    switch (status) {
+    case GG_OUT_OF_MEMORY: return CUDA_ERROR_OUT_OF_MEMORY;
+    case GG_LAUNCH_FAILED: return CUDA_ERROR_LAUNCH_FAILED;
+    case GG_ILLEGAL_ADDRESS: return CUDA_ERROR_ILLEGAL_ADDRESS;
+    case GG_LAUNCH_TIMEOUT: return CUDA_ERROR_LAUNCH_TIMEOUT;
+    case GG_NOT_READY: return CUDA_ERROR_NOT_READY;
+    case GG_NO_DEVICE: return CUDA_ERROR_NO_DEVICE;
+    case GG_INVALID_ARGUMENT: return CUDA_ERROR_INVALID_VALUE;
+    default: return CUDA_ERROR_UNKNOWN;
+    }
+}
+
+/* The errors after which a real driver's context is unusable (cuda.h:
+ * "the process must be terminated and relaunched" or the context destroyed). */
+static bool sticky_code(int code)
+{
+    return code == 700 || code == 702 || (code >= 714 && code <= 719);
+}
+
+static bool kills_context(void *self, gg_status error, bool numeric, int native)
+{
+    (void)self;
+    return sticky_code(numeric ? native : native_error(error));
+}
+
+static const gg__fault_naming naming = {
+    .op_targets = op_targets,
+    .function_targets = function_targets,
+    .kills_context = kills_context,
+    .numeric_errors = true,
+};
+
+/* ---- configuration ------------------------------------------------------ */
+
+static void log_problem(const char *what)
+{
+    const char *level = getenv("GPUGUARD_LOG");
+    if (level != NULL && strcmp(level, "off") != 0)
+        fprintf(stderr, "gpuguard intercept: %s\n", what);
+}
+
+static void write_report(const char *written_at);
+
+__attribute__((destructor)) static void report_at_exit(void)
+{
+    if (report_path[0] != '\0') {
+        pthread_mutex_lock(&lock);
+        write_report("exit");
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+/* Calls a real driver makes answer after a sticky error. */
+static void choose_answers_when_sticky(void)
+{
+    static const char *const bases[] = {
+        "cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString", "cuGetProcAddress",
+        "cuGetExportTable", "cuDeviceGet", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute",
+        "cuDeviceTotalMem", "cuDeviceComputeCapability", "cuDeviceGetPCIBusId", "cuDeviceGetByPCIBusId",
+        "cuCtxDestroy", "cuCtxDetach", "cuCtxPopCurrent", "cuCtxPushCurrent", "cuCtxSetCurrent",
+        "cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset",
+        "cuDevicePrimaryCtxGetState", "cuCtxCreate", "cuDevicePrimaryCtxRetain",
+    };
+    for (int i = 0; i < GG_ICPT_COUNT; i++)
+        for (size_t k = 0; k < sizeof bases / sizeof bases[0]; k++)
+            if (is_variant_of(gg_icpt_names[i], bases[k], strlen(bases[k])))
+                answers_when_sticky[i] = true;
+}
+
+bool gg_icpt_faults_configure(void)
+{
+    choose_answers_when_sticky();
+    const char *path = getenv("GPUGUARD_INTERCEPT_REPORT");
+    if (path != NULL && path[0] != '\0')
+        snprintf(report_path, sizeof report_path, "%s", path);
+    const char *value = getenv("GPUGUARD_INTERCEPT_FAULTS");
+    if (value != NULL) {
+        gg_status status;
+        char message[512];
+        char *text = gg__fault_plan_text(value, "GPUGUARD_INTERCEPT_FAULTS", &status, message, sizeof message);
+        if (text != NULL) {
+            status = gg__fault_plan_parse(text, &naming, &plan, message, sizeof message);
+            gg__free(text);
+        }
+        if (status == GG_OK && plan->count > 0) {
+            first_fired = gg__malloc(plan->count * sizeof *first_fired);
+            first_fired_match = gg__calloc(plan->count, sizeof *first_fired_match);
+            if (first_fired == NULL || first_fired_match == NULL) {
+                status = GG_OUT_OF_MEMORY;
+                snprintf(message, sizeof message, "GPUGUARD_INTERCEPT_FAULTS: out of memory for the plan");
+                gg__fault_plan_free(plan);
+                plan = NULL;
+            }
+            for (size_t i = 0; first_fired != NULL && i < plan->count; i++)
+                first_fired[i] = -1;
+        }
+        if (status != GG_OK) {
+            snprintf(plan_error, sizeof plan_error, "GPUGUARD_INTERCEPT_FAULTS: %s", message);
+            log_problem(plan_error);
+        }
+    }
+    return plan != NULL || plan_error[0] != '\0' || report_path[0] != '\0';
+}
+
+/* ---- the slow path ------------------------------------------------------ */
+
+static CUcontext current_context(void)
+{
+    CUcontext ctx = NULL;
+    CUresult (*get)(CUcontext *) = (CUresult(*)(CUcontext *))gg_icpt_real[GG_ICPT_cuCtxGetCurrent];
+    if (get == NULL || get(&ctx) != CUDA_SUCCESS)
+        return NULL;
+    return ctx;
+}
+
+static int current_device(void)
+{
+    CUdevice dev = -1;
+    CUresult (*get)(CUdevice *) = (CUresult(*)(CUdevice *))gg_icpt_real[GG_ICPT_cuCtxGetDevice];
+    if (get == NULL || get(&dev) != CUDA_SUCCESS)
+        return -1;
+    return dev;
+}
+
+/* The sticky error latched on `ctx`, or 0. Under the lock. */
+static int latched_on(CUcontext ctx)
+{
+    for (int i = 0; i < atomic_load(&latched_count); i++)
+        if (latched[i].ctx == ctx)
+            return latched[i].code;
+    return 0;
+}
+
+bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, CUresult *result)
+{
+    call->fn = fn;
+    call->ctx = NULL;
+    call->latch = 0;
+    gg_icpt_mode mode = gg_icpt_load();
+    if (mode == GG_ICPT_MODE_BROKEN) {
+        *result = CUDA_ERROR_STUB_LIBRARY;
+        return false;
+    }
+    if (gg_icpt_real[fn] == NULL) {
+        *result = CUDA_ERROR_NOT_FOUND; /* the real driver lacks it */
+        return false;
+    }
+    if (mode == GG_ICPT_MODE_FORWARD)
+        return true;
+    atomic_fetch_add_explicit(&calls[fn], 1, memory_order_relaxed);
+    if (plan_error[0] != '\0' && fn == GG_ICPT_cuInit) {
+        *result = CUDA_ERROR_INVALID_VALUE;
+        return false;
+    }
+    int injected = 0;
+    pthread_mutex_lock(&lock);
+    if (atomic_load(&latched_count) > 0 && !answers_when_sticky[fn])
+        injected = latched_on(current_context());
+    bool fired = false;
+    for (size_t i = 0; plan != NULL && injected == 0 && call->latch == 0 && i < plan->count; i++) {
+        gg__fault_rule *r = &plan->rules[i];
+        if (!r->any_target && !gg__fault_targets_has(&r->targets, fn))
+            continue;
+        if (r->device >= 0 && current_device() != r->device)
+            continue;
+        if (!gg__fault_rule_hit(r))
+            continue;
+        fired = true;
+        if (first_fired[i] < 0) {
+            first_fired[i] = fn;
+            first_fired_match[i] = r->matched;
+        }
+        int code = r->has_native_error ? r->native_error : native_error(r->error);
+        CUcontext ctx = r->async ? current_context() : NULL;
+        if (ctx != NULL) {
+            call->ctx = ctx;
+            call->latch = code;
+        } else {
+            injected = code;
+        }
+    }
+    /* A run that crashes after its fault never writes the exit report. */
+    if (fired && report_path[0] != '\0')
+        write_report("fault");
+    pthread_mutex_unlock(&lock);
+    if (injected != 0) {
+        *result = (CUresult)injected;
+        return false;
+    }
+    return true;
+}
+
+CUresult gg_icpt_leave(const gg_icpt_call *call, CUresult result)
+{
+    if (call->latch == 0)
+        return result;
+    pthread_mutex_lock(&lock);
+    int n = atomic_load(&latched_count);
+    if (latched_on(call->ctx) == 0 && n < MAX_LATCHED) {
+        latched[n] = (latched_context){ .ctx = call->ctx, .device = current_device(), .code = call->latch };
+        atomic_store(&latched_count, n + 1);
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}
+
+/* Removes latched entry i. Under the lock. */
+static void forget(int i)
+{
+    int n = atomic_load(&latched_count);
+    latched[i] = latched[n - 1];
+    atomic_store(&latched_count, n - 1);
+}
+
+void gg_icpt_context_gone(CUcontext ctx)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = atomic_load(&latched_count) - 1; i >= 0; i--)
+        if (latched[i].ctx == ctx)
+            forget(i);
+    pthread_mutex_unlock(&lock);
+}
+
+void gg_icpt_primary_reset(CUdevice dev)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = atomic_load(&latched_count) - 1; i >= 0; i--)
+        if (latched[i].device == dev)
+            forget(i);
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- the report --------------------------------------------------------- */
+
+/* Writes GPUGUARD_INTERCEPT_REPORT. Under the lock. */
+static void write_report(const char *written_at)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return;
+    if (plan != NULL)
+        cJSON_AddStringToObject(root, "plan", plan->source);
+    else
+        cJSON_AddNullToObject(root, "plan");
+    if (plan_error[0] != '\0')
+        cJSON_AddStringToObject(root, "plan_error", plan_error);
+    else
+        cJSON_AddNullToObject(root, "plan_error");
+    cJSON_AddStringToObject(root, "driver", gg_icpt_driver_path());
+    if (gg_icpt_driver_error()[0] != '\0')
+        cJSON_AddStringToObject(root, "driver_error", gg_icpt_driver_error());
+    cJSON *counts = cJSON_AddObjectToObject(root, "calls");
+    for (int i = 0; i < GG_ICPT_COUNT; i++) {
+        uint64_t n = atomic_load_explicit(&calls[i], memory_order_relaxed);
+        if (n != 0)
+            cJSON_AddNumberToObject(counts, gg_icpt_names[i], (double)n);
+    }
+    cJSON *rules = cJSON_AddArrayToObject(root, "rules");
+    for (size_t i = 0; plan != NULL && i < plan->count; i++) {
+        const gg__fault_rule *r = &plan->rules[i];
+        cJSON *rj = cJSON_CreateObject();
+        cJSON_AddNumberToObject(rj, "rule", (double)i);
+        cJSON_AddStringToObject(rj, r->target_field, r->target_name);
+        cJSON_AddNumberToObject(rj, "matched", (double)r->matched);
+        cJSON_AddNumberToObject(rj, "fired", (double)r->fired);
+        if (first_fired[i] >= 0) {
+            cJSON_AddStringToObject(rj, "first_fired_call", gg_icpt_names[first_fired[i]]);
+            cJSON_AddNumberToObject(rj, "first_fired_match", (double)first_fired_match[i]);
+        } else {
+            cJSON_AddNullToObject(rj, "first_fired_call");
+            cJSON_AddNullToObject(rj, "first_fired_match");
+        }
+        cJSON_AddItemToArray(rules, rj);
+    }
+    cJSON_AddStringToObject(root, "written_at", written_at);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    /* Written whole to a temporary file and renamed, so that a reader never
+     * sees half a report (a crash may follow the fault at once). */
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", report_path, (long)getpid());
+    FILE *f = text ? fopen(tmp, "w") : NULL;
+    if (f != NULL) {
+        bool ok = fputs(text, f) >= 0;
+        ok = fclose(f) == 0 && ok;
+        if (!ok || rename(tmp, report_path) != 0)
+            log_problem("cannot write the report");
+    } else {
+        log_problem("cannot write the report");
+    }
+    free(text);
+}

@@ -1,0 +1,307 @@
+/*
+ * The interposing driver (src/intercept) under a program that calls the
+ * driver directly. This executable is linked against the interposer as
+ * libcuda.so.1 (DT_NEEDED, found through its run path in
+ * build/lib/intercept), exactly as a CUDA program is linked against
+ * NVIDIA's; the interposer forwards to the simulator
+ * (GPUGUARD_INTERCEPT_DRIVER). Criterion runs every test in a process of
+ * its own, so each test sets its environment before the first driver call,
+ * when the interposer reads it.
+ */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim_cuda.h"
+
+#define CU_IS(call, want)                                                                          \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        cr_assert_eq(r_, (want), "%s -> %d, expected %d", #call, (int)r_, (int)(want));            \
+    } while (0)
+#define CU_OK(call) CU_IS(call, CUDA_SUCCESS)
+
+static char report_path[256];
+
+/* Forwards to the simulator, with `plan` (NULL: none) and a report. */
+static void setup(const char *plan)
+{
+    setenv("GPUGUARD_INTERCEPT_DRIVER", GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so", 1);
+    snprintf(report_path, sizeof report_path, "/tmp/gg_intercept_test_%ld.json", (long)getpid());
+    unlink(report_path);
+    setenv("GPUGUARD_INTERCEPT_REPORT", report_path, 1);
+    if (plan != NULL)
+        setenv("GPUGUARD_INTERCEPT_FAULTS", plan, 1);
+    else
+        unsetenv("GPUGUARD_INTERCEPT_FAULTS");
+}
+
+/* The report as it stands (the interposer writes one when a rule fires,
+ * and at exit). */
+static cJSON *read_report(void)
+{
+    FILE *f = fopen(report_path, "r");
+    cr_assert_not_null(f, "no report at %s", report_path);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *j = cJSON_Parse(text);
+    cr_assert_not_null(j, "the report is not JSON: %s", text);
+    return j;
+}
+
+static double call_count(const cJSON *report, const char *function)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "calls"), function);
+    return n ? n->valuedouble : 0;
+}
+
+static const cJSON *rule(const cJSON *report, int i)
+{
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "rules"), i);
+    cr_assert_not_null(r, "the report has no rule %d", i);
+    return r;
+}
+
+static CUcontext make_context(void)
+{
+    CUcontext ctx = NULL;
+    CU_OK(cuInit(0));
+    CU_OK(cuCtxCreate_v4(&ctx, NULL, 0, 0));
+    return ctx;
+}
+
+static CUfunction kernel(const char *name)
+{
+    CUmodule m = NULL;
+    CUfunction f = NULL;
+    CU_OK(cuModuleLoad(&m, GG_TEST_KERNEL_DIR "/sim_test_kernels.so"));
+    CU_OK(cuModuleGetFunction(&f, m, name));
+    return f;
+}
+
+/* fill(ptr, n, value) over n elements. */
+static CUresult launch_fill(CUfunction fill, CUdeviceptr p, unsigned n, unsigned value)
+{
+    uint64_t ptr = p;
+    void *params[] = { &ptr, &n, &value };
+    return cuLaunchKernel(fill, (n + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, params, NULL);
+}
+
+Test(intercept, forwards_unchanged_without_a_plan)
+{
+    setup(NULL);
+    unsetenv("GPUGUARD_INTERCEPT_REPORT");
+    int version = 0;
+    CU_OK(cuDriverGetVersion(&version));
+    cr_assert_geq(version, 11040, "the simulator's version came back as %d", version);
+    CUcontext ctx = make_context();
+    CUdeviceptr p = 0;
+    CU_OK(cuMemAlloc_v2(&p, 256 * sizeof(unsigned)));
+    CU_OK(launch_fill(kernel("fill"), p, 256, 7));
+    unsigned out[256] = { 0 };
+    CU_OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    for (int i = 0; i < 256; i++)
+        cr_assert_eq(out[i], 7u, "element %d is %u", i, out[i]);
+    /* The simulator's own errors come back as they are. */
+    CU_IS(cuMemAlloc_v2(NULL, 16), CUDA_ERROR_INVALID_VALUE);
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuCtxDestroy_v2(ctx));
+    cr_assert_eq(access(report_path, F_OK), -1, "a report was written though none was asked for");
+}
+
+Test(intercept, nth_call_of_a_function_fails_once)
+{
+    setup("{\"rules\": [{\"function\": \"cuMemAlloc\", \"nth\": 2, \"error\": \"out_of_memory\"}]}");
+    CUcontext ctx = make_context();
+    CUdeviceptr a = 0, b = 0, c = 0;
+    CU_OK(cuMemAlloc_v2(&a, 64));
+    CU_IS(cuMemAlloc_v2(&b, 64), CUDA_ERROR_OUT_OF_MEMORY);
+    cr_assert_eq(b, 0, "the failed allocation wrote a pointer: the driver was called");
+    CU_OK(cuMemAlloc_v2(&c, 64));
+    CU_OK(cuMemFree_v2(a));
+    CU_OK(cuMemFree_v2(c));
+    cJSON *report = read_report();
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(report, "written_at")->valuestring, "fault");
+    cr_assert_eq(call_count(report, "cuMemAlloc_v2"), 2, "the report at the fault counts 2 allocations");
+    const cJSON *r = rule(report, 0);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r, "function")->valuestring, "cuMemAlloc");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(r, "fired")->valuedouble, 1);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r, "first_fired_call")->valuestring, "cuMemAlloc_v2");
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(r, "first_fired_match")->valuedouble, 2);
+    cJSON_Delete(report);
+    CU_OK(cuCtxDestroy_v2(ctx));
+}
+
+Test(intercept, a_versioned_name_matches_that_variant_only)
+{
+    setup("{\"rules\": [{\"function\": \"cuCtxCreate_v2\", \"error\": \"driver\"}]}");
+    CUcontext ctx = make_context(); /* cuCtxCreate_v4: not the rule's */
+    CUcontext old = NULL;
+    CU_IS(cuCtxCreate_v2(&old, 0, 0), CUDA_ERROR_UNKNOWN);
+    CU_OK(cuCtxDestroy_v2(ctx));
+}
+
+Test(intercept, an_op_rule_fails_the_functions_of_that_operation)
+{
+    setup("{\"rules\": [{\"op\": \"launch\", \"nth\": 1, \"error\": \"launch_failed\"}]}");
+    CUcontext ctx = make_context();
+    CUfunction fill = kernel("fill");
+    CUdeviceptr p = 0;
+    CU_OK(cuMemAlloc_v2(&p, 64 * sizeof(unsigned)));
+    CU_IS(launch_fill(fill, p, 64, 1), CUDA_ERROR_LAUNCH_FAILED);
+    /* Immediate: the context is not poisoned, the next launch runs. */
+    CU_OK(launch_fill(fill, p, 64, 2));
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuCtxDestroy_v2(ctx));
+}
+
+Test(intercept, an_async_fault_poisons_its_context_only)
+{
+    setup("{\"rules\": [{\"op\": \"launch\", \"nth\": 1, \"error\": \"illegal_address\", \"mode\": \"async\"}]}");
+    CUcontext bad = make_context();
+    CUfunction fill = kernel("fill");
+    CUdeviceptr p = 0;
+    CU_OK(cuMemAlloc_v2(&p, 64 * sizeof(unsigned)));
+    CU_OK(launch_fill(fill, p, 64, 1)); /* the launch itself is accepted */
+    CU_IS(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+    CUdeviceptr q = 0;
+    CU_IS(cuMemAlloc_v2(&q, 64), CUDA_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemFree_v2(p), CUDA_ERROR_ILLEGAL_ADDRESS); /* PyCUDA's "cuMemFree failed" */
+
+    /* Another context works on. */
+    CUcontext good = NULL;
+    CU_OK(cuCtxCreate_v4(&good, NULL, 0, 0));
+    CU_OK(cuMemAlloc_v2(&q, 64));
+    CU_OK(cuMemFree_v2(q));
+    CU_OK(cuCtxSetCurrent(bad));
+    CU_IS(cuStreamQuery(NULL), CUDA_ERROR_ILLEGAL_ADDRESS);
+    /* Destroying the dead context forgets its error. */
+    CU_OK(cuCtxDestroy_v2(bad));
+    CU_OK(cuCtxSetCurrent(good));
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuCtxDestroy_v2(good));
+}
+
+Test(intercept, proc_address_hands_out_the_wrappers)
+{
+    setup("{\"rules\": [{\"function\": \"cuMemAlloc\", \"nth\": 1, \"error\": \"out_of_memory\"}]}");
+    CUcontext ctx = make_context();
+    void *self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(self, "the interposer is not loaded as libcuda.so.1");
+    cr_assert_not_null(dlsym(self, "gg_intercept_marker"), "libcuda.so.1 here is not the interposer");
+    void *pfn = NULL;
+    CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CU_OK(cuGetProcAddress_v2("cuMemAlloc", &pfn, 12020, 0, &st));
+    cr_assert_eq(st, CU_GET_PROC_ADDRESS_SUCCESS);
+    cr_assert_eq(pfn, dlsym(self, "cuMemAlloc_v2"), "cuGetProcAddress handed out the driver's own pointer");
+    CUresult (*alloc)(CUdeviceptr *, size_t) = (CUresult(*)(CUdeviceptr *, size_t))(uintptr_t)pfn;
+    CUdeviceptr p = 0;
+    CU_IS(alloc(&p, 64), CUDA_ERROR_OUT_OF_MEMORY); /* the plan applies through it */
+    CU_OK(alloc(&p, 64));
+    CU_OK(cuMemFree_v2(p));
+    /* The 11.x form too, and cuGetProcAddress itself. */
+    pfn = NULL;
+    CU_OK(cuGetProcAddress("cuCtxSynchronize", &pfn, 11040, 0));
+    cr_assert_eq(pfn, dlsym(self, "cuCtxSynchronize"));
+    CU_OK(cuGetProcAddress_v2("cuGetProcAddress", &pfn, 12020, 0, &st));
+    cr_assert_eq(pfn, dlsym(self, "cuGetProcAddress_v2"));
+    /* What the driver refuses is refused unchanged. */
+    pfn = (void *)1;
+    CU_OK(cuGetProcAddress_v2("cuNoSuchFunction", &pfn, 12020, 0, &st));
+    cr_assert_eq(st, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    cr_assert_null(pfn);
+    dlclose(self);
+    CU_OK(cuCtxDestroy_v2(ctx));
+}
+
+/* Runs `body` in a child process that then exits normally, which writes
+ * the exit report; the child's status must be 0 (its own checks passed). */
+static void run_in_child(void (*body)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        body();
+        exit(0);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed (status %#x)", status);
+}
+
+/* In a child there is no Criterion to report to: a failed check exits 1. */
+#define CHILD_IS(call, want) do { if ((call) != (want)) { fprintf(stderr, "%s\n", #call); _exit(1); } } while (0)
+
+static void bad_plan_body(void)
+{
+    CHILD_IS(cuInit(0), CUDA_ERROR_INVALID_VALUE);
+    int version = 0;
+    CHILD_IS(cuDriverGetVersion(&version), CUDA_SUCCESS); /* everything else forwards */
+}
+
+Test(intercept, a_bad_plan_fails_cuInit_and_is_named_in_the_report)
+{
+    setup("{\"rules\": [{\"function\": \"cuNoSuchThing\", \"error\": \"out_of_memory\"}]}");
+    run_in_child(bad_plan_body);
+    cJSON *report = read_report();
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(report, "plan_error");
+    cr_assert(cJSON_IsString(why), "the report has no plan_error");
+    cr_assert(strstr(why->valuestring, "GPUGUARD_INTERCEPT_FAULTS: fault plan: rule 0: \"function\": unknown "
+                                       "driver function \"cuNoSuchThing\"") != NULL, "plan_error: %s", why->valuestring);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(report, "plan")));
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(report, "written_at")->valuestring, "exit");
+    cJSON_Delete(report);
+}
+
+static void counted_body(void)
+{
+    CUcontext ctx = NULL;
+    CHILD_IS(cuInit(0), CUDA_SUCCESS);
+    CHILD_IS(cuCtxCreate_v4(&ctx, NULL, 0, 0), CUDA_SUCCESS);
+    CUdeviceptr p = 0;
+    for (int i = 0; i < 5; i++) {
+        CHILD_IS(cuMemAlloc_v2(&p, 64), CUDA_SUCCESS);
+        CHILD_IS(cuMemFree_v2(p), CUDA_SUCCESS);
+    }
+    CUcontext cur = NULL;
+    for (int i = 0; i < 3; i++)
+        CHILD_IS(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+    CHILD_IS(cuCtxDestroy_v2(ctx), CUDA_SUCCESS);
+}
+
+Test(intercept, the_exit_report_counts_every_call)
+{
+    setup("{\"rules\": []}");
+    run_in_child(counted_body);
+    cJSON *report = read_report();
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(report, "written_at")->valuestring, "exit");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(report, "driver")->valuestring,
+                     GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so");
+    cr_assert_eq(call_count(report, "cuInit"), 1);
+    cr_assert_eq(call_count(report, "cuCtxCreate_v4"), 1);
+    cr_assert_eq(call_count(report, "cuMemAlloc_v2"), 5);
+    cr_assert_eq(call_count(report, "cuMemFree_v2"), 5);
+    cr_assert_eq(call_count(report, "cuCtxGetCurrent"), 3);
+    cr_assert_eq(call_count(report, "cuCtxDestroy_v2"), 1);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "calls")), 6,
+                 "calls the program never made are listed");
+    cJSON_Delete(report);
+}
+
+Test(intercept, no_driver_means_every_call_says_stub_library)
+{
+    setup(NULL);
+    setenv("GPUGUARD_INTERCEPT_DRIVER", GG_TEST_LIB_DIR "/intercept/libcuda.so.1", 1);
+    CU_IS(cuInit(0), CUDA_ERROR_STUB_LIBRARY); /* never forwards to itself */
+    int version = 0;
+    CU_IS(cuDriverGetVersion(&version), CUDA_ERROR_STUB_LIBRARY);
+}
