@@ -149,7 +149,7 @@ static char *read_text_file(const char *path, const char *what)
 
 /* The plan to pass (malloc'd; NULL *plan for none), checked; -1 when it is
  * unreadable or wrong (said on stderr). */
-static int load_plan(const run_options *opt, char **plan)
+static int load_plan(const run_options *opt, const intercept_setup *setup, char **plan)
 {
     const char *source = opt->faults, *origin = "--faults";
     *plan = NULL;
@@ -166,9 +166,9 @@ static int load_plan(const run_options *opt, char **plan)
         return -1;
     }
     char message[512];
-    if (!intercept_plan_check(text, message, sizeof message)) {
-        fprintf(stderr, WHO ": bad fault plan (%s%s%s): %s\n", origin, source[0] == '@' ? ", " : "",
-                source[0] == '@' ? source + 1 : "", message);
+    if (!intercept_plan_check(setup, text, message, sizeof message)) {
+        fprintf(stderr, WHO ": %s%s%s: %s\n", origin, source[0] == '@' ? " " : "", source[0] == '@' ? source : "",
+                message);
         free(text);
         return -1;
     }
@@ -308,8 +308,6 @@ int cmd_run(int argc, char **argv)
         return early;
 
     char *plan = NULL;
-    if (load_plan(&opt, &plan) != 0)
-        return CLI_EXIT_USAGE;
     const char *user_report = opt.report_path ? opt.report_path : getenv(INTERCEPT_ENV_REPORT);
     char report_path[PATH_MAX + 64];
     bool temporary = false; /* report_path is a temporary file of ours, to remove */
@@ -322,7 +320,7 @@ int cmd_run(int argc, char **argv)
     } else if (report_location(user_report, report_path, sizeof report_path) != 0) {
         goto out;
     }
-    if (intercept_prepare(WHO, opt.driver, &setup) != 0)
+    if (intercept_prepare(WHO, opt.driver, &setup) != 0 || load_plan(&opt, &setup, &plan) != 0)
         goto out;
     if (opt.verbose)
         fprintf(stderr, WHO ": over the interposer in %s, forwarding to %s (from %s); fault plan: %s; report: %s\n",

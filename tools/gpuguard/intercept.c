@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "build_paths.h"
 #include "gpuguard/gpuguard.h"
 
 #define INTERPOSER_FILE "libcuda.so.1"
@@ -28,21 +30,40 @@ static bool directory_of(void *symbol, char *out, size_t size)
     return snprintf(out, size, "%.*s", (int)(slash - info.dli_fname), info.dli_fname) < (int)size;
 }
 
-/* The interposer is built and installed in a directory of its own,
- * intercept/, next to libgpuguard (build/lib/intercept/libcuda.so.1). */
+/* The interposer is built and installed in a directory of its own that
+ * holds it as libcuda.so.1: intercept/ next to libgpuguard in the build tree
+ * (build/lib/intercept), gpuguard/intercept/ next to it when installed;
+ * failing those (libgpuguard moved), the build tree's and the install
+ * prefix's as configured. */
 static int find_interposer(const char *who, intercept_setup *setup, char real_path[PATH_MAX])
 {
-    char lib_dir[PATH_MAX], candidate[PATH_MAX + 32];
+    char lib_dir[PATH_MAX] = "";
+    const char *dirs[4];
+    char relative[2][PATH_MAX + 32];
+    int n = 0;
     if (directory_of((void *)&gg_init, lib_dir, sizeof lib_dir)) {
-        snprintf(candidate, sizeof candidate, "%s/intercept/" INTERPOSER_FILE, lib_dir);
-        if (access(candidate, R_OK) == 0 && realpath(candidate, real_path) != NULL) {
-            snprintf(setup->interposer_dir, sizeof setup->interposer_dir, "%s/intercept", lib_dir);
+        snprintf(relative[0], sizeof relative[0], "%s/intercept", lib_dir);
+        snprintf(relative[1], sizeof relative[1], "%s/gpuguard/intercept", lib_dir);
+        dirs[n++] = relative[0];
+        dirs[n++] = relative[1];
+    }
+    dirs[n++] = GG_INTERCEPT_BUILD_DIR;
+    dirs[n++] = GG_INTERCEPT_INSTALL_DIR;
+    for (int i = 0; i < n; i++) {
+        char candidate[PATH_MAX + 64];
+        snprintf(candidate, sizeof candidate, "%s/" INTERPOSER_FILE, dirs[i]);
+        if (access(candidate, R_OK) == 0 && realpath(candidate, real_path) != NULL &&
+            snprintf(setup->interposer_dir, sizeof setup->interposer_dir, "%s", dirs[i]) <
+                (int)sizeof setup->interposer_dir) {
+            snprintf(setup->interposer, sizeof setup->interposer, "%s", candidate);
             return 0;
         }
-    } else {
-        snprintf(candidate, sizeof candidate, "(the folder of libgpuguard, which dladdr cannot tell)");
     }
-    fprintf(stderr, "%s: the interposing driver library is not built or installed: no %s\n", who, candidate);
+    fprintf(stderr, "%s: the interposing driver library is not built or installed: no " INTERPOSER_FILE " in",
+            who);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", dirs[i]);
+    fprintf(stderr, "\n");
     return -1;
 }
 
@@ -223,37 +244,54 @@ bool intercept_plan_in_force(const cJSON *report, const char *plan)
     return cJSON_IsString(p) && strcmp(p->valuestring, plan) == 0;
 }
 
-/* TODO(issue 19, interim until the interposer's plan parser is factored
- * into src/common and merged from wt-int): only the plan's shape is checked
- * here; the interposer's own parser has the last word (a plan it refuses is
- * reported as "plan_error" and said by the commands). */
-bool intercept_plan_check(const char *plan, char *message, size_t message_size)
+/* In a child of the tool's: loads the interposer with `plan` and makes one
+ * call (the interposer reads its environment at the first), then exits,
+ * which writes the report. Never returns. */
+static void load_interposer_with(const intercept_setup *setup, const char *plan, const char *report)
 {
-    cJSON *root = cJSON_Parse(plan);
-    bool ok = false;
-    const cJSON *rules = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "rules") : root;
-    if (root == NULL) {
-        snprintf(message, message_size, "fault plan: not valid JSON");
-    } else if (!cJSON_IsArray(rules)) {
-        snprintf(message, message_size, "fault plan: expected {\"rules\": [...]} or an array of rules");
-    } else {
-        ok = true;
-        int i = 0;
-        for (const cJSON *r = rules->child; r != NULL && ok; r = r->next, i++) {
-            const cJSON *error = cJSON_GetObjectItemCaseSensitive(r, "error");
-            if (!cJSON_IsObject(r)) {
-                snprintf(message, message_size, "fault plan: rule %d is not an object", i);
-                ok = false;
-            } else if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "function")) &&
-                       !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "op"))) {
-                snprintf(message, message_size, "fault plan: rule %d: no \"function\" or \"op\"", i);
-                ok = false;
-            } else if (!cJSON_IsString(error) && !cJSON_IsNumber(error)) {
-                snprintf(message, message_size, "fault plan: rule %d: \"error\" is missing", i);
-                ok = false;
-            }
-        }
+    setenv(INTERCEPT_ENV_FAULTS, plan, 1);
+    setenv(INTERCEPT_ENV_REPORT, report, 1);
+    setenv(INTERCEPT_ENV_DRIVER, setup->driver, 1);
+    unsetenv("GPUGUARD_LOG"); /* the refusal comes back in the report, not on stderr */
+    void *lib = dlopen(setup->interposer, RTLD_NOW | RTLD_LOCAL);
+    int (*driver_version)(int *) = NULL;
+    if (lib != NULL)
+        *(void **)&driver_version = dlsym(lib, "cuDriverGetVersion");
+    if (driver_version == NULL)
+        _exit(3);
+    int version = 0;
+    driver_version(&version);
+    exit(0); /* (exit, not _exit: the report is written by the interposer's destructor) */
+}
+
+bool intercept_plan_check(const intercept_setup *setup, const char *plan, char *message, size_t message_size)
+{
+    char report_path[PATH_MAX + 64];
+    if (!intercept_temp_path("gpuguard", "plan", report_path, sizeof report_path)) {
+        snprintf(message, message_size, "cannot check it (no temporary file for the interposer's report)");
+        return false;
     }
-    cJSON_Delete(root);
-    return ok;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        load_interposer_with(setup, plan, report_path);
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    cJSON *report = pid > 0 ? child_read_json_file(report_path) : NULL;
+    unlink(report_path);
+    const char *refused = intercept_plan_error(report);
+    bool accepted = report != NULL && refused == NULL && intercept_plan_in_force(report, plan);
+    if (refused != NULL) {
+        /* "GPUGUARD_INTERCEPT_FAULTS: fault plan: rule 0: ...": the variable is the tool's business. */
+        const char *prefix = INTERCEPT_ENV_FAULTS ": ";
+        snprintf(message, message_size, "%s",
+                 strncmp(refused, prefix, strlen(prefix)) == 0 ? refused + strlen(prefix) : refused);
+    } else if (!accepted) {
+        snprintf(message, message_size, "cannot check it: the interposer %s wrote no report of it (%s %d)",
+                 setup->interposer, pid < 0 ? "fork failed:" : "its check exited with status",
+                 pid < 0 ? errno : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    }
+    cJSON_Delete(report);
+    return accepted;
 }

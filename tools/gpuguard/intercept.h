@@ -31,6 +31,7 @@
 /* Where the interposer is and which driver it forwards to. */
 typedef struct intercept_setup {
     char interposer_dir[PATH_MAX]; /* holds the interposer as libcuda.so.1 */
+    char interposer[PATH_MAX + 16]; /* interposer_dir/libcuda.so.1 */
     char driver[PATH_MAX];         /* the real driver (or the simulator), absolute */
     const char *driver_origin;     /* how it was chosen: "--driver", "GPUGUARD_BACKEND=sim", ... */
     char *library_path;            /* LD_LIBRARY_PATH for the program: interposer_dir first */
@@ -57,8 +58,13 @@ size_t intercept_environment(const intercept_setup *setup, const char *plan, con
                              child_env env[INTERCEPT_ENV_COUNT]);
 
 /* True when `plan` is a fault plan the interposer accepts; else false with
- * `message` naming what is wrong (the rule and the field). */
-bool intercept_plan_check(const char *plan, char *message, size_t message_size);
+ * `message` naming what is wrong (the rule and the field, in the words of
+ * the shared parser, src/common/fault_plan.c). The interposer itself is the
+ * judge: a child process loads it with the plan and reads its report, so
+ * what is accepted here is exactly what the program's run will apply (the
+ * names a plan may use are the interposer's: its driver functions and the
+ * operations it maps onto them). Costs a fork and two dlopens. */
+bool intercept_plan_check(const intercept_setup *setup, const char *plan, char *message, size_t message_size);
 
 /* A fresh path for a report, in the temporary directory, that exists
  * (empty) so that no other process takes it; false with the reason on

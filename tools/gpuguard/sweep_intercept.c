@@ -170,13 +170,13 @@ static int sweep_one(intercept_sweep *s, const intercept_run *run)
     }
     sweep_count_run(s->opt, &s->totals, end.what, fired, replaced);
 
+    bool failed_elsewhere = fired && rule.first_fired_call && strcmp(rule.first_fired_call, run->function) != 0;
     char detail[160];
     snprintf(detail, sizeof detail, "%s %d%s%s%s",
              end.what == CHILD_CRASH || end.what == CHILD_ABORT ? "signal" : end.what == CHILD_HANG ? "after" : "exit",
              end.what == CHILD_HANG ? (int)s->opt->timeout_s : end.code,
              fired ? "" : report ? ", not reached" : ", not reached (no report)",
-             fired && rule.first_fired_call && strcmp(rule.first_fired_call, run->function) != 0 ? ", failed another call"
-                                                                                                 : "",
+             failed_elsewhere ? ", failed another call" : "",
              replaced ? ", PLAN REPLACED by the program" : "");
     printf("%-32s %6ld %-16s %-9s %-11s %s\n", run->function, run->call, run->error,
            run->async ? "async" : "immediate", child_outcome_names[end.what], detail);
@@ -274,15 +274,18 @@ static int unknown_functions(const sweep_options *opt, const cJSON *calls)
 
 /* Every error asked for (--errors) must be one the interposer's plans
  * accept: checked once, before any run, by the plan parser itself. */
-static bool errors_accepted(const sweep_options *opt)
+static bool errors_accepted(const intercept_sweep *s)
 {
+    const sweep_options *opt = s->opt;
     for (int e = 0; e < opt->error_count; e++) {
-        char plan[256], message[512];
-        snprintf(plan, sizeof plan, "{\"rules\":[{\"function\":\"cuMemAlloc\",\"nth\":1,\"error\":\"%s\"}]}",
-                 opt->errors[e]);
-        if (strlen(opt->errors[e]) > 64 || !intercept_plan_check(plan, message, sizeof message)) {
-            fprintf(stderr, WHO ": --errors: '%s' is not an error the interposer injects%s%s\n", opt->errors[e],
-                    strlen(opt->errors[e]) > 64 ? "" : ": ", strlen(opt->errors[e]) > 64 ? "" : message);
+        char plan[256], message[512] = "";
+        const char *error = opt->errors[e];
+        bool writable = strlen(error) <= 64 && strpbrk(error, "\"\\") == NULL;
+        if (writable)
+            snprintf(plan, sizeof plan, "{\"rules\":[{\"function\":\"cuInit\",\"nth\":1,\"error\":\"%s\"}]}", error);
+        if (!writable || !intercept_plan_check(&s->setup, plan, message, sizeof message)) {
+            fprintf(stderr, WHO ": --errors: '%s' is not an error the interposer injects%s%s%s\n", error,
+                    message[0] ? " (" : "", message, message[0] ? ")" : "");
             return false;
         }
     }
@@ -344,10 +347,10 @@ int sweep_intercept(const sweep_options *opt)
     intercept_sweep s;
     memset(&s, 0, sizeof s);
     s.opt = opt;
-    if (!errors_accepted(opt))
+    if (intercept_prepare(WHO, opt->driver, &s.setup) != 0 || !errors_accepted(&s)) {
+        intercept_release(&s.setup);
         return CLI_EXIT_USAGE;
-    if (intercept_prepare(WHO, opt->driver, &s.setup) != 0)
-        return CLI_EXIT_USAGE;
+    }
     if (!intercept_temp_path(WHO, "sweep", s.report_path, sizeof s.report_path)) {
         intercept_release(&s.setup);
         return CLI_EXIT_FAILED;
