@@ -13,17 +13,22 @@
 /* The real function behind index `fn`, as the wrapper's own type. */
 #define GG_ICPT_REAL(name, params) ((CUresult(*) params)gg_icpt_real[GG_ICPT_##name])
 
-/* Plain: count, inject, forward. */
+/* Plain: count, inject, forward. The slow path is a function of its own so
+ * that the fast path is a load, a compare and a tail call, with no frame. */
 #define GG_ICPT_WRAP_PLAIN(name, params, args)                                                     \
-    GG_ICPT_EXPORT CUresult name params                                                            \
+    static __attribute__((noinline)) CUresult slow_##name params                                  \
     {                                                                                              \
-        if (__builtin_expect(gg_icpt_forwarding(), 1))                                             \
-            return GG_ICPT_REAL(name, params) args;                                                \
         gg_icpt_call call;                                                                         \
         CUresult result;                                                                           \
         if (!gg_icpt_enter(GG_ICPT_##name, &call, &result))                                        \
             return result;                                                                         \
         return gg_icpt_leave(&call, GG_ICPT_REAL(name, params) args);                              \
+    }                                                                                              \
+    GG_ICPT_EXPORT CUresult name params                                                            \
+    {                                                                                              \
+        if (__builtin_expect(gg_icpt_forwarding(), 1))                                             \
+            return GG_ICPT_REAL(name, params) args;                                                \
+        return slow_##name args;                                                                   \
     }
 
 /* cuGetProcAddress (both forms): what the real driver hands out is
