@@ -153,9 +153,15 @@ static int resolve_driver(const char *who, const char *driver_option, const char
         return -1;
     }
     bool has_init = dlsym(lib, "cuInit") != NULL;
+    bool interposer_copy = dlsym(lib, "gg_intercept_marker") != NULL; /* exported by every build of it */
     dlclose(lib);
     if (!has_init) {
         fprintf(stderr, "%s: %s (from %s) is not a CUDA driver: it has no cuInit\n", who, setup->driver, origin);
+        return -1;
+    }
+    if (interposer_copy) {
+        fprintf(stderr, "%s: the driver %s (from %s) is a build of gpuguard's interposer, not a driver; give the "
+                "real driver with --driver PATH\n", who, setup->driver, origin);
         return -1;
     }
     setup->driver_origin = origin;

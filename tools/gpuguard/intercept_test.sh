@@ -116,7 +116,11 @@ case "$case" in
         # $1: the interposer as built (lib/intercept/libcuda.so.1): a driver
         # that is the interposer itself would call itself for ever.
         expect_exit 2 run --driver "$1" -- true
-        expect_err "is gpuguard's interposer itself" ;;
+        expect_err "is gpuguard's interposer itself"
+        # A copy of it elsewhere (it exports gg_intercept_marker) is no driver either.
+        cp "$1" "$work/libcuda.so.1"
+        expect_exit 2 run --driver "$work/libcuda.so.1" -- true
+        expect_err "is a build of gpuguard's interposer, not a driver" ;;
     sweep_unchecked_alloc)
         # $1: unchecked_alloc, then its arguments. Every driver call it makes
         # is failed once; the one bug is found, by driver function and call.
