@@ -29,6 +29,7 @@ typedef struct cli_command {
 
 int cmd_info(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Prints the top-level usage (all subcommands) to `out`. */
 void cli_usage(FILE *out);

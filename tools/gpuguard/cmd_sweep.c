@@ -15,61 +15,28 @@
  * run (GPUGUARD_FAIL_HOST_ALLOC), --sim-host-alloc the simulated driver's
  * (GPUGUARD_SIM_FAIL_HOST_ALLOC); --pairs fails two calls of different
  * operations in one run; --cleanup also fails every release the driver sees.
+ * --intercept sweeps an unmodified program's driver calls instead, through
+ * the interposing driver library (sweep_intercept.c).
  *
  * A sweep cannot pass empty: it fails when the counting run sees no calls,
  * when no injected run is made, or when no injected run reached its fault.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "child.h"
 #include "cli.h"
+#include "sweep.h"
 
-#define MAX_OPS 64
-#define MAX_ERRORS 8
-
-typedef enum outcome {
-    OUTCOME_TOLERATED, /* exit 0: the program carried on */
-    OUTCOME_CLEAN,     /* a non-zero exit: the program reported and stopped */
-    OUTCOME_CRASH,     /* killed by a signal other than SIGABRT */
-    OUTCOME_ABORT,     /* SIGABRT */
-    OUTCOME_HANG,      /* still running at the timeout */
-    OUTCOME_SANITIZER, /* a sanitizer reported an error (whatever the exit) */
-    OUTCOME_COUNT
-} outcome;
-
-static const char *const outcome_names[OUTCOME_COUNT] = { "tolerated", "clean-exit", "CRASH", "ABORT", "HANG",
-                                                           "SANITIZER" };
-
-typedef struct sweep_options {
-    const char *ops[MAX_OPS];
-    int op_count;            /* 0 = every operation the program uses */
-    const char *errors[MAX_ERRORS];
-    int error_count;
-    bool immediate, async;
-    bool host_alloc;         /* fail host allocations, not driver calls */
-    bool sim_host_alloc;     /* ... the simulated driver's, not gpuguard's */
-    bool pairs;              /* two driver calls per run */
-    bool cleanup;            /* also fail every release the driver sees */
-    bool fail_on_leak;       /* a run that ends with live objects fails the sweep */
-    long max_runs;           /* 0 = no cap */
-    double timeout_s;
-    const char *json_path;
-    bool verbose;
-    char **command;
-} sweep_options;
-
+/* How one injected run ended, with what its fault report says. */
 typedef struct run_result {
-    outcome what;
+    child_outcome what;
     int code;                /* exit status or signal number */
     bool fired;              /* the plan's first rule (or the host allocation) hit */
     bool fired_all;          /* every rule of the plan hit (pairs) */
@@ -108,10 +75,29 @@ static void sweep_usage(FILE *out)
             "  -v, --verbose     show each run's output\n"
             "  -h, --help        show this help\n"
             "\n"
+            "Programs that do not use gpuguard (PyCUDA, CuPy, the CUDA runtime, plain C):\n"
+            "  --intercept       run COMMAND over gpuguard's interposing driver library\n"
+            "                    (see 'gpuguard run --help') and sweep every driver call\n"
+            "                    it makes: once per driver function, call and error, with\n"
+            "                    a plan failing exactly that call, reported by function\n"
+            "                    and call number. Goes with --errors (--error), --mode,\n"
+            "                    --max-runs, --timeout, --json, --verbose and:\n"
+            "  --function NAME   sweep this driver function only (repeatable); a base\n"
+            "                    name (cuMemAlloc) takes in all its variants (cuMemAlloc_v2)\n"
+            "  --driver PATH     the driver to forward to (as 'gpuguard run --driver')\n"
+            "  Without --errors each driver function gets one error (any variant of it:\n"
+            "  _v2, _ptsz...): out_of_memory for the allocations cuMemAlloc,\n"
+            "  cuMemAllocHost, cuMemHostAlloc, cuMemAllocManaged, cuMemAllocPitch,\n"
+            "  cuMemAllocAsync, cuMemAllocFromPoolAsync, cuMemCreate, cuArrayCreate,\n"
+            "  cuArray3DCreate, cuMipmappedArrayCreate; launch_failed for launches\n"
+            "  (cuLaunch..., cuGraphLaunch); driver (CUDA_ERROR_UNKNOWN, 999) for every\n"
+            "  other function.\n"
+            "\n"
             "Exit status: 0 no run crashed, aborted, hung or tripped a sanitizer; 1 some\n"
             "did, or the counting run failed or saw no calls, or no injected run was\n"
             "made or reached its fault, or the program replaced the sweep's plan (or,\n"
-            "with --fail-on-leak, a run ended with live objects); 2 bad usage.\n");
+            "with --fail-on-leak, a run ended with live objects); 2 bad usage (with\n"
+            "--intercept also: no interposer or no driver to forward to).\n");
 }
 
 static int split_list(char *text, const char **out, int max, const char *what)
@@ -159,6 +145,9 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
         } else if (strcmp(arg, "--fail-on-leak") == 0) {
             opt->fail_on_leak = true;
             continue;
+        } else if (strcmp(arg, "--intercept") == 0) {
+            opt->intercept = true;
+            continue;
         }
         if (value == NULL) {
             fprintf(stderr, "gpuguard sweep: %s needs a value (or unknown option)\n\n", arg);
@@ -167,10 +156,10 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
         }
         char *end = NULL;
         if (strcmp(arg, "--ops") == 0) {
-            if ((opt->op_count = split_list(argv[i + 1], opt->ops, MAX_OPS, "operations")) < 0)
+            if ((opt->op_count = split_list(argv[i + 1], opt->ops, SWEEP_MAX_OPS, "operations")) < 0)
                 return CLI_EXIT_USAGE;
-        } else if (strcmp(arg, "--errors") == 0) {
-            if ((opt->error_count = split_list(argv[i + 1], opt->errors, MAX_ERRORS, "errors")) < 0)
+        } else if (strcmp(arg, "--errors") == 0 || strcmp(arg, "--error") == 0) {
+            if ((opt->error_count = split_list(argv[i + 1], opt->errors, SWEEP_MAX_ERRORS, "errors")) < 0)
                 return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--mode") == 0) {
             opt->immediate = strcmp(value, "immediate") == 0 || strcmp(value, "both") == 0;
@@ -193,6 +182,15 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
             }
         } else if (strcmp(arg, "--json") == 0) {
             opt->json_path = value;
+        } else if (strcmp(arg, "--function") == 0) {
+            if (opt->function_count == SWEEP_MAX_FUNCTIONS || value[0] == '\0') {
+                fprintf(stderr, "gpuguard sweep: %s\n", value[0] ? "too many --function (at most 64)"
+                                                                 : "--function needs a driver function's name");
+                return CLI_EXIT_USAGE;
+            }
+            opt->functions[opt->function_count++] = value;
+        } else if (strcmp(arg, "--driver") == 0) {
+            opt->driver = value;
         } else {
             fprintf(stderr, "gpuguard sweep: unknown option '%s'\n\n", arg);
             sweep_usage(stderr);
@@ -215,69 +213,26 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
                 "--cleanup, --ops, --errors or --mode\n");
         return CLI_EXIT_USAGE;
     }
+    if (opt->intercept && (opt->host_alloc || opt->pairs || opt->cleanup || opt->op_count || opt->fail_on_leak)) {
+        fprintf(stderr, "gpuguard sweep: --intercept sweeps driver functions; it does not go with --host-alloc, "
+                "--sim-host-alloc, --pairs, --cleanup, --ops (use --function) or --fail-on-leak\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (!opt->intercept && (opt->function_count || opt->driver)) {
+        fprintf(stderr, "gpuguard sweep: --function and --driver go with --intercept only (a program that uses "
+                "gpuguard is swept by operation: --ops)\n");
+        return CLI_EXIT_USAGE;
+    }
     if (opt->pairs && opt->async) {
         fprintf(stderr, "gpuguard sweep: --pairs injects immediate errors only (not --mode async or both)\n");
         return CLI_EXIT_USAGE;
     }
-    if (opt->error_count == 0) {
+    if (opt->error_count == 0 && !opt->intercept) {
         opt->errors[0] = "out_of_memory";
         opt->errors[1] = "illegal_address";
         opt->error_count = 2;
     }
     return -1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static cJSON *read_json_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *text = NULL;
-    size_t size = 0, used = 0;
-    for (;;) {
-        if (used + 4096 + 1 > size) {
-            char *grown = realloc(text, size = size * 2 + 8192);
-            if (grown == NULL)
-                break;
-            text = grown;
-        }
-        size_t n = fread(text + used, 1, 4096, f);
-        used += n;
-        if (n == 0)
-            break;
-    }
-    fclose(f);
-    if (text == NULL)
-        return NULL;
-    text[used] = '\0';
-    cJSON *json = cJSON_Parse(text);
-    free(text);
-    return json;
-}
-
-/* True when the run's stderr holds a sanitizer report: ASan and UBSan exit
- * with an ordinary status, which would otherwise pass for a clean exit. */
-static bool sanitizer_reported(const char *stderr_path, bool echo)
-{
-    FILE *f = fopen(stderr_path, "r");
-    if (f == NULL)
-        return false;
-    bool found = false;
-    char line[1024];
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (echo)
-            fputs(line, stderr);
-        found = found || strstr(line, "Sanitizer") != NULL || strstr(line, "runtime error:") != NULL;
-    }
-    fclose(f);
-    return found;
 }
 
 /* Runs the command with `plan` in GPUGUARD_FAULTS and, when host_alloc is
@@ -286,79 +241,31 @@ static bool sanitizer_reported(const char *stderr_path, bool echo)
 static int run_once(const sweep_options *opt, const char *plan, long host_alloc, const char *report_path,
                     run_result *result, cJSON **report_out)
 {
-    char stderr_path[256], sim_report_path[256];
+    char stderr_path[256], sim_report_path[256], count[32];
     snprintf(stderr_path, sizeof stderr_path, "%s.stderr", report_path);
     snprintf(sim_report_path, sizeof sim_report_path, "%s.sim", report_path);
+    snprintf(count, sizeof count, "%ld", host_alloc);
     unlink(report_path);
     unlink(sim_report_path);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("gpuguard sweep: fork");
+    child_env env[] = {
+        { "GPUGUARD_FAULTS", plan },
+        { "GPUGUARD_FAULT_REPORT", report_path },
+        { "GPUGUARD_FAIL_HOST_ALLOC", NULL },
+        { "GPUGUARD_SIM_FAIL_HOST_ALLOC", NULL },
+        { opt->sim_host_alloc ? "GPUGUARD_SIM_FAIL_HOST_ALLOC" : "GPUGUARD_FAIL_HOST_ALLOC",
+          host_alloc > 0 ? count : NULL },
+        { "GPUGUARD_SIM_HOST_ALLOC_REPORT", opt->sim_host_alloc ? sim_report_path : NULL },
+    };
+    child_spec spec = { .command = opt->command, .env = env, .env_count = sizeof env / sizeof env[0],
+                        .timeout_s = opt->timeout_s, .stderr_path = stderr_path, .echo_stderr = opt->verbose,
+                        .quiet_stdout = !opt->verbose };
+    child_result ended;
+    if (child_run("gpuguard sweep", &spec, &ended) != 0)
         return -1;
-    }
-    if (pid == 0) {
-        setpgid(0, 0); /* its own process group: a timeout kills its children too */
-        setenv("GPUGUARD_FAULTS", plan, 1);
-        setenv("GPUGUARD_FAULT_REPORT", report_path, 1);
-        unsetenv("GPUGUARD_FAIL_HOST_ALLOC");
-        unsetenv("GPUGUARD_SIM_FAIL_HOST_ALLOC");
-        if (host_alloc > 0) {
-            char count[32];
-            snprintf(count, sizeof count, "%ld", host_alloc);
-            setenv(opt->sim_host_alloc ? "GPUGUARD_SIM_FAIL_HOST_ALLOC" : "GPUGUARD_FAIL_HOST_ALLOC", count, 1);
-        }
-        if (opt->sim_host_alloc)
-            setenv("GPUGUARD_SIM_HOST_ALLOC_REPORT", sim_report_path, 1);
-        int err = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (err >= 0) {
-            dup2(err, STDERR_FILENO);
-            close(err);
-        }
-        if (!opt->verbose) {
-            int null = open("/dev/null", O_WRONLY);
-            if (null >= 0) {
-                dup2(null, STDOUT_FILENO);
-                close(null);
-            }
-        }
-        execvp(opt->command[0], opt->command);
-        fprintf(stderr, "gpuguard sweep: cannot run %s: %s\n", opt->command[0], strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    double deadline = now_s() + opt->timeout_s;
-    int status = 0;
-    bool hung = false;
-    for (;;) {
-        pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid)
-            break;
-        if (done < 0 && errno != EINTR) {
-            perror("gpuguard sweep: waitpid");
-            return -1;
-        }
-        if (!hung && now_s() > deadline) {
-            hung = true;
-            kill(-pid, SIGKILL);
-        }
-        struct timespec pause = { 0, 5 * 1000 * 1000 };
-        nanosleep(&pause, NULL);
-    }
     memset(result, 0, sizeof *result);
-    if (hung) {
-        result->what = OUTCOME_HANG;
-    } else if (WIFSIGNALED(status)) {
-        result->code = WTERMSIG(status);
-        result->what = result->code == SIGABRT ? OUTCOME_ABORT : OUTCOME_CRASH;
-    } else {
-        result->code = WEXITSTATUS(status);
-        result->what = result->code == 0 ? OUTCOME_TOLERATED : OUTCOME_CLEAN;
-    }
-    if (sanitizer_reported(stderr_path, opt->verbose) && result->what != OUTCOME_HANG)
-        result->what = OUTCOME_SANITIZER;
-    unlink(stderr_path);
-    cJSON *report = read_json_file(report_path);
+    result->what = ended.what;
+    result->code = ended.code;
+    cJSON *report = child_read_json_file(report_path);
     cJSON *live = cJSON_GetObjectItemCaseSensitive(report, "live_objects");
     result->leaked = cJSON_IsNumber(live) ? (long)live->valuedouble : -1;
     const cJSON *in_force = cJSON_GetObjectItemCaseSensitive(report, "plan");
@@ -370,7 +277,7 @@ static int run_once(const sweep_options *opt, const char *plan, long host_alloc,
                        !(init_failed && cJSON_IsNull(in_force));
     if (opt->sim_host_alloc) {
         /* The simulator's own counts; handed back as "host_allocations". */
-        cJSON *sim = read_json_file(sim_report_path);
+        cJSON *sim = child_read_json_file(sim_report_path);
         unlink(sim_report_path);
         result->fired = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sim, "failed"));
         result->fired_all = result->fired;
@@ -412,13 +319,6 @@ static bool wanted(const sweep_options *opt, const char *op)
     return false;
 }
 
-/* Errors that kill a context: only they make sense latched asynchronously. */
-static bool is_sticky_error(const char *error)
-{
-    return strcmp(error, "illegal_address") == 0 || strcmp(error, "launch_failed") == 0 ||
-           strcmp(error, "launch_timeout") == 0;
-}
-
 /* The releases a driver sees (in a dead context only the context's own
  * destroy reaches it; the rest are skipped, which --cleanup checks too). */
 static const char *const cleanup_ops[] = { "free", "host_free", "stream_destroy", "event_destroy", "module_unload",
@@ -429,13 +329,6 @@ typedef struct call_site {
     const char *op;
     long call;
 } call_site;
-
-/* What the runs so far add up to. */
-typedef struct sweep_totals {
-    long outcomes[OUTCOME_COUNT];
-    long runs, leaks, not_reached, replaced, both_fired;
-    bool capped;
-} sweep_totals;
 
 typedef struct sweep_run {
     const char *what;  /* the operation (or "host_alloc"), as printed */
@@ -488,11 +381,8 @@ static int sweep_one(const sweep_options *opt, const sweep_run *run, const char 
     run_result r;
     if (run_once(opt, plan, host_alloc, report_path, &r, NULL) != 0)
         return -1;
-    t->runs++;
-    t->outcomes[r.what]++;
+    sweep_count_run(opt, t, r.what, r.fired, r.replaced);
     t->leaks += r.leaked > 0;
-    t->not_reached += !r.fired;
-    t->replaced += r.replaced;
     t->both_fired += run->what2 != NULL && r.fired_all;
     char where[48], detail[128];
     if (run->what2 != NULL)
@@ -500,12 +390,12 @@ static int sweep_one(const sweep_options *opt, const sweep_run *run, const char 
     else
         snprintf(where, sizeof where, "%ld", run->call);
     snprintf(detail, sizeof detail, "%s %d%s%s%s%s",
-             r.what == OUTCOME_CRASH || r.what == OUTCOME_ABORT ? "signal" : r.what == OUTCOME_HANG ? "after" : "exit",
-             r.what == OUTCOME_HANG ? (int)opt->timeout_s : r.code, r.leaked > 0 ? ", leak" : "",
+             r.what == CHILD_CRASH || r.what == CHILD_ABORT ? "signal" : r.what == CHILD_HANG ? "after" : "exit",
+             r.what == CHILD_HANG ? (int)opt->timeout_s : r.code, r.leaked > 0 ? ", leak" : "",
              r.fired ? "" : ", not reached", run->what2 != NULL && r.fired && !r.fired_all ? ", second not reached" : "",
              r.replaced ? ", PLAN REPLACED by the program" : "");
     printf("%-20s %6s %-16s %-9s %-11s %s\n", run->what, where, run->error, run->async ? "async" : "immediate",
-           outcome_names[r.what], detail);
+           child_outcome_names[r.what], detail);
     fflush(stdout);
     if (json_runs != NULL) {
         cJSON *j = cJSON_CreateObject();
@@ -517,14 +407,13 @@ static int sweep_one(const sweep_options *opt, const sweep_run *run, const char 
         }
         cJSON_AddStringToObject(j, "error", run->error);
         cJSON_AddStringToObject(j, "mode", run->async ? "async" : "immediate");
-        cJSON_AddStringToObject(j, "outcome", outcome_names[r.what]);
+        cJSON_AddStringToObject(j, "outcome", child_outcome_names[r.what]);
         cJSON_AddNumberToObject(j, "code", r.code);
         cJSON_AddBoolToObject(j, "fired", r.fired);
         cJSON_AddBoolToObject(j, "plan_replaced", r.replaced);
         cJSON_AddNumberToObject(j, "leaked_objects", (double)r.leaked);
         cJSON_AddItemToArray(json_runs, j);
     }
-    t->capped = opt->max_runs > 0 && t->runs >= opt->max_runs;
     return 0;
 }
 
@@ -557,7 +446,7 @@ static int sweep_driver_calls(const sweep_options *opt, const call_site *sites, 
         for (int e = 0; e < opt->error_count && !t->capped; e++)
             for (int mode = 0; mode < 2 && !t->capped; mode++) {
                 bool async = mode == 1;
-                if ((async && (!opt->async || !is_sticky_error(opt->errors[e]))) || (!async && !opt->immediate))
+                if ((async && (!opt->async || !sweep_is_sticky_error(opt->errors[e]))) || (!async && !opt->immediate))
                     continue;
                 sweep_run run = { sites[s].op, sites[s].call, NULL, 0, opt->errors[e], async };
                 if (sweep_one(opt, &run, report_path, t, json_runs) != 0)
@@ -606,30 +495,6 @@ static int sweep_host_allocs(const sweep_options *opt, long made, const char *re
     return 0;
 }
 
-static bool write_json(const sweep_options *opt, cJSON *json_runs, const sweep_totals *t)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "command", opt->command[0]);
-    cJSON_AddStringToObject(root, "kind", opt->host_alloc ? "host_alloc" : opt->pairs ? "pairs" : "driver");
-    cJSON_AddItemToObject(root, "runs", json_runs);
-    cJSON *summary = cJSON_AddObjectToObject(root, "summary");
-    for (int o = 0; o < OUTCOME_COUNT; o++)
-        cJSON_AddNumberToObject(summary, outcome_names[o], (double)t->outcomes[o]);
-    cJSON_AddNumberToObject(summary, "leaks", (double)t->leaks);
-    cJSON_AddNumberToObject(summary, "not_reached", (double)t->not_reached);
-    cJSON_AddNumberToObject(summary, "plan_replaced", (double)t->replaced);
-    char *text = cJSON_Print(root);
-    FILE *f = fopen(opt->json_path, "w");
-    bool ok = f != NULL && text != NULL && fputs(text, f) >= 0;
-    if (!ok)
-        fprintf(stderr, "gpuguard sweep: cannot write %s: %s\n", opt->json_path, strerror(errno));
-    if (f != NULL)
-        fclose(f);
-    free(text);
-    cJSON_Delete(root);
-    return ok;
-}
-
 int cmd_sweep(int argc, char **argv)
 {
     sweep_options opt;
@@ -637,6 +502,8 @@ int cmd_sweep(int argc, char **argv)
     int early = parse_options(argc, argv, &opt);
     if (early >= 0)
         return early;
+    if (opt.intercept)
+        return sweep_intercept(&opt);
 
     char report_path[] = "/tmp/gpuguard-sweep-XXXXXX";
     int fd = mkstemp(report_path);
@@ -651,11 +518,11 @@ int cmd_sweep(int argc, char **argv)
     const char *counting_plan = "{\"rules\":[]}";
     run_result base;
     cJSON *counts = NULL;
-    if (run_once(&opt, counting_plan, 0, report_path, &base, &counts) != 0 || base.what != OUTCOME_TOLERATED ||
+    if (run_once(&opt, counting_plan, 0, report_path, &base, &counts) != 0 || base.what != CHILD_TOLERATED ||
         counts == NULL) {
         fprintf(stderr, "gpuguard sweep: the counting run of %s %s%s (%s %d); the program must succeed without "
                 "faults and use gpuguard\n", opt.command[0], counts ? "failed" : "wrote no fault report",
-                counts ? "" : " (does it call gg_init?)", outcome_names[base.what], base.code);
+                counts ? "" : " (does it call gg_init?)", child_outcome_names[base.what], base.code);
         cJSON_Delete(counts);
         unlink(report_path);
         return CLI_EXIT_FAILED;
@@ -708,8 +575,6 @@ int cmd_sweep(int argc, char **argv)
         return CLI_EXIT_FAILED;
     }
 
-    long bad = t.outcomes[OUTCOME_CRASH] + t.outcomes[OUTCOME_ABORT] + t.outcomes[OUTCOME_HANG] +
-               t.outcomes[OUTCOME_SANITIZER];
     if (opt.host_alloc)
         printf("\n%shost-allocation sweep of %s: %ld allocation(s), %ld run(s)%s",
                opt.sim_host_alloc ? "simulator " : "", opt.command[0], host_made, t.runs,
@@ -717,31 +582,18 @@ int cmd_sweep(int argc, char **argv)
     else
         printf("\n%ssweep of %s: %d operation(s), %ld call(s), %ld run(s)%s", opt.pairs ? "pairwise " : "",
                opt.command[0], ops_visited, site_count, t.runs, t.capped ? " (capped by --max-runs)" : "");
-    printf(": %ld tolerated, %ld clean exits, %ld with leaks, %ld not reached", t.outcomes[OUTCOME_TOLERATED],
-           t.outcomes[OUTCOME_CLEAN], t.leaks, t.not_reached);
+    printf(": %ld tolerated, %ld clean exits, %ld with leaks, %ld not reached", t.outcomes[CHILD_TOLERATED],
+           t.outcomes[CHILD_CLEAN], t.leaks, t.not_reached);
     if (opt.pairs)
         printf(", %ld with both faults reached", t.both_fired);
-    printf("; %ld crashes, %ld aborts, %ld hangs, %ld sanitizer reports\n", t.outcomes[OUTCOME_CRASH],
-           t.outcomes[OUTCOME_ABORT], t.outcomes[OUTCOME_HANG], t.outcomes[OUTCOME_SANITIZER]);
-    if (json_runs != NULL && !write_json(&opt, json_runs, &t))
+    sweep_print_bug_counts(&t);
+    long bad = 0;
+    if (json_runs != NULL &&
+        !sweep_write_json(&opt, opt.host_alloc ? "host_alloc" : opt.pairs ? "pairs" : "driver", json_runs, &t))
         bad++;
 
-    /* 3. The ways a sweep could pass having tested nothing. */
-    if (t.replaced > 0) {
-        fprintf(stderr, "gpuguard sweep: FAILED: in %ld run(s) %s replaced the sweep's fault plan, so those runs "
-                "tested its own plan instead\n", t.replaced, opt.command[0]);
-        bad++;
-    }
-    if (t.runs > 0 && t.not_reached == t.runs) {
-        fprintf(stderr, "gpuguard sweep: FAILED: no run reached its fault: the injected runs do not make the calls "
-                "the counting run made (is %s deterministic?)\n", opt.command[0]);
-        bad++;
-    }
-    if (t.runs == 0) {
-        fprintf(stderr, "gpuguard sweep: FAILED: no injected run was made (--mode %s with errors that do not go "
-                "with it?)\n", opt.async && !opt.immediate ? "async" : "immediate");
-        bad++;
-    }
+    /* 3. The bugs found, and the ways a sweep could pass having tested nothing. */
+    bad += sweep_verdict(&opt, &t);
     if (opt.fail_on_leak && t.leaks > 0) {
         fprintf(stderr, "gpuguard sweep: FAILED: %ld run(s) ended with live objects (--fail-on-leak)\n", t.leaks);
         bad++;

@@ -3,6 +3,7 @@
  *
  *   gpuguard info [--json] [--backend NAME]
  *   gpuguard sweep [options] -- COMMAND [ARGS...]
+ *   gpuguard run [options] -- COMMAND [ARGS...]
  *
  * main() only dispatches: each subcommand is a cli_command in the table
  * below, implemented in its own cmd_NAME.c.
@@ -16,6 +17,7 @@
 static const cli_command commands[] = {
     {"info", cmd_info, "show the backend, driver version and devices"},
     {"sweep", cmd_sweep, "fail each driver call of a program in turn and classify the runs"},
+    {"run", cmd_run, "run a program that does not use gpuguard over the interposer, with a fault plan"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

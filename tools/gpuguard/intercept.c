@@ -1,0 +1,303 @@
+/*
+ * Putting a program over the interposer (see intercept.h).
+ */
+#include "intercept.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "build_paths.h"
+#include "gpuguard/gpuguard.h"
+
+#define INTERPOSER_FILE "libcuda.so.1"
+#define SIM_CUDA_FILE "libgpuguard_sim_cuda.so"
+
+/* The directory of the shared object holding `symbol` (libgpuguard's, for
+ * gg_init), or false. */
+static bool directory_of(void *symbol, char *out, size_t size)
+{
+    Dl_info info;
+    if (!dladdr(symbol, &info) || info.dli_fname == NULL)
+        return false;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (slash == NULL)
+        return false;
+    return snprintf(out, size, "%.*s", (int)(slash - info.dli_fname), info.dli_fname) < (int)size;
+}
+
+/* The interposer is built and installed in a directory of its own that
+ * holds it as libcuda.so.1: intercept/ next to libgpuguard in the build tree
+ * (build/lib/intercept), gpuguard/intercept/ next to it when installed;
+ * failing those (libgpuguard moved), the build tree's and the install
+ * prefix's as configured. */
+static int find_interposer(const char *who, intercept_setup *setup, char real_path[PATH_MAX])
+{
+    char lib_dir[PATH_MAX] = "";
+    const char *dirs[4];
+    char relative[2][PATH_MAX + 32];
+    int n = 0;
+    if (directory_of((void *)&gg_init, lib_dir, sizeof lib_dir)) {
+        snprintf(relative[0], sizeof relative[0], "%s/intercept", lib_dir);
+        snprintf(relative[1], sizeof relative[1], "%s/gpuguard/intercept", lib_dir);
+        dirs[n++] = relative[0];
+        dirs[n++] = relative[1];
+    }
+    dirs[n++] = GG_INTERCEPT_BUILD_DIR;
+    dirs[n++] = GG_INTERCEPT_INSTALL_DIR;
+    for (int i = 0; i < n; i++) {
+        char candidate[PATH_MAX + 64];
+        snprintf(candidate, sizeof candidate, "%s/" INTERPOSER_FILE, dirs[i]);
+        if (access(candidate, R_OK) == 0 && realpath(candidate, real_path) != NULL &&
+            snprintf(setup->interposer_dir, sizeof setup->interposer_dir, "%s", dirs[i]) <
+                (int)sizeof setup->interposer_dir) {
+            snprintf(setup->interposer, sizeof setup->interposer, "%s", candidate);
+            return 0;
+        }
+    }
+    fprintf(stderr, "%s: the interposing driver library is not built or installed: no " INTERPOSER_FILE " in",
+            who);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", dirs[i]);
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+/* The simulated driver gpuguard loads for GPUGUARD_BACKEND=sim: next to
+ * libgpuguard (built or installed together). */
+static bool find_simulator(char *out, size_t size)
+{
+    char lib_dir[PATH_MAX];
+    if (!directory_of((void *)&gg_init, lib_dir, sizeof lib_dir))
+        return false;
+    return snprintf(out, size, "%s/" SIM_CUDA_FILE, lib_dir) < (int)size && access(out, R_OK) == 0;
+}
+
+/* The libcuda.so.1 a program would get from the dynamic loader, or false
+ * (with the loader's reason in `why`). */
+static bool loader_driver(char *out, size_t size, char *why, size_t why_size)
+{
+    void *lib = dlopen(INTERPOSER_FILE, RTLD_LAZY | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *reason = dlerror();
+        snprintf(why, why_size, "%s", reason ? reason : "the dynamic loader cannot find it");
+        return false;
+    }
+    void *init = dlsym(lib, "cuInit");
+    Dl_info info;
+    bool found = init != NULL && dladdr(init, &info) && info.dli_fname != NULL &&
+                 snprintf(out, size, "%s", info.dli_fname) < (int)size;
+    if (!found)
+        snprintf(why, why_size, "the libcuda.so.1 the loader finds has no cuInit");
+    dlclose(lib);
+    return found;
+}
+
+/* Chooses the driver the interposer forwards to (see intercept_prepare);
+ * `interposer` is the interposer's real path. */
+static int resolve_driver(const char *who, const char *driver_option, const char *interposer,
+                          intercept_setup *setup)
+{
+    const char *chosen = NULL, *origin = NULL;
+    const char *from_env = getenv(INTERCEPT_ENV_DRIVER);
+    const char *backend = getenv("GPUGUARD_BACKEND");
+    const char *cuda_library = getenv("GPUGUARD_CUDA_LIBRARY");
+    char found[PATH_MAX], why[512];
+    if (driver_option != NULL) {
+        chosen = driver_option, origin = "--driver";
+    } else if (from_env != NULL && from_env[0] != '\0') {
+        chosen = from_env, origin = INTERCEPT_ENV_DRIVER;
+    } else if (backend != NULL && strcasecmp(backend, "sim") == 0) {
+        if (cuda_library != NULL && cuda_library[0] != '\0') {
+            chosen = cuda_library, origin = "GPUGUARD_CUDA_LIBRARY (GPUGUARD_BACKEND=sim)";
+        } else if (find_simulator(found, sizeof found)) {
+            chosen = found, origin = "GPUGUARD_BACKEND=sim";
+        } else {
+            fprintf(stderr, "%s: GPUGUARD_BACKEND=sim, but the simulated driver (" SIM_CUDA_FILE ") is not next to "
+                    "libgpuguard; give its path with --driver\n", who);
+            return -1;
+        }
+    } else if (backend != NULL && (strcasecmp(backend, "hip") == 0 || strcasecmp(backend, "sim-hip") == 0)) {
+        fprintf(stderr, "%s: GPUGUARD_BACKEND=%s, but the interposer intercepts the CUDA driver only "
+                "(unset GPUGUARD_BACKEND, or set it to cuda or sim)\n", who, backend);
+        return -1;
+    } else if (cuda_library != NULL && cuda_library[0] != '\0') {
+        chosen = cuda_library, origin = "GPUGUARD_CUDA_LIBRARY";
+    } else if (loader_driver(found, sizeof found, why, sizeof why)) {
+        chosen = found, origin = "the dynamic loader";
+    } else {
+        fprintf(stderr, "%s: no CUDA driver to forward the calls to: %s (GPUGUARD_BACKEND=sim forwards them to "
+                "gpuguard's simulated driver; --driver PATH to another)\n", who, why);
+        return -1;
+    }
+    if (realpath(chosen, setup->driver) == NULL) {
+        fprintf(stderr, "%s: the driver %s (from %s): %s\n", who, chosen, origin, strerror(errno));
+        return -1;
+    }
+    if (strcmp(setup->driver, interposer) == 0) {
+        fprintf(stderr, "%s: the driver %s (from %s) is gpuguard's interposer itself; give the real driver with "
+                "--driver PATH\n", who, chosen, origin);
+        return -1;
+    }
+    /* Loadable, and a CUDA driver: said now rather than as a cuInit failure
+     * inside the program. */
+    void *lib = dlopen(setup->driver, RTLD_LAZY | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *reason = dlerror();
+        fprintf(stderr, "%s: the driver %s (from %s) cannot be loaded: %s\n", who, setup->driver, origin,
+                reason ? reason : "unknown reason");
+        return -1;
+    }
+    bool has_init = dlsym(lib, "cuInit") != NULL;
+    bool interposer_copy = dlsym(lib, "gg_intercept_marker") != NULL; /* exported by every build of it */
+    dlclose(lib);
+    if (!has_init) {
+        fprintf(stderr, "%s: %s (from %s) is not a CUDA driver: it has no cuInit\n", who, setup->driver, origin);
+        return -1;
+    }
+    if (interposer_copy) {
+        fprintf(stderr, "%s: the driver %s (from %s) is a build of gpuguard's interposer, not a driver; give the "
+                "real driver with --driver PATH\n", who, setup->driver, origin);
+        return -1;
+    }
+    setup->driver_origin = origin;
+    return 0;
+}
+
+int intercept_prepare(const char *who, const char *driver_option, intercept_setup *setup)
+{
+    memset(setup, 0, sizeof *setup);
+    char interposer[PATH_MAX];
+    if (find_interposer(who, setup, interposer) != 0)
+        return -1;
+    if (resolve_driver(who, driver_option, interposer, setup) != 0)
+        return -1;
+    const char *old = getenv("LD_LIBRARY_PATH");
+    size_t size = strlen(setup->interposer_dir) + (old ? strlen(old) + 1 : 0) + 1;
+    setup->library_path = malloc(size);
+    if (setup->library_path == NULL) {
+        fprintf(stderr, "%s: out of memory\n", who);
+        return -1;
+    }
+    snprintf(setup->library_path, size, "%s%s%s", setup->interposer_dir, old && old[0] ? ":" : "", old ? old : "");
+    return 0;
+}
+
+void intercept_release(intercept_setup *setup)
+{
+    free(setup->library_path);
+    setup->library_path = NULL;
+}
+
+size_t intercept_environment(const intercept_setup *setup, const char *plan, const char *report_path,
+                             child_env env[INTERCEPT_ENV_COUNT])
+{
+    env[0] = (child_env){ "LD_LIBRARY_PATH", setup->library_path };
+    env[1] = (child_env){ INTERCEPT_ENV_DRIVER, setup->driver };
+    env[2] = (child_env){ INTERCEPT_ENV_FAULTS, plan };
+    env[3] = (child_env){ INTERCEPT_ENV_REPORT, report_path };
+    return INTERCEPT_ENV_COUNT;
+}
+
+bool intercept_temp_path(const char *who, const char *tag, char *path, size_t size)
+{
+    const char *dir = getenv("TMPDIR");
+    if (dir == NULL || dir[0] == '\0')
+        dir = "/tmp";
+    if (snprintf(path, size, "%s/gpuguard-%s-XXXXXX", dir, tag) >= (int)size) {
+        fprintf(stderr, "%s: TMPDIR is too long\n", who);
+        return false;
+    }
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "%s: cannot make a temporary file in %s: %s\n", who, dir, strerror(errno));
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+intercept_rule_report intercept_rule(const cJSON *report, int index)
+{
+    intercept_rule_report r = { 0, 0, NULL, 0 };
+    const cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "rules"), index);
+    const cJSON *matched = cJSON_GetObjectItemCaseSensitive(rule, "matched");
+    const cJSON *fired = cJSON_GetObjectItemCaseSensitive(rule, "fired");
+    const cJSON *call = cJSON_GetObjectItemCaseSensitive(rule, "first_fired_call");
+    const cJSON *match = cJSON_GetObjectItemCaseSensitive(rule, "first_fired_match");
+    r.matched = cJSON_IsNumber(matched) ? (long)matched->valuedouble : 0;
+    r.fired = cJSON_IsNumber(fired) ? (long)fired->valuedouble : 0;
+    r.first_fired_call = cJSON_IsString(call) ? call->valuestring : NULL;
+    r.first_fired_match = cJSON_IsNumber(match) ? (long)match->valuedouble : 0;
+    return r;
+}
+
+const char *intercept_plan_error(const cJSON *report)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(report, "plan_error");
+    return cJSON_IsString(e) ? e->valuestring : NULL;
+}
+
+bool intercept_plan_in_force(const cJSON *report, const char *plan)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(report, "plan");
+    if (plan == NULL)
+        return report != NULL && cJSON_IsNull(p);
+    return cJSON_IsString(p) && strcmp(p->valuestring, plan) == 0;
+}
+
+/* In a child of the tool's: loads the interposer with `plan` and makes one
+ * call (the interposer reads its environment at the first), then exits,
+ * which writes the report. Never returns. */
+static void load_interposer_with(const intercept_setup *setup, const char *plan, const char *report)
+{
+    setenv(INTERCEPT_ENV_FAULTS, plan, 1);
+    setenv(INTERCEPT_ENV_REPORT, report, 1);
+    setenv(INTERCEPT_ENV_DRIVER, setup->driver, 1);
+    unsetenv("GPUGUARD_LOG"); /* the refusal comes back in the report, not on stderr */
+    void *lib = dlopen(setup->interposer, RTLD_NOW | RTLD_LOCAL);
+    int (*driver_version)(int *) = NULL;
+    if (lib != NULL)
+        *(void **)&driver_version = dlsym(lib, "cuDriverGetVersion");
+    if (driver_version == NULL)
+        _exit(3);
+    int version = 0;
+    driver_version(&version);
+    exit(0); /* (exit, not _exit: the report is written by the interposer's destructor) */
+}
+
+bool intercept_plan_check(const intercept_setup *setup, const char *plan, char *message, size_t message_size)
+{
+    char report_path[PATH_MAX + 64];
+    if (!intercept_temp_path("gpuguard", "plan", report_path, sizeof report_path)) {
+        snprintf(message, message_size, "cannot check it (no temporary file for the interposer's report)");
+        return false;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        load_interposer_with(setup, plan, report_path);
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    cJSON *report = pid > 0 ? child_read_json_file(report_path) : NULL;
+    unlink(report_path);
+    const char *refused = intercept_plan_error(report);
+    bool accepted = report != NULL && refused == NULL && intercept_plan_in_force(report, plan);
+    if (refused != NULL) {
+        /* "GPUGUARD_INTERCEPT_FAULTS: fault plan: rule 0: ...": the variable is the tool's business. */
+        const char *prefix = INTERCEPT_ENV_FAULTS ": ";
+        snprintf(message, message_size, "%s",
+                 strncmp(refused, prefix, strlen(prefix)) == 0 ? refused + strlen(prefix) : refused);
+    } else if (!accepted) {
+        snprintf(message, message_size, "cannot check it: the interposer %s wrote no report of it (%s %d)",
+                 setup->interposer, pid < 0 ? "fork failed:" : "its check exited with status",
+                 pid < 0 ? errno : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    }
+    cJSON_Delete(report);
+    return accepted;
+}

@@ -1,0 +1,91 @@
+/*
+ * Putting an unmodified program over gpuguard's interposing driver library
+ * (src/intercept), for `gpuguard run` and `gpuguard sweep --intercept`.
+ *
+ * The interposer is a libcuda.so.1 in a directory of its own; a program run
+ * with that directory first in LD_LIBRARY_PATH gets it wherever it links or
+ * dlopens libcuda.so.1 by name. It forwards every call to the real driver,
+ * whose path the tool resolves before the program starts (so the
+ * interposer never has to look for it, and never finds itself), applies the
+ * fault plan in GPUGUARD_INTERCEPT_FAULTS and writes what it saw to
+ * GPUGUARD_INTERCEPT_REPORT (/work/notes/intercept-contract.md describes
+ * the report).
+ */
+#ifndef GPUGUARD_TOOLS_INTERCEPT_H
+#define GPUGUARD_TOOLS_INTERCEPT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "child.h"
+
+/* The environment variables the interposer reads. */
+#define INTERCEPT_ENV_DRIVER "GPUGUARD_INTERCEPT_DRIVER"
+#define INTERCEPT_ENV_FAULTS "GPUGUARD_INTERCEPT_FAULTS"
+#define INTERCEPT_ENV_REPORT "GPUGUARD_INTERCEPT_REPORT"
+
+/* Where the interposer is and which driver it forwards to. */
+typedef struct intercept_setup {
+    char interposer_dir[PATH_MAX]; /* holds the interposer as libcuda.so.1 */
+    char interposer[PATH_MAX + 16]; /* interposer_dir/libcuda.so.1 */
+    char driver[PATH_MAX];         /* the real driver (or the simulator), absolute */
+    const char *driver_origin;     /* how it was chosen: "--driver", "GPUGUARD_BACKEND=sim", ... */
+    char *library_path;            /* LD_LIBRARY_PATH for the program: interposer_dir first */
+} intercept_setup;
+
+/* Finds the interposer and resolves the real driver: `driver_option` (the
+ * command's --driver) if not NULL; else GPUGUARD_INTERCEPT_DRIVER; else,
+ * with GPUGUARD_BACKEND=sim, GPUGUARD_CUDA_LIBRARY or the simulated driver
+ * gpuguard itself would load; else GPUGUARD_CUDA_LIBRARY; else the
+ * libcuda.so.1 the dynamic loader finds. A driver that is the interposer
+ * itself is refused. Returns 0, or -1 with the reason on stderr (prefixed
+ * by `who`). Release with intercept_release. */
+int intercept_prepare(const char *who, const char *driver_option, intercept_setup *setup);
+
+void intercept_release(intercept_setup *setup);
+
+/* The environment that puts the program over the interposer: LD_LIBRARY_PATH,
+ * GPUGUARD_INTERCEPT_DRIVER, GPUGUARD_INTERCEPT_FAULTS = `plan` (NULL:
+ * unset, the interposer injects nothing) and GPUGUARD_INTERCEPT_REPORT =
+ * `report_path` (NULL: unset). Fills env[0..3] (pointing into `setup`,
+ * `plan` and `report_path`) and returns the count, 4. */
+#define INTERCEPT_ENV_COUNT 4
+size_t intercept_environment(const intercept_setup *setup, const char *plan, const char *report_path,
+                             child_env env[INTERCEPT_ENV_COUNT]);
+
+/* True when `plan` is a fault plan the interposer accepts; else false with
+ * `message` naming what is wrong (the rule and the field, in the words of
+ * the shared parser, src/common/fault_plan.c). The interposer itself is the
+ * judge: a child process loads it with the plan and reads its report, so
+ * what is accepted here is exactly what the program's run will apply (the
+ * names a plan may use are the interposer's: its driver functions and the
+ * operations it maps onto them). Costs a fork and two dlopens. */
+bool intercept_plan_check(const intercept_setup *setup, const char *plan, char *message, size_t message_size);
+
+/* A fresh path for a report, in the temporary directory, that exists
+ * (empty) so that no other process takes it; false with the reason on
+ * stderr. */
+bool intercept_temp_path(const char *who, const char *tag, char *path, size_t size);
+
+/* What the interposer's report says about one rule, for the messages of
+ * `gpuguard run` and the sweep. */
+typedef struct intercept_rule_report {
+    long matched, fired;
+    const char *first_fired_call; /* the exact driver function, or NULL */
+    long first_fired_match;       /* its match number (the n of "nth"), or 0 when not reported */
+} intercept_rule_report;
+
+/* Rule `index` of `report` (all zero / NULL when the report lacks it). */
+intercept_rule_report intercept_rule(const cJSON *report, int index);
+
+/* The report's "plan_error" message, or NULL when the plan was accepted. */
+const char *intercept_plan_error(const cJSON *report);
+
+/* True when the report names `plan` as the plan in force. */
+bool intercept_plan_in_force(const cJSON *report, const char *plan);
+
+#endif /* GPUGUARD_TOOLS_INTERCEPT_H */
