@@ -231,6 +231,27 @@ int ggpy_array_interface_address(ggpy_Context *ctx, PyObject *obj, uint64_t *out
 
 /* ---- adoption ------------------------------------------------------------- */
 
+/* The Buffer of an adopted allocation `h`, keeping `owner` (a new
+ * reference, released after the gg buffer is freed) alive; on failure the
+ * gg buffer is freed and `owner` released. */
+static PyObject *adopted_buffer(ggpy_Context *ctx, gg_buffer h, size_t nbytes, PyObject *owner)
+{
+    ggpy_Buffer *b = PyObject_New(ggpy_Buffer, &ggpy_BufferType);
+    if (b == NULL) {
+        GGPY_RELEASE(gg_buffer_free(h));
+        Py_DECREF(owner);
+        return NULL;
+    }
+    b->h = h;
+    b->ctx = (ggpy_Context *)Py_NewRef(ctx);
+    b->nbytes = nbytes;
+    b->owner = owner;
+    b->exports = 0;
+    return (PyObject *)b;
+}
+
+static PyObject *adopt_dlpack(ggpy_Context *self, PyObject *obj, const char *tag);
+
 PyObject *ggpy_context_adopt_stream(ggpy_Context *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = { "obj", "tag", NULL };
@@ -269,10 +290,13 @@ PyObject *ggpy_context_adopt_buffer(ggpy_Context *self, PyObject *args, PyObject
     if (self->h.id == 0)
         return ggpy_closed("Context");
     PyObject *cai = interface_of(obj);
+    if (cai == NULL && PyErr_Occurred())
+        return NULL;
+    if (cai == NULL && PyObject_HasAttrString(obj, "__dlpack__"))
+        return adopt_dlpack(self, obj, tag);
     if (cai == NULL)
-        return PyErr_Occurred() ? NULL
-                                : PyErr_Format(PyExc_TypeError, "adopt_buffer() expects an object with "
-                                               "__cuda_array_interface__, not %s", Py_TYPE(obj)->tp_name);
+        return PyErr_Format(PyExc_TypeError, "adopt_buffer() expects an object with __cuda_array_interface__ "
+                            "or __dlpack__, not %s", Py_TYPE(obj)->tp_name);
     array_view v;
     int rc = read_interface(obj, cai, &v);
     if (rc == 0)
@@ -285,17 +309,7 @@ PyObject *ggpy_context_adopt_buffer(ggpy_Context *self, PyObject *args, PyObject
     GGPY_NOGIL(r, gg_buffer_adopt(self->h, v.address, v.nbytes, &(gg_adopt_desc){ .tag = tag }, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
-    ggpy_Buffer *b = PyObject_New(ggpy_Buffer, &ggpy_BufferType);
-    if (b == NULL) {
-        GGPY_RELEASE(gg_buffer_free(h));
-        return NULL;
-    }
-    b->h = h;
-    b->ctx = (ggpy_Context *)Py_NewRef(self);
-    b->nbytes = v.nbytes;
-    b->owner = Py_NewRef(obj);
-    b->exports = 0;
-    return (PyObject *)b;
+    return adopted_buffer(self, h, v.nbytes, Py_NewRef(obj));
 }
 
 /* ---- DLPack --------------------------------------------------------------- */
@@ -415,4 +429,144 @@ PyObject *ggpy_buffer_dlpack_device(ggpy_Buffer *self, PyObject *unused)
 {
     (void)unused;
     return Py_BuildValue("(ii)", dlpack_device_type(), self->ctx->device);
+}
+
+/* ---- adopting a DLPack tensor -------------------------------------------- */
+
+static const char used_dltensor_name[] = "used_dltensor";
+static const char dlpack_holder_name[] = "gpuguard.dlpack_tensor";
+
+/* Holds a consumed tensor for the adopted Buffer: released after the gg
+ * buffer is freed, it tells the producer, once, that we are done. */
+static void dlpack_holder_destructor(PyObject *holder)
+{
+    dl_managed_tensor *managed = PyCapsule_GetPointer(holder, dlpack_holder_name);
+    if (managed != NULL && managed->deleter != NULL)
+        managed->deleter(managed);
+}
+
+static PyObject *dlpack_error(PyObject *obj, const char *what)
+{
+    return PyErr_Format(PyExc_ValueError, "%s.__dlpack__: %s", Py_TYPE(obj)->tp_name, what);
+}
+
+/* The byte extent of a C-contiguous tensor (strides in elements, NULL for
+ * compact row-major), or -1 with an exception. */
+static int dlpack_extent(PyObject *obj, const dl_tensor *t, size_t *nbytes)
+{
+    if (t->dtype.bits == 0 || t->dtype.bits % 8 != 0 || t->dtype.lanes == 0) {
+        dlpack_error(obj, "the element type is not a whole number of bytes");
+        return -1;
+    }
+    if (t->ndim < 0 || (t->ndim > 0 && t->shape == NULL)) {
+        dlpack_error(obj, "the tensor has no shape");
+        return -1;
+    }
+    size_t itemsize = (size_t)t->dtype.bits / 8 * t->dtype.lanes, count = 1, expected = 1;
+    for (int32_t i = t->ndim - 1; i >= 0; i--) {
+        int64_t extent = t->shape[i];
+        if (extent < 0) {
+            dlpack_error(obj, "the shape has a negative extent");
+            return -1;
+        }
+        if (t->strides != NULL && extent > 1 && (t->strides[i] < 0 || (uint64_t)t->strides[i] != expected)) {
+            dlpack_error(obj, t->strides[i] < 0 ? "negative strides are not supported (copy it first)"
+                                                : "the tensor is not C-contiguous (copy it first)");
+            return -1;
+        }
+        if (extent != 0 && count > SIZE_MAX / (size_t)extent) {
+            dlpack_error(obj, "the tensor's size overflows");
+            return -1;
+        }
+        count *= (size_t)extent;
+        expected *= (size_t)(extent > 0 ? extent : 1);
+    }
+    if (count > SIZE_MAX / itemsize) {
+        dlpack_error(obj, "the tensor's size overflows");
+        return -1;
+    }
+    *nbytes = count * itemsize;
+    return 0;
+}
+
+/* obj.__dlpack_device__() must name this context's device, before the
+ * tensor is asked for (asking consumes the producer's export). */
+static int dlpack_check_device(ggpy_Context *self, PyObject *obj, int32_t type, int32_t id)
+{
+    if (type != dlpack_device_type() || id != self->device) {
+        PyErr_Format(PyExc_ValueError, "%s: the tensor is on DLPack device (%d, %d), not on this context's "
+                     "(%d, %d): %s", Py_TYPE(obj)->tp_name, (int)type, (int)id, (int)dlpack_device_type(),
+                     self->device, type != dlpack_device_type() ? "another kind of device (kDLCUDA is 2, "
+                     "kDLROCM 10; host and managed memory are not adopted)" : "another device");
+        return -1;
+    }
+    return 0;
+}
+
+/* Adopts the memory of a DLPack tensor without copying. The stream rule:
+ * we pass stream=None (the producer makes its work visible on the default
+ * stream, per the protocol) and then wait for the context's default
+ * stream, as wait_for_producer does for the array interface. The capsule
+ * is renamed "used_dltensor" only once the memory is adopted; a refusal
+ * before that leaves it unconsumed, so its own destructor returns it to
+ * the producer. */
+static PyObject *adopt_dlpack(ggpy_Context *self, PyObject *obj, const char *tag)
+{
+    PyObject *dev = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
+    if (dev == NULL)
+        return NULL;
+    int type = 0, id = 0;
+    int ok = PyTuple_Check(dev) && PyArg_ParseTuple(dev, "ii", &type, &id);
+    Py_DECREF(dev);
+    if (!ok) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%s.__dlpack_device__() did not return (device_type, device_id)",
+                         Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    if (dlpack_check_device(self, obj, type, id) < 0)
+        return NULL;
+    PyObject *kwargs = Py_BuildValue("{s:O}", "stream", Py_None);
+    PyObject *method = kwargs ? PyObject_GetAttrString(obj, "__dlpack__") : NULL;
+    PyObject *empty = method ? PyTuple_New(0) : NULL;
+    PyObject *capsule = empty ? PyObject_Call(method, empty, kwargs) : NULL;
+    Py_XDECREF(empty);
+    Py_XDECREF(method);
+    Py_XDECREF(kwargs);
+    if (capsule == NULL)
+        return NULL;
+    if (!PyCapsule_IsValid(capsule, dltensor_name)) {
+        int used = PyCapsule_CheckExact(capsule) && PyCapsule_IsValid(capsule, used_dltensor_name);
+        Py_DECREF(capsule);
+        return dlpack_error(obj, used ? "returned a capsule that was consumed already (\"used_dltensor\")"
+                                      : "did not return a \"dltensor\" capsule");
+    }
+    dl_managed_tensor *managed = PyCapsule_GetPointer(capsule, dltensor_name);
+    const dl_tensor *t = &managed->dl_tensor;
+    size_t nbytes = 0;
+    if (dlpack_check_device(self, obj, t->device.device_type, t->device.device_id) < 0 ||
+        dlpack_extent(obj, t, &nbytes) < 0) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    uint64_t address = (uint64_t)(uintptr_t)t->data + t->byte_offset;
+    ggpy_result r;
+    GGPY_NOGIL(r, gg_context_synchronize(self->h, 0));
+    gg_buffer h = { 0 };
+    if (r.status == GG_OK)
+        GGPY_NOGIL(r, gg_buffer_adopt(self->h, address, nbytes, &(gg_adopt_desc){ .tag = tag }, &h));
+    if (r.status != GG_OK) {
+        Py_DECREF(capsule);
+        return ggpy_raise(&r);
+    }
+    PyObject *holder = PyCapsule_New(managed, dlpack_holder_name, dlpack_holder_destructor);
+    if (holder == NULL) {
+        GGPY_RELEASE(gg_buffer_free(h));
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    /* Consumed: from here the deleter is ours to call (the holder's). */
+    PyCapsule_SetName(capsule, used_dltensor_name);
+    Py_DECREF(capsule);
+    return adopted_buffer(self, h, nbytes, holder);
 }

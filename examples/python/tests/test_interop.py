@@ -236,5 +236,150 @@ class Adopting(GpuTestCase):
             self.kernel("fill_u32").launch(1, 1, "PII", (object(), 1, 1))
 
 
+_new_capsule = ctypes.pythonapi.PyCapsule_New
+_new_capsule.restype = ctypes.py_object
+_new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_DLTENSOR = ctypes.c_char_p(b"dltensor")  # the name must outlive the capsule
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
+
+
+class ForeignTensor:
+    """What torch.Tensor or cupy.ndarray hand out through DLPack: uint32
+    elements at `address`, in a DLManagedTensor built here, whose deleter
+    counts its calls. The capsule has no destructor of its own, so a
+    capsule nobody consumed is released by release_unconsumed()."""
+
+    def __init__(self, address, count, device=(2, 0), strides=None, bits=32):
+        self.device = device
+        self.deleted = 0
+        self.shape = (ctypes.c_int64 * 1)(count)
+        self.strides = (ctypes.c_int64 * 1)(*strides) if strides else None
+        self.deleter = _DELETER(self._deleted)
+        self.managed = DLManagedTensor()
+        t = self.managed.dl_tensor
+        t.data = address
+        t.device = DLDevice(*device)
+        t.ndim = 1
+        t.dtype = DLDataType(1, bits, 1)
+        t.shape = self.shape
+        t.strides = self.strides
+        t.byte_offset = 0
+        self.managed.deleter = self.deleter
+        self.streams = []
+        self.capsules = []
+
+    def _deleted(self, managed):
+        self.deleted += 1
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        capsule = _new_capsule(ctypes.addressof(self.managed), _DLTENSOR, None)
+        self.capsules.append(capsule)
+        return capsule
+
+    def release_unconsumed(self):
+        """The producer's side of a capsule no consumer took: it is still
+        named "dltensor" (a consumer renames it)."""
+        for c in self.capsules:
+            if _get_pointer(c, b"dltensor"):
+                self.managed.deleter(ctypes.pointer(self.managed))
+        ctypes.pythonapi.PyErr_Clear()
+
+
+class AdoptingDLPack(GpuTestCase):
+    N = 1024
+
+    def setUp(self):
+        super().setUp()
+        self.driver = Driver(self.ctx.native_handle)
+        self.address = self.driver.alloc(4 * self.N)
+        kind = 10 if gg.backend_name() == "hip" else 2
+        self.device = (kind, self.ctx.device)
+
+    def tearDown(self):
+        self.assertEqual(self.driver.call("cuMemFree_v2", ctypes.c_uint64(self.address)), 0,
+                         "the foreign memory was freed by gpuguard")
+        super().tearDown()
+
+    def test_adopted_tensor_is_used_in_place_and_released_once_after_the_buffer(self):
+        tensor = ForeignTensor(self.address, self.N, device=self.device)
+        buf = self.ctx.adopt_buffer(tensor, tag="their tensor")
+        self.assertEqual(tensor.streams, [None], "the protocol's stream argument")
+        self.assertEqual(buf.nbytes, 4 * self.N)
+        self.assertEqual(buf.device_ptr, self.address)
+        self.assertTrue(_get_pointer(tensor.capsules[0], b"used_dltensor"), "the capsule was not renamed")
+        self.kernel("fill_u32").launch(self.N // 128, 128, "PII", (buf, 9, self.N))
+        self.ctx.synchronize()
+        self.assertEqual(self.driver.read(self.address, 8), array.array("I", [9, 9]).tobytes())
+        self.assertEqual(tensor.deleted, 0, "the deleter ran while the Buffer lives")
+        buf.close()
+        self.assertEqual(tensor.deleted, 0, "closing is not releasing: the Buffer object still holds it")
+        del buf
+        import gc
+        gc.collect()
+        self.assertEqual(tensor.deleted, 1, "the deleter did not run exactly once after the Buffer went")
+
+    def test_bad_tensors_are_refused_and_given_back(self):
+        cases = [
+            (dict(device=(1, 0)), ValueError, "another kind of device"),
+            (dict(device=(self.device[0], self.device[1] + 1)), ValueError, "another device"),
+            (dict(device=self.device, strides=(2,)), ValueError, "not C-contiguous"),
+            (dict(device=self.device, strides=(-1,)), ValueError, "negative strides"),
+            (dict(device=self.device, bits=4), ValueError, "whole number of bytes"),
+        ]
+        for kwargs, error, needle in cases:
+            tensor = ForeignTensor(self.address, 4, **kwargs)
+            with self.assertRaises(error) as caught:
+                self.ctx.adopt_buffer(tensor)
+            self.assertIn(needle, str(caught.exception))
+            # Refused before consuming: the capsule is still the producer's.
+            tensor.release_unconsumed()
+            self.assertEqual(tensor.deleted, 1 if tensor.capsules else 0, kwargs)
+        # Memory the driver places past the allocation: refused by gpuguard,
+        # after the capsule was opened; it is still not consumed.
+        tensor = ForeignTensor(self.address, 2 * self.N, device=self.device)
+        with self.assertRaises(gg.InvalidArgumentError) as caught:
+            self.ctx.adopt_buffer(tensor)
+        self.assertIn("runs past its allocation", str(caught.exception))
+        self.assertTrue(_get_pointer(tensor.capsules[0], b"dltensor"), "a refused capsule was consumed")
+        tensor.release_unconsumed()
+        self.assertEqual(tensor.deleted, 1)
+
+    def test_a_consumed_capsule_and_a_non_capsule_are_refused(self):
+        tensor = ForeignTensor(self.address, 4, device=self.device)
+        buf = self.ctx.adopt_buffer(tensor)
+        consumed = tensor.capsules[0]
+
+        class Replaying:
+            def __dlpack_device__(self):
+                return tensor.device
+
+            def __dlpack__(self, stream=None):
+                return consumed
+
+        with self.assertRaises(ValueError) as caught:
+            self.ctx.adopt_buffer(Replaying())
+        self.assertIn("consumed already", str(caught.exception))
+
+        class NotACapsule:
+            def __dlpack_device__(self):
+                return tensor.device
+
+            def __dlpack__(self, stream=None):
+                return b"tensor"
+
+        with self.assertRaises(ValueError) as caught:
+            self.ctx.adopt_buffer(NotACapsule())
+        self.assertIn("did not return", str(caught.exception))
+        self.assertEqual(tensor.deleted, 0)
+        del buf
+        import gc
+        gc.collect()
+        self.assertEqual(tensor.deleted, 1)
+
+
 if __name__ == "__main__":
     unittest.main()
