@@ -867,16 +867,19 @@ GG_API gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, g
  * gg_stream_destroy destroys it. GG_OK and *out set; out NULL, or
  * native_stream NULL (the default stream: pass GG_NO_STREAM instead):
  * GG_INVALID_ARGUMENT; a stream that is a gg stream of ctx already, or
- * that the driver does not know: GG_INVALID_ARGUMENT naming it; a stream
- * of another context: GG_WRONG_CONTEXT (checked with cuStreamGetCtx; not
- * checked on HIP); a gone or wrong ctx: GG_INVALID_HANDLE;
+ * that the driver does not know (HIP: hipStreamGetFlags): GG_INVALID_ARGUMENT
+ * naming it; a stream of another context: GG_WRONG_CONTEXT (checked with
+ * cuStreamGetCtx; not checked on HIP, whose runtime cannot tell a
+ * stream's device in 5.2.3: such a stream is accepted); a gone or wrong
+ * ctx: GG_INVALID_HANDLE;
  * GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
 GG_API gg_status gg_stream_adopt(gg_context ctx, void *native_stream, const gg_adopt_desc *desc, gg_stream *out);
 /** Adopts `bytes` of device memory at device_ptr in ctx (from cuMemAlloc,
  * a caching allocator, another library); copies and launches check their
  * ranges against `bytes`. Checked against the allocation the driver knows
- * there (cuPointerGetAttribute; not checked on HIP or where the driver
- * lacks it). Owned: gg_buffer_free frees it (cuMemFree), so an owned
+ * there (cuPointerGetAttribute; on HIP hipPointerGetAttribute's range and
+ * device ordinal, HIP 5.0 and later; not checked where the runtime lacks
+ * it). Owned: gg_buffer_free frees it (cuMemFree), so an owned
  * buffer must be a whole allocation. GG_OK and *out set; out NULL,
  * device_ptr 0, bytes 0 or a range that wraps: GG_INVALID_ARGUMENT; an
  * address in no allocation the driver knows, a range past the end of its

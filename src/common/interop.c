@@ -122,7 +122,10 @@ static int make_adopted_stream(gg__call *c, gg__object *o, const void *args, gg_
         if (n != 0)
             return refuse(c, a, GG_INVALID_ARGUMENT, "%p is not a stream the driver knows: %s returned %s%s",
                           a->native, c->b->op_names[*op], c->b->code_name(n), c->injected ? " (injected fault)" : "");
-        if (owner != c->ctx->native)
+        if (owner == NULL)
+            gg__log(GG_LOG_DEBUG, 0, "%s: the %s runtime cannot tell stream %p's device: not checked", c->api,
+                    c->b->name, a->native);
+        else if (owner != c->ctx->native)
             return refuse(c, a, GG_WRONG_CONTEXT, "native stream %p belongs to native context %p, not to "
                           "context %s (native %p)", a->native, owner, gg__object_label(&c->ctx->h).text,
                           c->ctx->native);

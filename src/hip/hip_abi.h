@@ -292,11 +292,24 @@ typedef gghip_error (*gghip_fn_hipStreamWriteValue64)(gghip_stream stream, void 
 
 typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
 
+/* Adoption checks (gg_buffer_adopt, gg_stream_adopt). attribute: a
+ * hipPointer_attribute, whose values are the same in 5.2.3 and ROCm 6.x
+ * (docs/HIP-ABI-FACTS.md); data is a hipDeviceptr_t (RANGE_START_ADDR),
+ * size_t (RANGE_SIZE) or int (DEVICE_ORDINAL). */
+typedef gghip_error (*gghip_fn_hipPointerGetAttribute)(void *data, unsigned int attribute, void *ptr);
+enum {
+    GGHIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    GGHIP_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    GGHIP_POINTER_ATTRIBUTE_RANGE_SIZE = 12
+};
+typedef gghip_error (*gghip_fn_hipStreamGetFlags)(gghip_stream stream, unsigned int *flags);
+
 /*
  * The entry points the backend resolves, by dlsym of the name the loaded
  * ABI's table gives (gghip_abi.symbols; today the plain name in both ABIs:
  * each is exported once by libamdhip64.so.5 and .so.6 alike, in version
- * node hip_4.2, except hipStreamWriteValue32/64, in node hip_4.4; dlsym
+ * node hip_4.2, except hipStreamWriteValue32/64, in node hip_4.4, and
+ * hipPointerGetAttribute, in node hip_5.0; dlsym
  * finds the only definition).
  *
  *   X(entry point, need)
@@ -307,6 +320,11 @@ typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
  * hipHostGetDevicePointer or a hipStreamWriteValue the backend reports no
  * write-value support of that width (no completion timeline), and
  * host_alloc_mapped / stream_write_value answer hipErrorNotSupported.
+ * hipPointerGetAttribute (5.0+, node hip_5.0) lets adoption check an
+ * address's allocation and device; hipStreamGetFlags (hip_4.2) that a
+ * stream is one the runtime knows. A stream's device is not checked: 5.2.3
+ * has no query for it (hipStreamGetDevice came later; its ABI is unchecked
+ * here, so it is not used).
  *
  * Deliberately not used, though every libamdhip64 exports them:
  *  - hipDevicePrimaryCtxReset: a no-op in ROCm 5 and 6 (it returns
@@ -373,7 +391,9 @@ typedef const char *(*gghip_fn_hipGetErrorName)(gghip_error hip_error);
     X(hipGetErrorName,            OPTIONAL)  \
     X(hipHostGetDevicePointer,    OPTIONAL)  \
     X(hipStreamWriteValue32,      OPTIONAL)  \
-    X(hipStreamWriteValue64,      OPTIONAL)
+    X(hipStreamWriteValue64,      OPTIONAL)  \
+    X(hipPointerGetAttribute,     OPTIONAL)  \
+    X(hipStreamGetFlags,          OPTIONAL)
 
 #define GGHIP__NEED_IS_REQUIRED_REQUIRED true
 #define GGHIP__NEED_IS_REQUIRED_OPTIONAL false

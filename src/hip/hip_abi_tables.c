@@ -25,7 +25,8 @@
 #include <stddef.h>
 
 /* Every entry point exported under its own name, once (version node
- * hip_4.2 in both sonames' maps; hip_4.4 for hipStreamWriteValue32/64). */
+ * hip_4.2 in both sonames' maps; hip_4.4 for hipStreamWriteValue32/64, hip_5.0 for
+ * hipPointerGetAttribute). */
 #define GGHIP__PLAIN_NAME(name, need) [GGHIP_SYM_##name] = #name,
 
 const gghip_abi gghip_abi_rocm5 = {

@@ -351,6 +351,64 @@ static int hip_ctx_device(void *self, gg__nctx ctx, int *device)
     return rc != GGHIP_Success ? rc : GGHIP_ErrorInvalidContext;
 }
 
+/* The native context of device ordinal `ordinal`: its primary context
+ * (retained and released at once: HIP's release releases nothing). */
+static int primary_of_ordinal(const gghip_runtime *rt, int ordinal, gg__nctx *out)
+{
+    gghip_device dev;
+    gghip_ctx primary = NULL;
+    int rc = device_of(rt, ordinal, &dev);
+    if (rc == GGHIP_Success)
+        rc = (int)rt->hipDevicePrimaryCtxRetain(&primary, dev);
+    if (rc != GGHIP_Success)
+        return rc;
+    (void)rt->hipDevicePrimaryCtxRelease(dev);
+    *out = primary;
+    return GGHIP_Success;
+}
+
+/* HIP 5.2.3 cannot tell a stream's device: hipStreamGetFlags only tells
+ * that the runtime knows the stream; *out stays NULL, "known, device not
+ * checked" (interop.c says so in its log). */
+static int hip_stream_context(void *self, gg__nstream s, gg__nctx *out)
+{
+    const gghip_runtime *rt = rt_of(self);
+    *out = NULL;
+    if (rt->hipStreamGetFlags == NULL)
+        return GGHIP_ErrorNotSupported;
+    unsigned flags = 0;
+    return (int)rt->hipStreamGetFlags((gghip_stream)s, &flags);
+}
+
+/* The allocation around p: hipPointerGetAttribute's range and device
+ * ordinal (HIP does not support HIP_POINTER_ATTRIBUTE_CONTEXT); the
+ * context is that device's primary one. */
+static int hip_pointer_range(void *self, gg__dptr p, gg__nctx *ctx, gg__dptr *base, size_t *bytes)
+{
+    const gghip_runtime *rt = rt_of(self);
+    *ctx = NULL;
+    *base = 0;
+    *bytes = 0;
+    if (rt->hipPointerGetAttribute == NULL)
+        return GGHIP_ErrorNotSupported;
+    void *start = NULL;
+    size_t size = 0;
+    int ordinal = -1;
+    void *ptr = (void *)(uintptr_t)p;
+    int rc = (int)rt->hipPointerGetAttribute(&start, GGHIP_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr);
+    if (rc == GGHIP_Success)
+        rc = (int)rt->hipPointerGetAttribute(&size, GGHIP_POINTER_ATTRIBUTE_RANGE_SIZE, ptr);
+    if (rc == GGHIP_Success)
+        rc = (int)rt->hipPointerGetAttribute(&ordinal, GGHIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+    if (rc == GGHIP_Success)
+        rc = primary_of_ordinal(rt, ordinal, ctx);
+    if (rc != GGHIP_Success)
+        return rc;
+    *base = (gg__dptr)(uintptr_t)start;
+    *bytes = size;
+    return GGHIP_Success;
+}
+
 static int hip_ctx_reset_primary(void *self, int device)
 {
     return reset_device(self, device);
@@ -694,8 +752,8 @@ static void fill_op_names(gg__backend *b)
     n[GG__OP_STREAM_WRITE_VALUE] = "hipStreamWriteValue64";
     /* Not offered over HIP (stream_context and pointer_range are NULL):
      * adoption cannot check a stream's device or an address. */
-    n[GG__OP_STREAM_CONTEXT] = "hipStreamGetDevice";
-    n[GG__OP_POINTER_QUERY] = "hipPointerGetAttributes";
+    n[GG__OP_STREAM_CONTEXT] = "hipStreamGetFlags";
+    n[GG__OP_POINTER_QUERY] = "hipPointerGetAttribute";
 }
 
 /* HIP 5.x and 6.0-6.2 have no per-parameter query: hipFuncGetAttributes
@@ -749,6 +807,8 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
 
     out->ctx_create = hip_ctx_create;
     out->ctx_device = hip_ctx_device;
+    out->stream_context = hip_stream_context;
+    out->pointer_range = hip_pointer_range;
     out->ctx_destroy = hip_ctx_destroy;
     out->ctx_reset_primary = hip_ctx_reset_primary;
     out->ctx_get_current = hip_ctx_get_current;

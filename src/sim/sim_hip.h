@@ -37,6 +37,14 @@ typedef enum hipDeviceAttribute_t {
 /* Opaque handles with the header's struct tags; they hold registry handles. */
 typedef int hipDevice_t;
 typedef void *hipDeviceptr_t;
+/* The attributes hipPointerGetAttribute answers here (the same values in
+ * HIP 5.2.3's driver_types.h and ROCm 6.x's: docs/HIP-ABI-FACTS.md). */
+typedef enum hipPointer_attribute {
+    HIP_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+    HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    HIP_POINTER_ATTRIBUTE_RANGE_SIZE = 12
+} hipPointer_attribute;
 typedef struct ihipCtx_t *hipCtx_t;
 typedef struct ihipStream_t *hipStream_t;
 typedef struct ihipEvent_t *hipEvent_t;
@@ -52,6 +60,7 @@ typedef struct ihipModuleSymbol_t *hipFunction_t;
     X(hipCtxSetCurrent) X(hipCtxPushCurrent) X(hipCtxPopCurrent)                    \
     X(hipDeviceSynchronize) X(hipDeviceReset) X(hipStreamCreateWithFlags)           \
     X(hipStreamDestroy) X(hipStreamQuery) X(hipStreamSynchronize)                   \
+    X(hipPointerGetAttribute) X(hipStreamGetFlags)                                  \
     X(hipStreamWaitEvent) X(hipEventCreate) X(hipEventDestroy) X(hipEventRecord)    \
     X(hipEventQuery) X(hipEventSynchronize) X(hipEventElapsedTime) X(hipMalloc)     \
     X(hipFree) X(hipHostMalloc) X(hipHostFree) X(hipMemcpyHtoD) X(hipMemcpyDtoH)    \

@@ -78,6 +78,8 @@ API hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t val
                                      unsigned int flags);
 API hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value,
                                      unsigned int flags);
+API hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr);
+API hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags);
 API const char *hipGetErrorName(hipError_t hip_error);
 API const char *hipGetErrorString(hipError_t hipError);
 #undef API

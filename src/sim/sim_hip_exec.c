@@ -48,6 +48,32 @@ SIM_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
     return sim_hip_result(sim_face_stream_query(FACE, SIM_HANDLE(stream)));
 }
 
+/* A live stream's flags (hipStreamNonBlocking or 0); the null stream's
+ * are 0. Any other handle: hipErrorInvalidHandle. */
+SIM_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
+{
+    SIM_HIP_COUNT(hipStreamGetFlags);
+    hipError_t r = sim_hip_init();
+    if (r)
+        return r;
+    if (!flags) {
+        sim_detail("hipStreamGetFlags: flags is NULL");
+        return hipErrorInvalidValue;
+    }
+    if (sim_hip_is_null_stream(stream)) {
+        *flags = 0;
+        return hipSuccess;
+    }
+    sim_stream *s = (sim_stream *)sim_registry_get(SIM_HANDLE(stream), SIM_KIND_STREAM);
+    if (!s) {
+        sim_detail("hipStreamGetFlags: stream %p is not a live stream", (void *)stream);
+        return hipErrorInvalidHandle;
+    }
+    *flags = s->blocking ? 0u : SIM_STREAM_NON_BLOCKING;
+    sim_obj_release(&s->obj);
+    return hipSuccess;
+}
+
 SIM_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 {
     SIM_HIP_COUNT(hipStreamSynchronize);

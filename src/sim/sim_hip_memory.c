@@ -311,3 +311,41 @@ SIM_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value,
                        .bytes = count };
     return run(&q, stream);
 }
+
+/* The attributes gpuguard's adoption checks use; the others (among them
+ * HIP_POINTER_ATTRIBUTE_CONTEXT, which ROCm does not support either) are
+ * hipErrorNotSupported. */
+SIM_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
+{
+    SIM_HIP_COUNT(hipPointerGetAttribute);
+    hipError_t r = sim_hip_init();
+    if (r)
+        return r;
+    if (!data) {
+        sim_detail("hipPointerGetAttribute: data is NULL");
+        return hipErrorInvalidValue;
+    }
+    if (attribute != HIP_POINTER_ATTRIBUTE_DEVICE_POINTER && attribute != HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL &&
+        attribute != HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR && attribute != HIP_POINTER_ATTRIBUTE_RANGE_SIZE) {
+        sim_detail("hipPointerGetAttribute: attribute %u is not simulated", (unsigned)attribute);
+        return hipErrorNotSupported;
+    }
+    sim_ctx *c = NULL;
+    size_t off = 0;
+    sim_alloc *a = sim_mem_find_any((uint64_t)(uintptr_t)ptr, &c, &off);
+    if (!a) {
+        sim_detail("hipPointerGetAttribute: %p is not in a live device allocation", ptr);
+        return hipErrorInvalidValue;
+    }
+    if (attribute == HIP_POINTER_ATTRIBUTE_DEVICE_POINTER)
+        *(hipDeviceptr_t *)data = ptr;
+    else if (attribute == HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+        *(int *)data = c->dev->ordinal;
+    else if (attribute == HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR)
+        *(hipDeviceptr_t *)data = (hipDeviceptr_t)(uintptr_t)a->dptr;
+    else
+        *(size_t *)data = a->size;
+    sim_alloc_release(a);
+    sim_obj_release(&c->obj);
+    return hipSuccess;
+}

@@ -101,12 +101,13 @@ Test(hip_abi_tables, every_rocm6_entry_point_is_resolved_by_its_published_export
         const gghip_symbol_fact *f = &gghip_rocm6_symbols[i];
         cr_expect_str_eq(gghip_abi_rocm6.symbols[i], f->exported, "%s", f->entry_point);
         /* Nodes that dlsym of the plain name reaches: each symbol is
-         * exported in one node only (hip_4.2, or hip_4.4 for the
-         * write-values), so the plain name has one definition. */
+         * exported in one node only (hip_4.2, hip_4.4 for the write-values,
+         * hip_5.0 for hipPointerGetAttribute), so the plain name has one
+         * definition. */
         bool write_value = i == GGHIP_SYM_hipStreamWriteValue32 ||
                            i == GGHIP_SYM_hipStreamWriteValue64;
-        cr_expect_str_eq(f->version, write_value ? "hip_4.4" : "hip_4.2", "%s exported in %s",
-                         f->entry_point, f->version);
+        const char *node = write_value ? "hip_4.4" : i == GGHIP_SYM_hipPointerGetAttribute ? "hip_5.0" : "hip_4.2";
+        cr_expect_str_eq(f->version, node, "%s exported in %s", f->entry_point, f->version);
     }
 }
 

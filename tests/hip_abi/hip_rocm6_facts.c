@@ -132,7 +132,8 @@ const int gghip_rocm6_flag_count = (int)(sizeof gghip_rocm6_flags / sizeof gghip
 
 /* How libamdhip64.so.6 exports each entry point the backend resolves ([map]):
  * all under their own names, once each (so dlsym of the plain name finds
- * it), in the base node hip_4.2 but for hipStreamWriteValue32/64 (hip_4.4). */
+ * it), in the base node hip_4.2 but for hipStreamWriteValue32/64 (hip_4.4)
+ * and hipPointerGetAttribute (hip_5.0). */
 const gghip_symbol_fact gghip_rocm6_symbols[] = {
     { "hipInit", "hipInit", "hip_4.2", MAP },
     { "hipDriverGetVersion", "hipDriverGetVersion", "hip_4.2", MAP },
@@ -185,6 +186,10 @@ const gghip_symbol_fact gghip_rocm6_symbols[] = {
     /* The stream write-value functions came later: node hip_4.4. */
     { "hipStreamWriteValue32", "hipStreamWriteValue32", "hip_4.4", MAP },
     { "hipStreamWriteValue64", "hipStreamWriteValue64", "hip_4.4", MAP },
+    /* The adoption checks: hipPointerGetAttribute came in 5.0 (node
+     * hip_5.0); hipStreamGetFlags is in the base node. */
+    { "hipPointerGetAttribute", "hipPointerGetAttribute", "hip_5.0", MAP },
+    { "hipStreamGetFlags", "hipStreamGetFlags", "hip_4.2", MAP },
 };
 const int gghip_rocm6_symbol_count =
     (int)(sizeof gghip_rocm6_symbols / sizeof gghip_rocm6_symbols[0]);
