@@ -9,32 +9,48 @@ import unittest
 from ggpy_support import GpuTestCase, gg
 
 
+# The simulated HIP face's names for the driver calls the tests make.
+HIP_NAMES = {
+    "cuCtxPushCurrent_v2": "hipCtxPushCurrent", "cuCtxPopCurrent_v2": "hipCtxPopCurrent",
+    "cuStreamCreate": "hipStreamCreateWithFlags", "cuStreamDestroy_v2": "hipStreamDestroy",
+    "cuStreamQuery": "hipStreamQuery", "cuMemAlloc_v2": "hipMalloc", "cuMemFree_v2": "hipFree",
+    "cuMemcpyDtoH_v2": "hipMemcpyDtoH",
+}
+
+
 def loaded_driver():
-    """The driver library gpuguard loaded (the simulator's CUDA face), the
-    same instance: ctypes.CDLL of a loaded path returns it."""
+    """The driver library gpuguard loaded (the simulator's CUDA or HIP face),
+    the same instance: ctypes.CDLL of a loaded path returns it; and whether
+    it is the HIP face."""
     with open("/proc/self/maps") as maps:
         for line in maps:
-            if "libgpuguard_sim_cuda" in line:
-                return ctypes.CDLL(line.split()[-1])
-    raise unittest.SkipTest("the simulator's CUDA face is not loaded")
+            for face, hip in (("libgpuguard_sim_cuda", False), ("libgpuguard_sim_hip", True)):
+                if face in line:
+                    return ctypes.CDLL(line.split()[-1]), hip
+    raise unittest.SkipTest("no simulated driver is loaded")
 
 
 class Driver:
-    """The few driver calls a foreign library would make, in one context."""
+    """The few driver calls a foreign library would make, in one context,
+    by their CUDA names (the HIP face's equivalents on HIP)."""
 
     def __init__(self, native_ctx):
-        self.lib = loaded_driver()
+        self.lib, self.hip = loaded_driver()
         self.ctx = ctypes.c_void_p(native_ctx)
 
+    def fn(self, name):
+        f = self.lib[HIP_NAMES[name] if self.hip else name]
+        f.restype = ctypes.c_int
+        return f
+
     def call(self, name, *args):
-        self.lib[name].restype = ctypes.c_int
-        if self.lib.cuCtxPushCurrent_v2(self.ctx) != 0:
-            raise RuntimeError("cuCtxPushCurrent failed")
+        if self.fn("cuCtxPushCurrent_v2")(self.ctx) != 0:
+            raise RuntimeError("pushing the context failed")
         try:
-            return self.lib[name](*args)
+            return self.fn(name)(*args)
         finally:
             popped = ctypes.c_void_p()
-            self.lib.cuCtxPopCurrent_v2(ctypes.byref(popped))
+            self.fn("cuCtxPopCurrent_v2")(ctypes.byref(popped))
 
     def stream(self):
         s = ctypes.c_void_p()
