@@ -26,9 +26,9 @@
     }                                                                                              \
     GG_ICPT_EXPORT CUresult name params                                                            \
     {                                                                                              \
-        if (__builtin_expect(gg_icpt_forwarding(), 1))                                             \
+        if (__builtin_expect(gg_icpt_forwarding() && gg_icpt_real[GG_ICPT_##name] != NULL, 1))     \
             return GG_ICPT_REAL(name, params) args;                                                \
-        return slow_##name args;                                                                   \
+        return slow_##name args; /* also a function the real driver lacks: 500 */                  \
     }
 
 /* cuGetProcAddress (both forms): what the real driver hands out is
@@ -40,7 +40,7 @@
     {                                                                                              \
         CUresult result;                                                                           \
         gg_icpt_call call;                                                                         \
-        if (__builtin_expect(gg_icpt_forwarding(), 1)) {                                           \
+        if (__builtin_expect(gg_icpt_forwarding() && gg_icpt_real[GG_ICPT_##name] != NULL, 1)) {   \
             result = GG_ICPT_REAL(name, params) args;                                              \
         } else {                                                                                   \
             if (!gg_icpt_enter(GG_ICPT_##name, &call, &result))                                    \
@@ -57,7 +57,7 @@
 #define GG_ICPT_WRAP_THEN(name, params, args, then)                                                \
     GG_ICPT_EXPORT CUresult name params                                                            \
     {                                                                                              \
-        if (__builtin_expect(gg_icpt_forwarding(), 1))                                             \
+        if (__builtin_expect(gg_icpt_forwarding() && gg_icpt_real[GG_ICPT_##name] != NULL, 1))     \
             return GG_ICPT_REAL(name, params) args;                                                \
         gg_icpt_call call;                                                                         \
         CUresult result;                                                                           \

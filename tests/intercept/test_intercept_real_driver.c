@@ -66,6 +66,17 @@ Test(intercept_real_driver, proc_address_wraps_what_it_knows_and_passes_the_rest
     dlclose(real);
 }
 
+Test(intercept_real_driver, a_function_the_driver_lacks_is_not_found_not_a_crash)
+{
+    void *real = real_driver();
+    cr_assert_null(dlsym(real, "cuCtxCreate_v4"), "the 535 driver (12.2) has no cuCtxCreate_v4 (12.5)");
+    int version = 0;
+    cr_assert_eq(cuDriverGetVersion(&version), CUDA_SUCCESS); /* loaded: the fast path from here */
+    CUcontext ctx = NULL;
+    cr_assert_eq(cuCtxCreate_v4(&ctx, NULL, 0, 0), CUDA_ERROR_NOT_FOUND);
+    dlclose(real);
+}
+
 Test(intercept_real_driver, the_plan_applies_before_the_real_driver)
 {
     void *real = real_driver();
