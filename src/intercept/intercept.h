@@ -15,47 +15,88 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The driver's types, as the simulator declares them with cuda.h's ABI. */
+/* The drivers' types, as the simulator declares them with cuda.h's and HIP
+ * 5.2.3's ABI. */
 #include "sim_cuda.h"
+#include "sim_hip.h"
 
-/* One index per wrapped function, in intercept_functions.h's order. */
+/* One index per wrapped function: the CUDA driver's (intercept_functions.h)
+ * first, then the HIP runtime's (intercept_hip_functions.h). */
 typedef enum gg_icpt_function {
 #define GG_ICPT_FN(name, params, args, kind) GG_ICPT_##name,
 #include "intercept_functions.h"
+#include "intercept_hip_functions.h"
 #undef GG_ICPT_FN
     GG_ICPT_COUNT
 } gg_icpt_function;
 
+/* How many of them are the CUDA driver's: the rest are HIP's. */
+enum {
+#define GG_ICPT_FN(name, params, args, kind) GG_ICPT_CUDA_ROW_##name,
+#include "intercept_functions.h"
+#undef GG_ICPT_FN
+    GG_ICPT_CUDA_COUNT
+};
+
+/* The two libraries the interposer stands for. Each is loaded on the first
+ * call of one of its functions, independently of the other. */
+typedef enum gg_icpt_face {
+    GG_ICPT_FACE_CUDA,
+    GG_ICPT_FACE_HIP,
+    GG_ICPT_FACE_COUNT
+} gg_icpt_face;
+
+static inline gg_icpt_face gg_icpt_face_of(gg_icpt_function fn)
+{
+    return (int)fn < GG_ICPT_CUDA_COUNT ? GG_ICPT_FACE_CUDA : GG_ICPT_FACE_HIP;
+}
+
 /* A generic function pointer: each wrapper casts it back to its own type. */
 typedef void (*gg_icpt_fnptr)(void);
 
-typedef enum gg_icpt_mode {
-    GG_ICPT_MODE_UNLOADED, /* the real driver is not loaded yet */
-    GG_ICPT_MODE_FORWARD,  /* nothing to do but call the real driver */
-    GG_ICPT_MODE_WATCH,    /* a plan, a report or a sticky error is in force */
-    GG_ICPT_MODE_BROKEN    /* no real driver: every call fails */
-} gg_icpt_mode;
-
-extern _Atomic int gg_icpt_mode_now;
-/* The real driver's functions, by index (NULL where it lacks one). */
-extern gg_icpt_fnptr gg_icpt_real[GG_ICPT_COUNT];
+/* Nonzero once a plan, a report, or a plan that did not parse is in force:
+ * every call then takes the slow path. Set before any real pointer below is
+ * published, never cleared. */
+extern _Atomic int gg_icpt_watching;
+/* The real functions, by index: NULL until their library is loaded, and
+ * where it lacks one. Published with release order after gg_icpt_watching
+ * is final, so that a wrapper that sees a pointer sees the final flag. */
+extern _Atomic(gg_icpt_fnptr) gg_icpt_real[GG_ICPT_COUNT];
 /* The wrapped functions' names and the wrappers themselves, by index. */
 extern const char *const gg_icpt_names[GG_ICPT_COUNT];
 extern const gg_icpt_fnptr gg_icpt_wrappers[GG_ICPT_COUNT];
 
-static inline bool gg_icpt_forwarding(void)
+/* The real function for `fn` when the call can go straight to it, else
+ * NULL (not loaded, missing, or watching). Two loads and two tests. */
+static inline gg_icpt_fnptr gg_icpt_direct(gg_icpt_function fn)
 {
-    return atomic_load_explicit(&gg_icpt_mode_now, memory_order_acquire) == GG_ICPT_MODE_FORWARD;
+    gg_icpt_fnptr f = atomic_load_explicit(&gg_icpt_real[fn], memory_order_acquire);
+    if (f == NULL || atomic_load_explicit(&gg_icpt_watching, memory_order_relaxed) != 0)
+        return NULL;
+    return f;
+}
+
+/* The real function for `fn` as loaded (NULL where it lacks one). */
+static inline gg_icpt_fnptr gg_icpt_real_fn(gg_icpt_function fn)
+{
+    return atomic_load_explicit(&gg_icpt_real[fn], memory_order_acquire);
 }
 
 /* ---- loading (intercept_driver.c) ---------------------------------------- */
 
-/* Loads the real driver once; the mode afterwards. */
-gg_icpt_mode gg_icpt_load(void);
-/* The path of the driver calls are forwarded to ("" before loading or when
- * none was found), and why none was (or ""). */
-const char *gg_icpt_driver_path(void);
-const char *gg_icpt_driver_error(void);
+/* Loads `face`'s real library once (reading the plan first, once for
+ * both); false when there is none, and every call of that face fails. */
+bool gg_icpt_load(gg_icpt_face face);
+/* The dlopen handle of `face`'s real library (NULL: not loaded, or none). */
+void *gg_icpt_library(gg_icpt_face face);
+/* The path of the library `face`'s calls are forwarded to ("" before
+ * loading or when none was found), and why none was (or ""). */
+const char *gg_icpt_driver_path(gg_icpt_face face);
+const char *gg_icpt_driver_error(gg_icpt_face face);
+/* What every call of `face` returns when its library is missing: CUDA's
+ * CUDA_ERROR_STUB_LIBRARY (34, as NVIDIA's stub library answers), HIP's
+ * hipErrorInsufficientDriver (35). */
+int gg_icpt_no_library_error(gg_icpt_face face);
 /* The real pointer `real` as the wrapper that stands for it, or `real`
  * itself when no wrapper does (cuGetProcAddress's answers). */
 void *gg_icpt_wrap_pointer(void *real);
@@ -65,20 +106,23 @@ void *gg_icpt_wrap_pointer(void *real);
 /* What gg_icpt_enter decided, for gg_icpt_leave. */
 typedef struct gg_icpt_call {
     gg_icpt_function fn;
-    CUcontext ctx;  /* current at entry, where a sticky error was latched */
-    int latch;      /* an async rule fired: the sticky error to latch after the call */
+    uintptr_t where; /* what a sticky error latches on: the CUDA context, or the HIP device + 1 */
+    int latch;       /* an async rule fired: the sticky error to latch after the call */
 } gg_icpt_call;
 
 /* Sets up `call`; false when the call must not reach the driver (*result
- * says what to return: an injected error, a latched sticky error, or
- * CUDA_ERROR_STUB_LIBRARY when there is no real driver). */
-bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, CUresult *result);
+ * says what to return: an injected error, a latched sticky error, the
+ * no-library error, or 500 (CUDA_ERROR_NOT_FOUND / hipErrorNotFound) for a
+ * function the real library lacks). */
+bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, int *result);
 /* After the driver returned `result`: latches an async fault; the result. */
-CUresult gg_icpt_leave(const gg_icpt_call *call, CUresult result);
-/* A context was destroyed, or a device's primary context reset: its
- * latched sticky error goes with it. */
+int gg_icpt_leave(const gg_icpt_call *call, int result);
+/* A CUDA context was destroyed, or a device's primary context reset (CUDA
+ * or HIP), or hipDeviceReset reset the current device: the sticky error
+ * latched there goes with it. */
 void gg_icpt_context_gone(CUcontext ctx);
-void gg_icpt_primary_reset(CUdevice dev);
+void gg_icpt_primary_reset(gg_icpt_face face, int dev);
+void gg_icpt_hip_device_reset(void);
 /* Reads the plan and the report path from the environment (at load);
  * true when calls must take the slow path (a plan, a report, or a plan
  * that did not parse). */

@@ -1,12 +1,15 @@
 /*
- * Finding and loading the real driver the interposer forwards to.
+ * Finding and loading the real libraries the interposer forwards to: the
+ * CUDA driver for the cu* functions, the HIP runtime for the hip* ones,
+ * each on the first call of one of its functions.
  *
- * The interposer is itself named libcuda.so.1, so it can never ask the
- * dynamic linker for "libcuda.so.1" (it would get itself): the real driver
- * is always opened by path, RTLD_LOCAL so that its symbols never shadow the
- * wrappers, and a candidate that turns out to be an interposer (it exports
- * gg_intercept_marker) is refused, so that no configuration can make the
- * interposer forward to itself.
+ * The interposer is itself named libcuda.so.1 (and linked as
+ * libamdhip64.so.5), so it can never ask the dynamic linker for those
+ * names (it would get itself): a real library is always opened by path,
+ * RTLD_LOCAL so that its symbols never shadow the wrappers, and a candidate
+ * that turns out to be an interposer (it exports gg_intercept_marker) is
+ * refused, so that no configuration can make the interposer forward to
+ * itself.
  */
 
 #include "intercept.h"
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "build_paths.h"
@@ -24,126 +28,208 @@
 /* Exported so that another copy of the interposer is recognised. */
 __attribute__((visibility("default"))) const char gg_intercept_marker[] = "gpuguard interposing driver";
 
-_Atomic int gg_icpt_mode_now = GG_ICPT_MODE_UNLOADED;
-gg_icpt_fnptr gg_icpt_real[GG_ICPT_COUNT];
+_Atomic int gg_icpt_watching;
+_Atomic(gg_icpt_fnptr) gg_icpt_real[GG_ICPT_COUNT];
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char driver_path[PATH_MAX];
-static char driver_error[512];
+/* What differs between the two libraries. */
+typedef struct face_description {
+    const char *what;          /* in messages */
+    const char *driver_env;    /* the interposer's own choice of library */
+    const char *library_env;   /* libgpuguard's variable, honoured too */
+    const char *sim_file;      /* the simulator's face, for GPUGUARD_BACKEND=sim */
+    const char *probe;         /* a function every such library exports */
+    const char *const *system; /* the system's usual places, NULL-terminated */
+    int no_library_error;
+    int first, end;            /* its functions' indexes */
+} face_description;
 
-const char *gg_icpt_driver_path(void)
-{
-    return driver_path;
-}
-
-const char *gg_icpt_driver_error(void)
-{
-    return driver_error;
-}
-
-/* The system's usual places for NVIDIA's driver library. */
-static const char *const system_candidates[] = {
+static const char *const cuda_places[] = {
     "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/aarch64-linux-gnu/libcuda.so.1",
-    "/usr/lib64/libcuda.so.1", "/usr/lib/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1",
+    "/usr/lib64/libcuda.so.1", "/usr/lib/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1", NULL,
+};
+/* Debian's and ROCm's: the interposer presents HIP 5's ABI (the .so.5
+ * name), so only a .so.5 runtime is looked for. */
+static const char *const hip_places[] = {
+    "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5", "/usr/lib/aarch64-linux-gnu/libamdhip64.so.5",
+    "/opt/rocm/lib/libamdhip64.so.5", "/opt/rocm/hip/lib/libamdhip64.so.5", "/usr/lib64/libamdhip64.so.5", NULL,
 };
 
-/* Opens `path` as the real driver; false (with driver_error set) if it is
- * not one. */
-static bool open_driver(const char *path, const char *chosen_by, void **handle)
+static const face_description faces[GG_ICPT_FACE_COUNT] = {
+    [GG_ICPT_FACE_CUDA] = { "CUDA driver", "GPUGUARD_INTERCEPT_DRIVER", "GPUGUARD_CUDA_LIBRARY",
+                            "libgpuguard_sim_cuda.so", "cuInit", cuda_places, CUDA_ERROR_STUB_LIBRARY, 0,
+                            GG_ICPT_CUDA_COUNT },
+    [GG_ICPT_FACE_HIP] = { "HIP runtime", "GPUGUARD_INTERCEPT_HIP_RUNTIME", "GPUGUARD_HIP_LIBRARY",
+                           "libgpuguard_sim_hip.so", "hipInit", hip_places, hipErrorInsufficientDriver,
+                           GG_ICPT_CUDA_COUNT, GG_ICPT_COUNT },
+};
+
+typedef struct face_state {
+    pthread_once_t once;
+    void *handle;
+    char path[PATH_MAX];
+    char error[512];
+} face_state;
+
+static face_state state[GG_ICPT_FACE_COUNT] = { { .once = PTHREAD_ONCE_INIT }, { .once = PTHREAD_ONCE_INIT } };
+static pthread_once_t configure_once = PTHREAD_ONCE_INIT;
+
+const char *gg_icpt_driver_path(gg_icpt_face face)
 {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        const char *why = dlerror();
-        snprintf(driver_error, sizeof driver_error, "%s: cannot load '%s': %s", chosen_by, path,
-                 why ? why : "unknown error");
+    return state[face].path;
+}
+
+const char *gg_icpt_driver_error(gg_icpt_face face)
+{
+    return state[face].error;
+}
+
+void *gg_icpt_library(gg_icpt_face face)
+{
+    return state[face].handle;
+}
+
+int gg_icpt_no_library_error(gg_icpt_face face)
+{
+    return faces[face].no_library_error;
+}
+
+/* A HIP runtime must be HIP 5 (HIP_VERSION is major * 10^7 + ...): the
+ * interposer exports 5.x's functions and symbol versions, and 6.0 changed
+ * signatures under the same names (docs/HIP-ABI-FACTS.md). */
+static bool hip_major_fits(void *h, char *why, size_t size)
+{
+    void *p = dlsym(h, "hipRuntimeGetVersion");
+    hipError_t (*get)(int *);
+    memcpy(&get, &p, sizeof get);
+    int version = 0;
+    if (get == NULL || get(&version) != hipSuccess) {
+        snprintf(why, size, "its hipRuntimeGetVersion does not answer");
         return false;
     }
-    if (dlsym(h, "gg_intercept_marker") != NULL) {
-        snprintf(driver_error, sizeof driver_error,
-                 "%s: '%s' is gpuguard's interposer itself, not a driver (set GPUGUARD_INTERCEPT_DRIVER to the "
-                 "real libcuda.so.1)", chosen_by, path);
-        dlclose(h);
+    if (version / 10000000 != 5) {
+        snprintf(why, size, "it is HIP %d.%d, and the interposer stands for libamdhip64.so.5 (HIP 5.x) only",
+                 version / 10000000, version / 100000 % 100);
         return false;
     }
-    if (dlsym(h, "cuInit") == NULL) {
-        snprintf(driver_error, sizeof driver_error, "%s: '%s' exports no cuInit: not a CUDA driver", chosen_by,
-                 path);
-        dlclose(h);
-        return false;
-    }
-    snprintf(driver_path, sizeof driver_path, "%s", path);
-    *handle = h;
     return true;
 }
 
-static bool sim_path(char *out, size_t size)
+/* Opens `path` as `face`'s real library; false (with the error set) if it
+ * is not one. */
+static bool open_library(gg_icpt_face face, const char *path, const char *chosen_by)
 {
-    snprintf(out, size, "%s/libgpuguard_sim_cuda.so", GG_SIM_BUILD_DIR);
+    const face_description *d = &faces[face];
+    face_state *st = &state[face];
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *why = dlerror();
+        snprintf(st->error, sizeof st->error, "%s: cannot load '%s': %s", chosen_by, path,
+                 why ? why : "unknown error");
+        return false;
+    }
+    char why[256] = "";
+    if (dlsym(h, "gg_intercept_marker") != NULL) {
+        snprintf(why, sizeof why, "it is gpuguard's interposer itself, not a real %s (set %s to the real one)",
+                 d->what, d->driver_env);
+    } else if (dlsym(h, d->probe) == NULL) {
+        snprintf(why, sizeof why, "it exports no %s: not a %s", d->probe, d->what);
+    } else if (face == GG_ICPT_FACE_HIP && !hip_major_fits(h, why, sizeof why)) {
+        /* why says it */
+    }
+    if (why[0] != '\0') {
+        snprintf(st->error, sizeof st->error, "%s: '%s': %s", chosen_by, path, why);
+        dlclose(h);
+        return false;
+    }
+    snprintf(st->path, sizeof st->path, "%s", path);
+    st->handle = h;
+    return true;
+}
+
+static bool sim_path(const char *file, char *out, size_t size)
+{
+    snprintf(out, size, "%s/%s", GG_SIM_BUILD_DIR, file);
     if (access(out, R_OK) == 0)
         return true;
-    snprintf(out, size, "%s/libgpuguard_sim_cuda.so", GG_SIM_INSTALL_DIR);
+    snprintf(out, size, "%s/%s", GG_SIM_INSTALL_DIR, file);
     return access(out, R_OK) == 0;
 }
 
-/* The driver chosen by the environment, else the first system one. */
-static void *find_driver(void)
+/* Opens the library the environment chooses, else the first system one. */
+static bool find_library(gg_icpt_face face)
 {
-    void *h = NULL;
-    const char *v = getenv("GPUGUARD_INTERCEPT_DRIVER");
+    const face_description *d = &faces[face];
+    face_state *st = &state[face];
+    const char *v = getenv(d->driver_env);
     if (v != NULL && v[0] != '\0')
-        return open_driver(v, "GPUGUARD_INTERCEPT_DRIVER", &h) ? h : NULL;
+        return open_library(face, v, d->driver_env);
     v = getenv("GPUGUARD_BACKEND");
-    if (v != NULL && strcmp(v, "sim") == 0) {
+    if (v != NULL && (strcasecmp(v, "sim") == 0 || strcasecmp(v, "sim-hip") == 0)) {
         char path[PATH_MAX];
-        if (!sim_path(path, sizeof path)) {
-            snprintf(driver_error, sizeof driver_error,
-                     "GPUGUARD_BACKEND=sim: the simulated driver is in neither %s nor %s", GG_SIM_BUILD_DIR,
-                     GG_SIM_INSTALL_DIR);
-            return NULL;
+        if (!sim_path(d->sim_file, path, sizeof path)) {
+            snprintf(st->error, sizeof st->error, "GPUGUARD_BACKEND=%s: the simulator's %s is in neither %s nor %s",
+                     v, d->sim_file, GG_SIM_BUILD_DIR, GG_SIM_INSTALL_DIR);
+            return false;
         }
-        return open_driver(path, "GPUGUARD_BACKEND=sim", &h) ? h : NULL;
+        return open_library(face, path, "GPUGUARD_BACKEND=sim");
     }
-    v = getenv("GPUGUARD_CUDA_LIBRARY");
+    v = getenv(d->library_env);
     if (v != NULL && v[0] != '\0')
-        return open_driver(v, "GPUGUARD_CUDA_LIBRARY", &h) ? h : NULL;
-    for (size_t i = 0; i < sizeof system_candidates / sizeof system_candidates[0]; i++)
-        if (access(system_candidates[i], R_OK) == 0 && open_driver(system_candidates[i], "the system's driver", &h))
-            return h;
-    if (driver_error[0] == '\0')
-        snprintf(driver_error, sizeof driver_error,
-                 "no CUDA driver found in the system's places (set GPUGUARD_INTERCEPT_DRIVER)");
-    return NULL;
+        return open_library(face, v, d->library_env);
+    for (const char *const *p = d->system; *p != NULL; p++)
+        if (access(*p, R_OK) == 0 && open_library(face, *p, "the system's places"))
+            return true;
+    if (st->error[0] == '\0')
+        snprintf(st->error, sizeof st->error, "no %s found in the system's places (set %s)", d->what, d->driver_env);
+    return false;
 }
 
-static void load(void)
+static void configure(void)
 {
-    bool watch = gg_icpt_faults_configure();
-    void *h = find_driver();
-    if (h == NULL) {
-        atomic_store_explicit(&gg_icpt_mode_now, GG_ICPT_MODE_BROKEN, memory_order_release);
+    if (gg_icpt_faults_configure())
+        atomic_store_explicit(&gg_icpt_watching, 1, memory_order_release);
+}
+
+static void load_cuda(void);
+static void load_hip(void);
+
+static void load_face(gg_icpt_face face)
+{
+    pthread_once(&configure_once, configure);
+    if (!find_library(face))
         return;
-    }
-    for (int i = 0; i < GG_ICPT_COUNT; i++) {
-        void *p = dlsym(h, gg_icpt_names[i]);
+    for (int i = faces[face].first; i < faces[face].end; i++) {
+        void *p = dlsym(state[face].handle, gg_icpt_names[i]);
+        gg_icpt_fnptr f;
         /* POSIX: a function's address comes back from dlsym as a void *. */
-        memcpy(&gg_icpt_real[i], &p, sizeof p);
+        memcpy(&f, &p, sizeof p);
+        /* Release: a wrapper that sees the pointer sees gg_icpt_watching. */
+        atomic_store_explicit(&gg_icpt_real[i], f, memory_order_release);
     }
-    /* Release: a wrapper that reads the mode reads the pointers after it. */
-    atomic_store_explicit(&gg_icpt_mode_now, watch ? GG_ICPT_MODE_WATCH : GG_ICPT_MODE_FORWARD,
-                          memory_order_release);
 }
 
-gg_icpt_mode gg_icpt_load(void)
+static void load_cuda(void)
 {
-    pthread_once(&load_once, load);
-    return (gg_icpt_mode)atomic_load_explicit(&gg_icpt_mode_now, memory_order_acquire);
+    load_face(GG_ICPT_FACE_CUDA);
+}
+
+static void load_hip(void)
+{
+    load_face(GG_ICPT_FACE_HIP);
+}
+
+bool gg_icpt_load(gg_icpt_face face)
+{
+    pthread_once(&state[face].once, face == GG_ICPT_FACE_CUDA ? load_cuda : load_hip);
+    return state[face].handle != NULL;
 }
 
 void *gg_icpt_wrap_pointer(void *real)
 {
     for (int i = 0; i < GG_ICPT_COUNT; i++) {
+        gg_icpt_fnptr f = gg_icpt_real_fn((gg_icpt_function)i);
         void *r;
-        memcpy(&r, &gg_icpt_real[i], sizeof r);
+        memcpy(&r, &f, sizeof r);
         if (r != NULL && r == real) {
             void *w;
             memcpy(&w, &gg_icpt_wrappers[i], sizeof w);

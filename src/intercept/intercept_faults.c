@@ -1,6 +1,7 @@
 /*
  * The interposer's slow path: call counts, fault plans, injected sticky
- * errors, and the report.
+ * errors, and the report, for both the CUDA driver's and the HIP
+ * runtime's functions.
  *
  * Plans are gpuguard's (src/common/fault_plan.c), with driver functions as
  * their targets: "function" names one (a base name stands for all its
@@ -10,13 +11,15 @@
  *
  * Sticky errors: an async rule lets its call through and latches the
  * error on the context current at the call (with no context current it is
- * returned at once instead, as libgpuguard does). From then on every call
+ * returned at once instead, as libgpuguard does); on HIP, on the calling
+ * thread's current device (HIP's sticky state is the device's: a HIP
+ * program recovers with hipDeviceReset). From then on every call
  * made with that context current returns it, as a real driver does after a
  * launch failure, except the calls a program needs to look around, clean
  * up or start afresh (errors, versions, devices, the context stack,
  * creating another context, destroys), which a real driver also answers.
- * Destroying the context, or resetting the primary context of its device,
- * forgets the error.
+ * Destroying the context, or resetting the primary context of its device
+ * (hipDeviceReset: the current device), forgets the error.
  */
 #include "intercept.h"
 
@@ -34,8 +37,9 @@
 #define MAX_LATCHED 64
 
 typedef struct latched_context {
-    CUcontext ctx;
-    CUdevice device;
+    gg_icpt_face face;
+    uintptr_t where; /* the CUDA context, or the HIP device + 1 */
+    int device;
     int code;
 } latched_context;
 
@@ -52,50 +56,52 @@ static bool answers_when_sticky[GG_ICPT_COUNT];
 
 /* ---- what a plan's names mean here ------------------------------------- */
 
-/* gpuguard's operations, as the driver functions that perform them (base
- * names: every variant the interposer wraps is included). */
+/* gpuguard's operations, as the driver and runtime functions that perform
+ * them (base names: every variant the interposer wraps is included). */
 static const struct {
     const char *op;
     const char *functions;
 } op_functions[] = {
-    { "init", "cuInit" },
-    { "driver_version", "cuDriverGetVersion" },
-    { "device_count", "cuDeviceGetCount" },
-    { "device_props", "cuDeviceGet cuDeviceGetName cuDeviceGetAttribute cuDeviceTotalMem cuDeviceComputeCapability" },
-    { "context_create", "cuCtxCreate cuDevicePrimaryCtxRetain cuCtxAttach" },
-    { "context_destroy", "cuCtxDestroy cuDevicePrimaryCtxRelease cuCtxDetach" },
-    { "context_get_current", "cuCtxGetCurrent" },
-    { "context_set_current", "cuCtxSetCurrent" },
-    { "context_push", "cuCtxPushCurrent" },
-    { "context_pop", "cuCtxPopCurrent" },
-    { "context_synchronize", "cuCtxSynchronize" },
-    { "context_device", "cuCtxGetDevice" },
-    { "stream_create", "cuStreamCreate cuStreamCreateWithPriority" },
-    { "stream_destroy", "cuStreamDestroy" },
-    { "stream_query", "cuStreamQuery" },
-    { "stream_synchronize", "cuStreamSynchronize" },
-    { "stream_wait_event", "cuStreamWaitEvent" },
+    { "init", "cuInit hipInit" },
+    { "driver_version", "cuDriverGetVersion hipDriverGetVersion hipRuntimeGetVersion" },
+    { "device_count", "cuDeviceGetCount hipGetDeviceCount" },
+    { "device_props", "cuDeviceGet cuDeviceGetName cuDeviceGetAttribute cuDeviceTotalMem cuDeviceComputeCapability "
+                      "hipDeviceGet hipDeviceGetName hipDeviceGetAttribute hipDeviceTotalMem" },
+    { "context_create", "cuCtxCreate cuDevicePrimaryCtxRetain cuCtxAttach hipDevicePrimaryCtxRetain" },
+    { "context_destroy", "cuCtxDestroy cuDevicePrimaryCtxRelease cuCtxDetach hipDevicePrimaryCtxRelease" },
+    { "context_get_current", "cuCtxGetCurrent hipCtxGetCurrent" },
+    { "context_set_current", "cuCtxSetCurrent hipCtxSetCurrent hipSetDevice" },
+    { "context_push", "cuCtxPushCurrent hipCtxPushCurrent" },
+    { "context_pop", "cuCtxPopCurrent hipCtxPopCurrent" },
+    { "context_synchronize", "cuCtxSynchronize hipDeviceSynchronize" },
+    { "context_device", "cuCtxGetDevice hipGetDevice" },
+    { "stream_create", "cuStreamCreate cuStreamCreateWithPriority hipStreamCreateWithFlags" },
+    { "stream_destroy", "cuStreamDestroy hipStreamDestroy" },
+    { "stream_query", "cuStreamQuery hipStreamQuery" },
+    { "stream_synchronize", "cuStreamSynchronize hipStreamSynchronize" },
+    { "stream_wait_event", "cuStreamWaitEvent hipStreamWaitEvent" },
     { "stream_context", "cuStreamGetCtx" },
-    { "stream_write_value", "cuStreamWriteValue32 cuStreamWriteValue64" },
-    { "event_create", "cuEventCreate" },
-    { "event_destroy", "cuEventDestroy" },
-    { "event_record", "cuEventRecord" },
-    { "event_query", "cuEventQuery" },
-    { "event_synchronize", "cuEventSynchronize" },
-    { "event_elapsed", "cuEventElapsedTime" },
-    { "alloc", "cuMemAlloc cuMemAllocPitch" },
-    { "free", "cuMemFree" },
-    { "host_alloc", "cuMemAllocHost cuMemHostAlloc" },
-    { "host_free", "cuMemFreeHost" },
-    { "copy_htod", "cuMemcpyHtoD cuMemcpyHtoDAsync" },
-    { "copy_dtoh", "cuMemcpyDtoH cuMemcpyDtoHAsync" },
-    { "copy_dtod", "cuMemcpyDtoD cuMemcpyDtoDAsync" },
+    { "stream_write_value", "cuStreamWriteValue32 cuStreamWriteValue64 hipStreamWriteValue32 hipStreamWriteValue64" },
+    { "event_create", "cuEventCreate hipEventCreate" },
+    { "event_destroy", "cuEventDestroy hipEventDestroy" },
+    { "event_record", "cuEventRecord hipEventRecord" },
+    { "event_query", "cuEventQuery hipEventQuery" },
+    { "event_synchronize", "cuEventSynchronize hipEventSynchronize" },
+    { "event_elapsed", "cuEventElapsedTime hipEventElapsedTime" },
+    { "alloc", "cuMemAlloc cuMemAllocPitch hipMalloc" },
+    { "free", "cuMemFree hipFree" },
+    { "host_alloc", "cuMemAllocHost cuMemHostAlloc hipHostMalloc" },
+    { "host_free", "cuMemFreeHost hipHostFree" },
+    { "copy_htod", "cuMemcpyHtoD cuMemcpyHtoDAsync hipMemcpyHtoD hipMemcpyHtoDAsync" },
+    { "copy_dtoh", "cuMemcpyDtoH cuMemcpyDtoHAsync hipMemcpyDtoH hipMemcpyDtoHAsync" },
+    { "copy_dtod", "cuMemcpyDtoD cuMemcpyDtoDAsync hipMemcpyDtoD hipMemcpyDtoDAsync" },
     { "memset", "cuMemsetD8 cuMemsetD8Async cuMemsetD16 cuMemsetD16Async cuMemsetD32 cuMemsetD32Async "
-                "cuMemsetD2D8 cuMemsetD2D8Async cuMemsetD2D16 cuMemsetD2D16Async cuMemsetD2D32 cuMemsetD2D32Async" },
-    { "module_load", "cuModuleLoad cuModuleLoadData cuModuleLoadDataEx cuModuleLoadFatBinary" },
-    { "module_unload", "cuModuleUnload" },
-    { "kernel_get", "cuModuleGetFunction" },
-    { "launch", "cuLaunchKernel cuLaunch cuLaunchGrid cuLaunchGridAsync" },
+                "cuMemsetD2D8 cuMemsetD2D8Async cuMemsetD2D16 cuMemsetD2D16Async cuMemsetD2D32 cuMemsetD2D32Async "
+                "hipMemsetD8 hipMemsetD8Async" },
+    { "module_load", "cuModuleLoad cuModuleLoadData cuModuleLoadDataEx cuModuleLoadFatBinary hipModuleLoad hipModuleLoadData" },
+    { "module_unload", "cuModuleUnload hipModuleUnload" },
+    { "kernel_get", "cuModuleGetFunction hipModuleGetFunction" },
+    { "launch", "cuLaunchKernel cuLaunch cuLaunchGrid cuLaunchGridAsync hipModuleLaunchKernel" },
     { "kernel_params", "cuFuncGetParamInfo" },
 };
 
@@ -166,7 +172,11 @@ static int native_error(gg_status status)
 }
 
 /* The errors after which a real driver's context is unusable (cuda.h:
- * "the process must be terminated and relaunched" or the context destroyed). */
+ * "the process must be terminated and relaunched" or the context destroyed).
+ * HIP's numbers for the errors the plans name are CUDA's (hip_runtime_api.h
+ * 5.2.3: hipErrorOutOfMemory 2, hipErrorNoDevice 100, hipErrorNotReady 600,
+ * hipErrorIllegalAddress 700, hipErrorLaunchTimeOut 702,
+ * hipErrorLaunchFailure 719, hipErrorUnknown 999), so one table serves. */
 static bool sticky_code(int code)
 {
     return code == 700 || code == 702 || (code >= 714 && code <= 719);
@@ -205,10 +215,15 @@ __attribute__((destructor)) static void report_at_exit(void)
     }
 }
 
-/* Calls a real driver makes answer after a sticky error. */
+/* Calls a real driver makes answer after a sticky error (HIP: the same
+ * kinds of call). */
 static void choose_answers_when_sticky(void)
 {
     static const char *const bases[] = {
+        "hipInit", "hipDriverGetVersion", "hipRuntimeGetVersion", "hipGetDeviceCount", "hipDeviceGet",
+        "hipDeviceGetName", "hipDeviceGetAttribute", "hipDeviceTotalMem", "hipSetDevice", "hipGetDevice",
+        "hipDeviceReset", "hipDevicePrimaryCtxReset", "hipDevicePrimaryCtxRelease", "hipDevicePrimaryCtxRetain",
+        "hipCtxGetCurrent", "hipCtxSetCurrent", "hipCtxPushCurrent", "hipCtxPopCurrent",
         "cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString", "cuGetProcAddress",
         "cuGetExportTable", "cuDeviceGet", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute",
         "cuDeviceTotalMem", "cuDeviceComputeCapability", "cuDeviceGetPCIBusId", "cuDeviceGetByPCIBusId",
@@ -259,64 +274,77 @@ bool gg_icpt_faults_configure(void)
 
 /* ---- the slow path ------------------------------------------------------ */
 
-static CUcontext current_context(void)
+/* What a sticky error latches on for a call of `face`: the current CUDA
+ * context, or the HIP thread's current device + 1; 0 for none. */
+static uintptr_t current_place(gg_icpt_face face)
 {
+    if (face == GG_ICPT_FACE_HIP) {
+        int dev = -1;
+        hipError_t (*get)(int *) = (hipError_t(*)(int *))gg_icpt_real_fn(GG_ICPT_hipGetDevice);
+        if (get == NULL || get(&dev) != hipSuccess || dev < 0)
+            return 0;
+        return (uintptr_t)dev + 1;
+    }
     CUcontext ctx = NULL;
-    CUresult (*get)(CUcontext *) = (CUresult(*)(CUcontext *))gg_icpt_real[GG_ICPT_cuCtxGetCurrent];
+    CUresult (*get)(CUcontext *) = (CUresult(*)(CUcontext *))gg_icpt_real_fn(GG_ICPT_cuCtxGetCurrent);
     if (get == NULL || get(&ctx) != CUDA_SUCCESS)
-        return NULL;
-    return ctx;
+        return 0;
+    return (uintptr_t)ctx;
 }
 
-static int current_device(void)
+static int current_device(gg_icpt_face face)
 {
+    if (face == GG_ICPT_FACE_HIP) {
+        uintptr_t place = current_place(face);
+        return place == 0 ? -1 : (int)(place - 1);
+    }
     CUdevice dev = -1;
-    CUresult (*get)(CUdevice *) = (CUresult(*)(CUdevice *))gg_icpt_real[GG_ICPT_cuCtxGetDevice];
+    CUresult (*get)(CUdevice *) = (CUresult(*)(CUdevice *))gg_icpt_real_fn(GG_ICPT_cuCtxGetDevice);
     if (get == NULL || get(&dev) != CUDA_SUCCESS)
         return -1;
     return dev;
 }
 
-/* The sticky error latched on `ctx`, or 0. Under the lock. */
-static int latched_on(CUcontext ctx)
+/* The sticky error latched on `where` of `face`, or 0. Under the lock. */
+static int latched_on(gg_icpt_face face, uintptr_t where)
 {
-    for (int i = 0; i < atomic_load(&latched_count); i++)
-        if (latched[i].ctx == ctx)
+    for (int i = 0; where != 0 && i < atomic_load(&latched_count); i++)
+        if (latched[i].face == face && latched[i].where == where)
             return latched[i].code;
     return 0;
 }
 
-bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, CUresult *result)
+bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, int *result)
 {
+    gg_icpt_face face = gg_icpt_face_of(fn);
     call->fn = fn;
-    call->ctx = NULL;
+    call->where = 0;
     call->latch = 0;
-    gg_icpt_mode mode = gg_icpt_load();
-    if (mode == GG_ICPT_MODE_BROKEN) {
-        *result = CUDA_ERROR_STUB_LIBRARY;
+    if (!gg_icpt_load(face)) {
+        *result = gg_icpt_no_library_error(face);
         return false;
     }
-    if (gg_icpt_real[fn] == NULL) {
-        *result = CUDA_ERROR_NOT_FOUND; /* the real driver lacks it */
+    if (gg_icpt_real_fn(fn) == NULL) {
+        *result = 500; /* CUDA_ERROR_NOT_FOUND, hipErrorNotFound: the real library lacks it */
         return false;
     }
-    if (mode == GG_ICPT_MODE_FORWARD)
+    if (atomic_load_explicit(&gg_icpt_watching, memory_order_acquire) == 0)
         return true;
     atomic_fetch_add_explicit(&calls[fn], 1, memory_order_relaxed);
-    if (plan_error[0] != '\0' && fn == GG_ICPT_cuInit) {
-        *result = CUDA_ERROR_INVALID_VALUE;
+    if (plan_error[0] != '\0' && (fn == GG_ICPT_cuInit || fn == GG_ICPT_hipInit)) {
+        *result = 1; /* CUDA_ERROR_INVALID_VALUE, hipErrorInvalidValue */
         return false;
     }
     int injected = 0;
     pthread_mutex_lock(&lock);
     if (atomic_load(&latched_count) > 0 && !answers_when_sticky[fn])
-        injected = latched_on(current_context());
+        injected = latched_on(face, current_place(face));
     bool fired = false;
     for (size_t i = 0; plan != NULL && injected == 0 && call->latch == 0 && i < plan->count; i++) {
         gg__fault_rule *r = &plan->rules[i];
         if (!r->any_target && !gg__fault_targets_has(&r->targets, fn))
             continue;
-        if (r->device >= 0 && current_device() != r->device)
+        if (r->device >= 0 && current_device(face) != r->device)
             continue;
         if (!gg__fault_rule_hit(r))
             continue;
@@ -326,9 +354,9 @@ bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, CUresult *result)
             first_fired_match[i] = r->matched;
         }
         int code = r->has_native_error ? r->native_error : native_error(r->error);
-        CUcontext ctx = r->async ? current_context() : NULL;
-        if (ctx != NULL) {
-            call->ctx = ctx;
+        uintptr_t where = r->async ? current_place(face) : 0;
+        if (where != 0) {
+            call->where = where;
             call->latch = code;
         } else {
             injected = code;
@@ -339,20 +367,23 @@ bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, CUresult *result)
         write_report("fault");
     pthread_mutex_unlock(&lock);
     if (injected != 0) {
-        *result = (CUresult)injected;
+        *result = injected;
         return false;
     }
     return true;
 }
 
-CUresult gg_icpt_leave(const gg_icpt_call *call, CUresult result)
+int gg_icpt_leave(const gg_icpt_call *call, int result)
 {
     if (call->latch == 0)
         return result;
+    gg_icpt_face face = gg_icpt_face_of(call->fn);
     pthread_mutex_lock(&lock);
     int n = atomic_load(&latched_count);
-    if (latched_on(call->ctx) == 0 && n < MAX_LATCHED) {
-        latched[n] = (latched_context){ .ctx = call->ctx, .device = current_device(), .code = call->latch };
+    if (latched_on(face, call->where) == 0 && n < MAX_LATCHED) {
+        latched[n] = (latched_context){
+            .face = face, .where = call->where, .device = current_device(face), .code = call->latch
+        };
         atomic_store(&latched_count, n + 1);
     }
     pthread_mutex_unlock(&lock);
@@ -371,18 +402,25 @@ void gg_icpt_context_gone(CUcontext ctx)
 {
     pthread_mutex_lock(&lock);
     for (int i = atomic_load(&latched_count) - 1; i >= 0; i--)
-        if (latched[i].ctx == ctx)
+        if (latched[i].face == GG_ICPT_FACE_CUDA && latched[i].where == (uintptr_t)ctx)
             forget(i);
     pthread_mutex_unlock(&lock);
 }
 
-void gg_icpt_primary_reset(CUdevice dev)
+void gg_icpt_primary_reset(gg_icpt_face face, int dev)
 {
     pthread_mutex_lock(&lock);
     for (int i = atomic_load(&latched_count) - 1; i >= 0; i--)
-        if (latched[i].device == dev)
+        if (latched[i].face == face && latched[i].device == dev)
             forget(i);
     pthread_mutex_unlock(&lock);
+}
+
+void gg_icpt_hip_device_reset(void)
+{
+    int dev = current_device(GG_ICPT_FACE_HIP);
+    if (dev >= 0)
+        gg_icpt_primary_reset(GG_ICPT_FACE_HIP, dev);
 }
 
 /* ---- the report --------------------------------------------------------- */
@@ -401,9 +439,15 @@ static void write_report(const char *written_at)
         cJSON_AddStringToObject(root, "plan_error", plan_error);
     else
         cJSON_AddNullToObject(root, "plan_error");
-    cJSON_AddStringToObject(root, "driver", gg_icpt_driver_path());
-    if (gg_icpt_driver_error()[0] != '\0')
-        cJSON_AddStringToObject(root, "driver_error", gg_icpt_driver_error());
+    /* "driver": the CUDA driver's path ("" when none was loaded); the HIP
+     * runtime's under "hip_runtime", only once a hip* function was called. */
+    cJSON_AddStringToObject(root, "driver", gg_icpt_driver_path(GG_ICPT_FACE_CUDA));
+    if (gg_icpt_driver_error(GG_ICPT_FACE_CUDA)[0] != '\0')
+        cJSON_AddStringToObject(root, "driver_error", gg_icpt_driver_error(GG_ICPT_FACE_CUDA));
+    if (gg_icpt_driver_path(GG_ICPT_FACE_HIP)[0] != '\0')
+        cJSON_AddStringToObject(root, "hip_runtime", gg_icpt_driver_path(GG_ICPT_FACE_HIP));
+    if (gg_icpt_driver_error(GG_ICPT_FACE_HIP)[0] != '\0')
+        cJSON_AddStringToObject(root, "hip_runtime_error", gg_icpt_driver_error(GG_ICPT_FACE_HIP));
     cJSON *counts = cJSON_AddObjectToObject(root, "calls");
     for (int i = 0; i < GG_ICPT_COUNT; i++) {
         uint64_t n = atomic_load_explicit(&calls[i], memory_order_relaxed);
