@@ -87,6 +87,9 @@ static inline gg_icpt_fnptr gg_icpt_real_fn(gg_icpt_function fn)
 /* Loads `face`'s real library once (reading the plan first, once for
  * both); false when there is none, and every call of that face fails. */
 bool gg_icpt_load(gg_icpt_face face);
+/* Whether this thread is inside gg_icpt_load (then a face not loaded yet
+ * reads as missing, for now only). */
+bool gg_icpt_loading_now(void);
 /* The dlopen handle of `face`'s real library (NULL: not loaded, or none). */
 void *gg_icpt_library(gg_icpt_face face);
 /* The path of the library `face`'s calls are forwarded to ("" before

@@ -65,7 +65,7 @@ static const face_description faces[GG_ICPT_FACE_COUNT] = {
 
 typedef struct face_state {
     pthread_once_t once;
-    void *handle;
+    _Atomic(void *) handle;
     char path[PATH_MAX];
     char error[512];
 } face_state;
@@ -85,7 +85,7 @@ const char *gg_icpt_driver_error(gg_icpt_face face)
 
 void *gg_icpt_library(gg_icpt_face face)
 {
-    return state[face].handle;
+    return atomic_load_explicit(&state[face].handle, memory_order_acquire);
 }
 
 int gg_icpt_no_library_error(gg_icpt_face face)
@@ -142,7 +142,7 @@ static bool open_library(gg_icpt_face face, const char *path, const char *chosen
         return false;
     }
     snprintf(st->path, sizeof st->path, "%s", path);
-    st->handle = h;
+    atomic_store_explicit(&st->handle, h, memory_order_release);
     return true;
 }
 
@@ -199,7 +199,7 @@ static void load_face(gg_icpt_face face)
     if (!find_library(face))
         return;
     for (int i = faces[face].first; i < faces[face].end; i++) {
-        void *p = dlsym(state[face].handle, gg_icpt_names[i]);
+        void *p = dlsym(gg_icpt_library(face), gg_icpt_names[i]);
         gg_icpt_fnptr f;
         /* POSIX: a function's address comes back from dlsym as a void *. */
         memcpy(&f, &p, sizeof p);
@@ -218,10 +218,25 @@ static void load_hip(void)
     load_face(GG_ICPT_FACE_HIP);
 }
 
+/* Set while this thread loads a library: a real library that calls its own
+ * exports through its PLT reaches the interposer (they are the global
+ * definitions), and such a call made while it is being loaded (its
+ * constructors, the HIP version check) must not wait for that load. */
+static _Thread_local bool loading;
+
 bool gg_icpt_load(gg_icpt_face face)
 {
-    pthread_once(&state[face].once, face == GG_ICPT_FACE_CUDA ? load_cuda : load_hip);
-    return state[face].handle != NULL;
+    if (!loading) {
+        loading = true;
+        pthread_once(&state[face].once, face == GG_ICPT_FACE_CUDA ? load_cuda : load_hip);
+        loading = false;
+    }
+    return atomic_load_explicit(&state[face].handle, memory_order_acquire) != NULL;
+}
+
+bool gg_icpt_loading_now(void)
+{
+    return loading;
 }
 
 void *gg_icpt_wrap_pointer(void *real)
