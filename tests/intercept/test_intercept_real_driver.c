@@ -88,3 +88,53 @@ Test(intercept_real_driver, the_plan_applies_before_the_real_driver)
     cr_assert_eq(cuDriverGetVersion(&version), CUDA_SUCCESS);
     dlclose(real);
 }
+
+/* A program linked directly against a driver function the interposer does
+ * not wrap (cuGraphCreate, cuMemGetInfo_v2 here) finds it in the interposer
+ * (a pass-through trampoline, so it starts under LD_LIBRARY_PATH), and the
+ * call reaches the real driver: the same answer as the driver's own
+ * function, in every argument register. */
+Test(intercept_real_driver, unwrapped_exports_pass_through_to_the_real_driver)
+{
+    void *real = real_driver();
+    void *self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(dlsym(self, "gg_intercept_marker"), "libcuda.so.1 here is not the interposer");
+    static const char *const names[] = { "cuGraphCreate", "cuMemGetInfo_v2", "cuDeviceGetUuid_v2",
+                                         "cuLaunchKernel_ptsz", "cuFlushGPUDirectRDMAWrites" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *mine = dlsym(self, names[i]);
+        void *theirs = dlsym(real, names[i]);
+        cr_assert_not_null(theirs, "the 535 driver exports %s", names[i]);
+        cr_assert_not_null(mine, "the interposer does not export %s", names[i]);
+        cr_assert_neq(mine, theirs, "%s: the interposer's own trampoline was expected", names[i]);
+        Dl_info info;
+        cr_assert(dladdr(mine, &info) && dladdr(theirs, &info) != 0);
+    }
+    /* Called with arguments in six registers: the same answers. (No kernel
+     * module here: the driver answers its own errors, not ours: never 34,
+     * 500.) */
+    typedef CUresult (*graph_create)(void **, unsigned int);
+    typedef CUresult (*mem_info)(size_t *, size_t *);
+    typedef CUresult (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                               void **, void **);
+    void *g = NULL;
+    size_t free_b = 0, total_b = 0;
+    graph_create gc_mine = (graph_create)(uintptr_t)dlsym(self, "cuGraphCreate");
+    graph_create gc_real = (graph_create)(uintptr_t)dlsym(real, "cuGraphCreate");
+    mem_info mi_mine = (mem_info)(uintptr_t)dlsym(self, "cuMemGetInfo_v2");
+    mem_info mi_real = (mem_info)(uintptr_t)dlsym(real, "cuMemGetInfo_v2");
+    launch l_mine = (launch)(uintptr_t)dlsym(self, "cuLaunchKernel_ptsz");
+    launch l_real = (launch)(uintptr_t)dlsym(real, "cuLaunchKernel_ptsz");
+    for (int round = 0; round < 2; round++) { /* the first call resolves the trampoline, the second jumps */
+        CUresult a = gc_mine(&g, 0), b = gc_real(&g, 0);
+        cr_assert_eq(a, b, "cuGraphCreate: %d through the interposer, %d from the driver", a, b);
+        cr_assert(a != CUDA_ERROR_STUB_LIBRARY && a != CUDA_ERROR_NOT_FOUND);
+        a = mi_mine(&free_b, &total_b), b = mi_real(&free_b, &total_b);
+        cr_assert_eq(a, b, "cuMemGetInfo_v2: %d through the interposer, %d from the driver", a, b);
+        a = l_mine(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+        b = l_real(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+        cr_assert_eq(a, b, "cuLaunchKernel_ptsz: %d through the interposer, %d from the driver", a, b);
+    }
+    dlclose(self);
+    dlclose(real);
+}
