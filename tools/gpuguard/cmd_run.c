@@ -29,6 +29,7 @@ typedef struct run_options {
     const char *faults;      /* --faults: JSON text or @FILE (NULL: the environment's, if any) */
     const char *report_path; /* --report (NULL: the environment's, else a temporary file) */
     const char *driver;      /* --driver (NULL: resolved, see intercept_prepare) */
+    const char *hip_runtime; /* --hip-runtime (NULL: resolved, see intercept_prepare) */
     bool verbose;
     char **command;
 } run_options;
@@ -38,11 +39,12 @@ static void run_usage(FILE *out)
     fprintf(out,
             "usage: gpuguard run [options] -- COMMAND [ARGS...]\n"
             "\n"
-            "Runs COMMAND over gpuguard's interposing CUDA driver library: its directory\n"
-            "goes first in LD_LIBRARY_PATH, so every libcuda.so.1 the program links or\n"
-            "dlopens by name is the interposer, which forwards each call to the real\n"
-            "driver (entry points from cuGetProcAddress included) and fails the calls the\n"
-            "fault plan chooses. COMMAND needs no change and no gpuguard.\n"
+            "Runs COMMAND over gpuguard's interposing driver library: its directory goes\n"
+            "first in LD_LIBRARY_PATH, so every libcuda.so.1 and libamdhip64.so.5 the\n"
+            "program links or dlopens by name is the interposer, which forwards each call\n"
+            "to the real CUDA driver or HIP runtime (entry points from cuGetProcAddress\n"
+            "included) and fails the calls the fault plan chooses. COMMAND needs no change\n"
+            "and no gpuguard.\n"
             "\n"
             "  --faults PLAN     a fault plan: JSON text, or @FILE (default: the\n"
             "                    environment's GPUGUARD_INTERCEPT_FAULTS, else none). The\n"
@@ -54,7 +56,12 @@ static void run_usage(FILE *out)
             "                    function, what each rule matched and fired)\n"
             "  --driver PATH     the driver to forward to (default: GPUGUARD_INTERCEPT_DRIVER;\n"
             "                    with GPUGUARD_BACKEND=sim gpuguard's simulated driver; else\n"
-            "                    GPUGUARD_CUDA_LIBRARY; else the loader's libcuda.so.1)\n"
+            "                    GPUGUARD_CUDA_LIBRARY; else the loader's libcuda.so.1; none\n"
+            "                    with GPUGUARD_BACKEND=hip)\n"
+            "  --hip-runtime PATH  the HIP runtime (libamdhip64.so.5) to forward to (default:\n"
+            "                    GPUGUARD_INTERCEPT_HIP_RUNTIME; with GPUGUARD_BACKEND=sim the\n"
+            "                    simulator's HIP face; else GPUGUARD_HIP_LIBRARY; else the\n"
+            "                    interposer looks in the system's places)\n"
             "  -v, --verbose     say which driver and plan are used, and what each rule did\n"
             "  -h, --help        show this help\n"
             "\n"
@@ -84,6 +91,7 @@ static int parse_options(int argc, char **argv, run_options *opt)
         const char **slot = strcmp(arg, "--faults") == 0   ? &opt->faults
                             : strcmp(arg, "--report") == 0 ? &opt->report_path
                             : strcmp(arg, "--driver") == 0 ? &opt->driver
+                            : strcmp(arg, "--hip-runtime") == 0 ? &opt->hip_runtime
                                                            : NULL;
         if (slot == NULL) {
             fprintf(stderr, WHO ": unknown option '%s'%s\n\n", arg,
@@ -320,11 +328,16 @@ int cmd_run(int argc, char **argv)
     } else if (report_location(user_report, report_path, sizeof report_path) != 0) {
         goto out;
     }
-    if (intercept_prepare(WHO, opt.driver, &setup) != 0 || load_plan(&opt, &setup, &plan) != 0)
+    if (intercept_prepare(WHO, opt.driver, opt.hip_runtime, &setup) != 0 || load_plan(&opt, &setup, &plan) != 0)
         goto out;
     if (opt.verbose)
-        fprintf(stderr, WHO ": over the interposer in %s, forwarding to %s (from %s); fault plan: %s; report: %s\n",
-                setup.interposer_dir, setup.driver, setup.driver_origin, plan ? plan : "none", report_path);
+        fprintf(stderr,
+                WHO ": over the interposer in %s, forwarding to %s (from %s) and %s (from %s); fault plan: %s; "
+                "report: %s\n", setup.interposer_dir, setup.driver[0] ? setup.driver : "no CUDA driver",
+                setup.driver[0] ? setup.driver_origin : "GPUGUARD_BACKEND",
+                setup.hip_runtime[0] ? setup.hip_runtime : "the system's HIP runtime, if any",
+                setup.hip_runtime[0] ? setup.hip_origin : "the interposer's search", plan ? plan : "none",
+                report_path);
     if (!temporary)
         unlink(report_path); /* an old report must not pass for this run's */
     child_env env[INTERCEPT_ENV_COUNT];

@@ -85,13 +85,16 @@ static void sweep_usage(FILE *out)
             "  --function NAME   sweep this driver function only (repeatable); a base\n"
             "                    name (cuMemAlloc) takes in all its variants (cuMemAlloc_v2)\n"
             "  --driver PATH     the driver to forward to (as 'gpuguard run --driver')\n"
+            "  --hip-runtime PATH  the HIP runtime to forward to (as 'gpuguard run')\n"
             "  Without --errors each driver function gets one error (any variant of it:\n"
             "  _v2, _ptsz...): out_of_memory for the allocations cuMemAlloc,\n"
             "  cuMemAllocHost, cuMemHostAlloc, cuMemAllocManaged, cuMemAllocPitch,\n"
             "  cuMemAllocAsync, cuMemAllocFromPoolAsync, cuMemCreate, cuArrayCreate,\n"
-            "  cuArray3DCreate, cuMipmappedArrayCreate; launch_failed for launches\n"
-            "  (cuLaunch..., cuGraphLaunch); driver (CUDA_ERROR_UNKNOWN, 999) for every\n"
-            "  other function.\n"
+            "  cuArray3DCreate, cuMipmappedArrayCreate and HIP's hipMalloc, hipHostMalloc,\n"
+            "  hipMallocPitch, hipMallocManaged, hipMalloc3D, hipMallocArray,\n"
+            "  hipExtMallocWithFlags, hipMallocAsync; launch_failed for launches\n"
+            "  (cuLaunch..., cuGraphLaunch, hipModuleLaunchKernel, hipLaunch...,\n"
+            "  hipExtLaunch...); driver (999) for every other function.\n"
             "\n"
             "Exit status: 0 no run crashed, aborted, hung or tripped a sanitizer; 1 some\n"
             "did, or the counting run failed or saw no calls, or no injected run was\n"
@@ -191,6 +194,8 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
             opt->functions[opt->function_count++] = value;
         } else if (strcmp(arg, "--driver") == 0) {
             opt->driver = value;
+        } else if (strcmp(arg, "--hip-runtime") == 0) {
+            opt->hip_runtime = value;
         } else {
             fprintf(stderr, "gpuguard sweep: unknown option '%s'\n\n", arg);
             sweep_usage(stderr);
@@ -218,8 +223,9 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
                 "--sim-host-alloc, --pairs, --cleanup, --ops (use --function) or --fail-on-leak\n");
         return CLI_EXIT_USAGE;
     }
-    if (!opt->intercept && (opt->function_count || opt->driver)) {
-        fprintf(stderr, "gpuguard sweep: --function and --driver go with --intercept only (a program that uses "
+    if (!opt->intercept && (opt->function_count || opt->driver || opt->hip_runtime)) {
+        fprintf(stderr, "gpuguard sweep: --function, --driver and --hip-runtime go with --intercept only (a program "
+                "that uses "
                 "gpuguard is swept by operation: --ops)\n");
         return CLI_EXIT_USAGE;
     }

@@ -16,6 +16,7 @@
 
 #define INTERPOSER_FILE "libcuda.so.1"
 #define SIM_CUDA_FILE "libgpuguard_sim_cuda.so"
+#define SIM_HIP_FILE "libgpuguard_sim_hip.so"
 
 /* The directory of the shared object holding `symbol` (libgpuguard's, for
  * gg_init), or false. */
@@ -69,12 +70,91 @@ static int find_interposer(const char *who, intercept_setup *setup, char real_pa
 
 /* The simulated driver gpuguard loads for GPUGUARD_BACKEND=sim: next to
  * libgpuguard (built or installed together). */
-static bool find_simulator(char *out, size_t size)
+static bool find_simulator(const char *file, char *out, size_t size)
 {
     char lib_dir[PATH_MAX];
     if (!directory_of((void *)&gg_init, lib_dir, sizeof lib_dir))
         return false;
-    return snprintf(out, size, "%s/" SIM_CUDA_FILE, lib_dir) < (int)size && access(out, R_OK) == 0;
+    return snprintf(out, size, "%s/%s", lib_dir, file) < (int)size && access(out, R_OK) == 0;
+}
+
+static bool backend_is(const char *backend, const char *name)
+{
+    return backend != NULL && strcasecmp(backend, name) == 0;
+}
+
+/* Checks the library `chosen` (from `origin`) and stores its real path in
+ * `out`: it must load, export `probe`, and be neither the interposer nor a
+ * copy of it. `what` names it in messages ("driver", "HIP runtime"). */
+static int check_library(const char *who, const char *what, const char *probe, const char *chosen,
+                         const char *origin, const char *interposer, char out[PATH_MAX])
+{
+    if (realpath(chosen, out) == NULL) {
+        fprintf(stderr, "%s: the %s %s (from %s): %s\n", who, what, chosen, origin, strerror(errno));
+        return -1;
+    }
+    if (strcmp(out, interposer) == 0) {
+        fprintf(stderr, "%s: the %s %s (from %s) is gpuguard's interposer itself; give the real one with "
+                "--%s PATH\n", who, what, chosen, origin, strcmp(probe, "cuInit") == 0 ? "driver" : "hip-runtime");
+        return -1;
+    }
+    /* Loadable, and the right library: said now rather than as a failing
+     * first call inside the program. */
+    void *lib = dlopen(out, RTLD_LAZY | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *reason = dlerror();
+        fprintf(stderr, "%s: the %s %s (from %s) cannot be loaded: %s\n", who, what, out, origin,
+                reason ? reason : "unknown reason");
+        return -1;
+    }
+    bool has_probe = dlsym(lib, probe) != NULL;
+    bool interposer_copy = dlsym(lib, "gg_intercept_marker") != NULL; /* exported by every build of it */
+    dlclose(lib);
+    if (interposer_copy) {
+        fprintf(stderr, "%s: the %s %s (from %s) is a build of gpuguard's interposer, not a real one; give the "
+                "real one with --%s PATH\n", who, what, out, origin,
+                strcmp(probe, "cuInit") == 0 ? "driver" : "hip-runtime");
+        return -1;
+    }
+    if (!has_probe) {
+        fprintf(stderr, "%s: %s (from %s) is not a %s: it has no %s\n", who, out, origin,
+                strcmp(probe, "cuInit") == 0 ? "CUDA driver" : "HIP runtime", probe);
+        return -1;
+    }
+    return 0;
+}
+
+/* Chooses the HIP runtime the interposer forwards to (see
+ * intercept_prepare): 1 when one was chosen, 0 when none was (the
+ * interposer looks for it), -1 on an error said on stderr. */
+static int resolve_hip_runtime(const char *who, const char *hip_option, const char *interposer,
+                               intercept_setup *setup)
+{
+    const char *chosen = NULL, *origin = NULL;
+    const char *from_env = getenv(INTERCEPT_ENV_HIP_RUNTIME);
+    const char *backend = getenv("GPUGUARD_BACKEND");
+    const char *hip_library = getenv("GPUGUARD_HIP_LIBRARY");
+    char found[PATH_MAX];
+    if (hip_option != NULL) {
+        chosen = hip_option, origin = "--hip-runtime";
+    } else if (from_env != NULL && from_env[0] != '\0') {
+        chosen = from_env, origin = INTERCEPT_ENV_HIP_RUNTIME;
+    } else if (backend_is(backend, "sim") || backend_is(backend, "sim-hip")) {
+        if (!find_simulator(SIM_HIP_FILE, found, sizeof found)) {
+            fprintf(stderr, "%s: GPUGUARD_BACKEND=%s, but the simulator's HIP face (" SIM_HIP_FILE ") is not next "
+                    "to libgpuguard; give its path with --hip-runtime\n", who, backend);
+            return -1;
+        }
+        chosen = found, origin = "GPUGUARD_BACKEND=sim";
+    } else if (hip_library != NULL && hip_library[0] != '\0') {
+        chosen = hip_library, origin = "GPUGUARD_HIP_LIBRARY";
+    } else {
+        return 0;
+    }
+    if (check_library(who, "HIP runtime", "hipInit", chosen, origin, interposer, setup->hip_runtime) != 0)
+        return -1;
+    setup->hip_origin = origin;
+    return 1;
 }
 
 /* The libcuda.so.1 a program would get from the dynamic loader, or false
@@ -99,7 +179,7 @@ static bool loader_driver(char *out, size_t size, char *why, size_t why_size)
 
 /* Chooses the driver the interposer forwards to (see intercept_prepare);
  * `interposer` is the interposer's real path. */
-static int resolve_driver(const char *who, const char *driver_option, const char *interposer,
+static int resolve_driver(const char *who, const char *driver_option, const char *interposer, bool have_hip,
                           intercept_setup *setup)
 {
     const char *chosen = NULL, *origin = NULL;
@@ -111,70 +191,43 @@ static int resolve_driver(const char *who, const char *driver_option, const char
         chosen = driver_option, origin = "--driver";
     } else if (from_env != NULL && from_env[0] != '\0') {
         chosen = from_env, origin = INTERCEPT_ENV_DRIVER;
-    } else if (backend != NULL && strcasecmp(backend, "sim") == 0) {
+    } else if (backend_is(backend, "sim") || backend_is(backend, "sim-hip")) {
         if (cuda_library != NULL && cuda_library[0] != '\0') {
             chosen = cuda_library, origin = "GPUGUARD_CUDA_LIBRARY (GPUGUARD_BACKEND=sim)";
-        } else if (find_simulator(found, sizeof found)) {
+        } else if (find_simulator(SIM_CUDA_FILE, found, sizeof found)) {
             chosen = found, origin = "GPUGUARD_BACKEND=sim";
         } else {
             fprintf(stderr, "%s: GPUGUARD_BACKEND=sim, but the simulated driver (" SIM_CUDA_FILE ") is not next to "
                     "libgpuguard; give its path with --driver\n", who);
             return -1;
         }
-    } else if (backend != NULL && (strcasecmp(backend, "hip") == 0 || strcasecmp(backend, "sim-hip") == 0)) {
-        fprintf(stderr, "%s: GPUGUARD_BACKEND=%s, but the interposer intercepts the CUDA driver only "
-                "(unset GPUGUARD_BACKEND, or set it to cuda or sim)\n", who, backend);
-        return -1;
+    } else if (backend_is(backend, "hip")) {
+        return 0; /* a HIP program: no CUDA driver wanted */
     } else if (cuda_library != NULL && cuda_library[0] != '\0') {
         chosen = cuda_library, origin = "GPUGUARD_CUDA_LIBRARY";
     } else if (loader_driver(found, sizeof found, why, sizeof why)) {
         chosen = found, origin = "the dynamic loader";
+    } else if (have_hip) {
+        return 0; /* a HIP runtime was chosen: the program may use HIP only */
     } else {
         fprintf(stderr, "%s: no CUDA driver to forward the calls to: %s (GPUGUARD_BACKEND=sim forwards them to "
                 "gpuguard's simulated driver; --driver PATH to another)\n", who, why);
         return -1;
     }
-    if (realpath(chosen, setup->driver) == NULL) {
-        fprintf(stderr, "%s: the driver %s (from %s): %s\n", who, chosen, origin, strerror(errno));
+    if (check_library(who, "driver", "cuInit", chosen, origin, interposer, setup->driver) != 0)
         return -1;
-    }
-    if (strcmp(setup->driver, interposer) == 0) {
-        fprintf(stderr, "%s: the driver %s (from %s) is gpuguard's interposer itself; give the real driver with "
-                "--driver PATH\n", who, chosen, origin);
-        return -1;
-    }
-    /* Loadable, and a CUDA driver: said now rather than as a cuInit failure
-     * inside the program. */
-    void *lib = dlopen(setup->driver, RTLD_LAZY | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *reason = dlerror();
-        fprintf(stderr, "%s: the driver %s (from %s) cannot be loaded: %s\n", who, setup->driver, origin,
-                reason ? reason : "unknown reason");
-        return -1;
-    }
-    bool has_init = dlsym(lib, "cuInit") != NULL;
-    bool interposer_copy = dlsym(lib, "gg_intercept_marker") != NULL; /* exported by every build of it */
-    dlclose(lib);
-    if (!has_init) {
-        fprintf(stderr, "%s: %s (from %s) is not a CUDA driver: it has no cuInit\n", who, setup->driver, origin);
-        return -1;
-    }
-    if (interposer_copy) {
-        fprintf(stderr, "%s: the driver %s (from %s) is a build of gpuguard's interposer, not a driver; give the "
-                "real driver with --driver PATH\n", who, setup->driver, origin);
-        return -1;
-    }
     setup->driver_origin = origin;
     return 0;
 }
 
-int intercept_prepare(const char *who, const char *driver_option, intercept_setup *setup)
+int intercept_prepare(const char *who, const char *driver_option, const char *hip_option, intercept_setup *setup)
 {
     memset(setup, 0, sizeof *setup);
     char interposer[PATH_MAX];
     if (find_interposer(who, setup, interposer) != 0)
         return -1;
-    if (resolve_driver(who, driver_option, interposer, setup) != 0)
+    int have_hip = resolve_hip_runtime(who, hip_option, interposer, setup);
+    if (have_hip < 0 || resolve_driver(who, driver_option, interposer, have_hip > 0, setup) != 0)
         return -1;
     const char *old = getenv("LD_LIBRARY_PATH");
     size_t size = strlen(setup->interposer_dir) + (old ? strlen(old) + 1 : 0) + 1;
@@ -197,9 +250,10 @@ size_t intercept_environment(const intercept_setup *setup, const char *plan, con
                              child_env env[INTERCEPT_ENV_COUNT])
 {
     env[0] = (child_env){ "LD_LIBRARY_PATH", setup->library_path };
-    env[1] = (child_env){ INTERCEPT_ENV_DRIVER, setup->driver };
+    env[1] = (child_env){ INTERCEPT_ENV_DRIVER, setup->driver[0] ? setup->driver : NULL };
     env[2] = (child_env){ INTERCEPT_ENV_FAULTS, plan };
     env[3] = (child_env){ INTERCEPT_ENV_REPORT, report_path };
+    env[4] = (child_env){ INTERCEPT_ENV_HIP_RUNTIME, setup->hip_runtime[0] ? setup->hip_runtime : NULL };
     return INTERCEPT_ENV_COUNT;
 }
 
@@ -257,7 +311,10 @@ static void load_interposer_with(const intercept_setup *setup, const char *plan,
 {
     setenv(INTERCEPT_ENV_FAULTS, plan, 1);
     setenv(INTERCEPT_ENV_REPORT, report, 1);
-    setenv(INTERCEPT_ENV_DRIVER, setup->driver, 1);
+    if (setup->driver[0] != '\0')
+        setenv(INTERCEPT_ENV_DRIVER, setup->driver, 1);
+    if (setup->hip_runtime[0] != '\0')
+        setenv(INTERCEPT_ENV_HIP_RUNTIME, setup->hip_runtime, 1);
     unsetenv("GPUGUARD_LOG"); /* the refusal comes back in the report, not on stderr */
     void *lib = dlopen(setup->interposer, RTLD_NOW | RTLD_LOCAL);
     int (*driver_version)(int *) = NULL;

@@ -27,33 +27,44 @@
 #define INTERCEPT_ENV_DRIVER "GPUGUARD_INTERCEPT_DRIVER"
 #define INTERCEPT_ENV_FAULTS "GPUGUARD_INTERCEPT_FAULTS"
 #define INTERCEPT_ENV_REPORT "GPUGUARD_INTERCEPT_REPORT"
+#define INTERCEPT_ENV_HIP_RUNTIME "GPUGUARD_INTERCEPT_HIP_RUNTIME"
 
 /* Where the interposer is and which driver it forwards to. */
 typedef struct intercept_setup {
     char interposer_dir[PATH_MAX]; /* holds the interposer as libcuda.so.1 */
     char interposer[PATH_MAX + 16]; /* interposer_dir/libcuda.so.1 */
-    char driver[PATH_MAX];         /* the real driver (or the simulator), absolute */
+    char driver[PATH_MAX];         /* the real CUDA driver (or the simulator), absolute; "": none */
     const char *driver_origin;     /* how it was chosen: "--driver", "GPUGUARD_BACKEND=sim", ... */
+    char hip_runtime[PATH_MAX];    /* the HIP runtime, absolute; "": the interposer looks for it */
+    const char *hip_origin;        /* how it was chosen: "--hip-runtime", ... */
     char *library_path;            /* LD_LIBRARY_PATH for the program: interposer_dir first */
 } intercept_setup;
 
-/* Finds the interposer and resolves the real driver: `driver_option` (the
- * command's --driver) if not NULL; else GPUGUARD_INTERCEPT_DRIVER; else,
- * with GPUGUARD_BACKEND=sim, GPUGUARD_CUDA_LIBRARY or the simulated driver
- * gpuguard itself would load; else GPUGUARD_CUDA_LIBRARY; else the
- * libcuda.so.1 the dynamic loader finds. A driver that is the interposer
- * itself is refused. Returns 0, or -1 with the reason on stderr (prefixed
- * by `who`). Release with intercept_release. */
-int intercept_prepare(const char *who, const char *driver_option, intercept_setup *setup);
+/* Finds the interposer and resolves the real libraries. The CUDA driver:
+ * `driver_option` (the command's --driver) if not NULL; else
+ * GPUGUARD_INTERCEPT_DRIVER; else, with GPUGUARD_BACKEND=sim (or sim-hip),
+ * GPUGUARD_CUDA_LIBRARY or the simulated driver gpuguard itself would load;
+ * none with GPUGUARD_BACKEND=hip; else GPUGUARD_CUDA_LIBRARY; else the
+ * libcuda.so.1 the dynamic loader finds. The HIP runtime: `hip_option`
+ * (--hip-runtime); else GPUGUARD_INTERCEPT_HIP_RUNTIME; else, with
+ * GPUGUARD_BACKEND=sim or sim-hip, the simulator's HIP face; else
+ * GPUGUARD_HIP_LIBRARY; else none chosen (the interposer then looks in the
+ * system's places itself, when the program first calls HIP). No CUDA
+ * driver is an error only when no HIP runtime was chosen and
+ * GPUGUARD_BACKEND is not hip. A library that is the interposer itself is
+ * refused. Returns 0, or -1 with the reason on stderr (prefixed by `who`).
+ * Release with intercept_release. */
+int intercept_prepare(const char *who, const char *driver_option, const char *hip_option, intercept_setup *setup);
 
 void intercept_release(intercept_setup *setup);
 
 /* The environment that puts the program over the interposer: LD_LIBRARY_PATH,
- * GPUGUARD_INTERCEPT_DRIVER, GPUGUARD_INTERCEPT_FAULTS = `plan` (NULL:
- * unset, the interposer injects nothing) and GPUGUARD_INTERCEPT_REPORT =
- * `report_path` (NULL: unset). Fills env[0..3] (pointing into `setup`,
- * `plan` and `report_path`) and returns the count, 4. */
-#define INTERCEPT_ENV_COUNT 4
+ * GPUGUARD_INTERCEPT_DRIVER and GPUGUARD_INTERCEPT_HIP_RUNTIME (unset where
+ * none was chosen), GPUGUARD_INTERCEPT_FAULTS = `plan` (NULL: unset, the
+ * interposer injects nothing) and GPUGUARD_INTERCEPT_REPORT = `report_path`
+ * (NULL: unset). Fills env[0..4] (pointing into `setup`, `plan` and
+ * `report_path`) and returns the count, 5. */
+#define INTERCEPT_ENV_COUNT 5
 size_t intercept_environment(const intercept_setup *setup, const char *plan, const char *report_path,
                              child_env env[INTERCEPT_ENV_COUNT]);
 

@@ -100,8 +100,11 @@ case "$case" in
         done
         never run --report "$work/no/such/folder/report.json"
         expect_err "cannot write the report"
-        (GPUGUARD_BACKEND=sim-hip; export GPUGUARD_BACKEND; never run) || exit 1
-        expect_err "intercepts the CUDA driver only"
+        never run --hip-runtime "$work/none.so"
+        expect_err "the HIP runtime $work/none.so (from --hip-runtime)"
+        for dir in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64 /lib /usr/lib; do
+            [ -e "$dir/$libm" ] && { never run --hip-runtime "$dir/$libm"; expect_err "is not a HIP runtime: it has no hipInit"; break; }
+        done
         never run --faults
         expect_err "--faults needs a value"
         never run --frobnicate
@@ -120,7 +123,51 @@ case "$case" in
         # A copy of it elsewhere (it exports gg_intercept_marker) is no driver either.
         cp "$1" "$work/libcuda.so.1"
         expect_exit 2 run --driver "$work/libcuda.so.1" -- true
-        expect_err "is a build of gpuguard's interposer, not a driver" ;;
+        expect_err "is a build of gpuguard's interposer, not a real one"
+        # The same for the HIP runtime: the interposer under that name too.
+        expect_exit 2 run --hip-runtime "$(dirname "$1")/libamdhip64.so.5" -- true
+        expect_err "is gpuguard's interposer itself" ;;
+    run_hip_unchecked_alloc)
+        # $1: hip_unchecked_alloc, a HIP program linked against the real
+        # libamdhip64.so.5, over the interposer and the simulator's HIP face.
+        prog="$1"
+        expect_exit 0 run -- "$prog"
+        grep -q '^verified 4096 elements$' "$out" || fail "no verification"
+        [ ! -s "$err" ] || fail "stderr not empty without faults or --verbose"
+        fail_hip_staging='{"rules":[{"function":"hipHostMalloc","nth":1,"error":"out_of_memory"}]}'
+        if [ "$expect_crash" = CRASH ]; then
+            expect_exit $((128 + 11)) run --faults "$fail_hip_staging" -- "$prog"
+            expect_err "gpuguard run: $prog was killed by signal 11"
+        else
+            "$bin" run --faults "$fail_hip_staging" -- "$prog" >"$out" 2>"$err"
+            [ $? -ne 0 ] || fail "the run with the staging allocation failed exited 0"
+            grep -qE 'Sanitizer|runtime error:' "$err" || fail "no sanitizer report of the NULL store"
+        fi
+        expect_err 'fired 1 time(s), first at hipHostMalloc (its 1st matching call)'
+        # A checked allocation, by operation: a clean exit saying why, and
+        # the report counting HIP calls; the name comes from the runtime's
+        # hipGetErrorName, a passed-through function.
+        expect_exit 1 run --faults '{"rules":[{"op":"alloc","error":"out_of_memory"}]}' --report "$work/report.json" -- "$prog"
+        expect_err 'hipMalloc failed: hipErrorOutOfMemory (2)'
+        expect_json "$work/report.json" 'd["calls"]["hipMalloc"] == 1 and d["rules"][0]["first_fired_call"] == "hipMalloc"
+            and d["calls"]["hipGetDeviceCount"] == 1 and "hipHostMalloc" not in d["calls"] and
+            d["hip_runtime"].endswith("libgpuguard_sim_hip.so")'
+        # A sticky error after the copy: every later call fails with it.
+        expect_exit 1 run --faults '{"rules":[{"function":"hipMemcpyHtoD","error":"illegal_address","mode":"async"}]}' -- "$prog"
+        expect_err 'hipMemcpyDtoH failed: hipErrorIllegalAddress (700)'
+        expect_err 'hipHostFree failed: hipErrorIllegalAddress (700)' ;;
+    sweep_hip_unchecked_alloc)
+        # $1: hip_unchecked_alloc. Every HIP call it makes is failed once;
+        # the one bug is found, by HIP function and call.
+        expect_exit 1 sweep --intercept --json "$work/sweep.json" -- "$1"
+        grep -qE "^hipHostMalloc +1 out_of_memory +immediate +$expect_crash " "$out" ||
+            fail "no $expect_crash line for hipHostMalloc call 1"
+        grep -q "^  $expect_crash: hipHostMalloc call 1 failed with out_of_memory (immediate)$" "$out" ||
+            fail "the bug is not in the summary"
+        expect_json "$work/sweep.json" 'd["kind"] == "intercept" and sorted(r["function"] for r in d["runs"]) == sorted([
+                "hipGetDeviceCount", "hipSetDevice", "hipMalloc", "hipHostMalloc", "hipMemcpyHtoD",
+                "hipMemcpyDtoH", "hipHostFree", "hipFree"]) and
+            [r["outcome"] for r in d["runs"] if r["outcome"] != "clean-exit"] == ["'"$expect_crash"'"]' ;;
     sweep_unchecked_alloc)
         # $1: unchecked_alloc, then its arguments. Every driver call it makes
         # is failed once; the one bug is found, by driver function and call.

@@ -36,6 +36,7 @@ typedef struct sweep_options {
     const char *functions[SWEEP_MAX_FUNCTIONS]; /* --intercept: driver functions to sweep */
     int function_count;      /* 0 = every driver function the program calls */
     const char *driver;      /* --intercept: the driver to forward to (NULL: resolved) */
+    const char *hip_runtime; /* --intercept: the HIP runtime to forward to (NULL: resolved) */
     long max_runs;           /* 0 = no cap */
     double timeout_s;
     const char *json_path;

@@ -73,13 +73,18 @@ const char *sweep_intercept_default_error(const char *function)
     static const char *const allocations[] = { "cuMemAlloc", "cuMemAllocHost", "cuMemHostAlloc",
                                                "cuMemAllocManaged", "cuMemAllocPitch", "cuMemAllocAsync",
                                                "cuMemAllocFromPoolAsync", "cuMemCreate", "cuArrayCreate",
-                                               "cuArray3DCreate", "cuMipmappedArrayCreate" };
+                                               "cuArray3DCreate", "cuMipmappedArrayCreate", "hipMalloc",
+                                               "hipHostMalloc", "hipMallocPitch", "hipMallocManaged",
+                                               "hipMalloc3D", "hipMallocArray", "hipExtMallocWithFlags",
+                                               "hipMallocAsync" };
     char base[128];
     base_name(function, base, sizeof base);
     for (size_t i = 0; i < sizeof allocations / sizeof allocations[0]; i++)
         if (strcmp(base, allocations[i]) == 0)
             return "out_of_memory";
-    if (strncmp(base, "cuLaunch", 8) == 0 || strncmp(base, "cuGraphLaunch", 13) == 0)
+    if (strncmp(base, "cuLaunch", 8) == 0 || strncmp(base, "cuGraphLaunch", 13) == 0 ||
+        strcmp(base, "hipModuleLaunchKernel") == 0 || strncmp(base, "hipLaunch", 9) == 0 ||
+        strncmp(base, "hipExtLaunch", 12) == 0)
         return "launch_failed";
     return "driver";
 }
@@ -347,7 +352,7 @@ int sweep_intercept(const sweep_options *opt)
     intercept_sweep s;
     memset(&s, 0, sizeof s);
     s.opt = opt;
-    if (intercept_prepare(WHO, opt->driver, &s.setup) != 0 || !errors_accepted(&s)) {
+    if (intercept_prepare(WHO, opt->driver, opt->hip_runtime, &s.setup) != 0 || !errors_accepted(&s)) {
         intercept_release(&s.setup);
         return CLI_EXIT_USAGE;
     }
