@@ -320,7 +320,13 @@ bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, int *result)
     call->fn = fn;
     call->where = 0;
     call->latch = 0;
-    if (!gg_icpt_load(face)) {
+    bool loaded = gg_icpt_load(face); /* reads the plan first */
+    bool watching = atomic_load_explicit(&gg_icpt_watching, memory_order_acquire) != 0;
+    /* Counted even when the call cannot be forwarded: the report then says
+     * what the program asked of a library that was not there. */
+    if (watching)
+        atomic_fetch_add_explicit(&calls[fn], 1, memory_order_relaxed);
+    if (!loaded) {
         *result = gg_icpt_no_library_error(face);
         return false;
     }
@@ -328,9 +334,8 @@ bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, int *result)
         *result = 500; /* CUDA_ERROR_NOT_FOUND, hipErrorNotFound: the real library lacks it */
         return false;
     }
-    if (atomic_load_explicit(&gg_icpt_watching, memory_order_acquire) == 0)
+    if (!watching)
         return true;
-    atomic_fetch_add_explicit(&calls[fn], 1, memory_order_relaxed);
     if (plan_error[0] != '\0' && (fn == GG_ICPT_cuInit || fn == GG_ICPT_hipInit)) {
         *result = 1; /* CUDA_ERROR_INVALID_VALUE, hipErrorInvalidValue */
         return false;

@@ -20,6 +20,7 @@ typedef struct gg_icpt_pass_row {
     const char *name;
     const char *version; /* the HIP runtime's symbol version; NULL for the CUDA driver's */
     int face;            /* gg_icpt_face */
+    int returns_text;    /* returns a const char * (hipGetErrorName...), not an error code */
 } gg_icpt_pass_row;
 
 extern const gg_icpt_pass_row gg_icpt_pass_rows[GG_ICPT_PASS_COUNT];
@@ -28,10 +29,11 @@ extern gg_icpt_fnptr gg_icpt_pass_slots[GG_ICPT_PASS_COUNT];
 
 /* The real function for pass-through row `index`, stored in its slot: the
  * library's own (by name and version), or, where the library is missing or
- * lacks the function, one that returns the face's error for that (the
- * interposer cannot know a pass-through function's result type: these
- * return an int, right for every function of both APIs that returns a
- * CUresult / hipError_t, which all but a few do). Called by the lazy stub. */
+ * lacks the function, one that returns the face's error for that: an int,
+ * right for every function of both APIs that returns a CUresult /
+ * hipError_t, which all but a few do; the few that return text
+ * (returns_text) get a sentence saying what is missing instead. Called by
+ * the lazy stub. */
 gg_icpt_fnptr gg_icpt_pass_resolve(size_t index);
 
 #endif

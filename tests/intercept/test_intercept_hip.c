@@ -127,6 +127,11 @@ static void count_devices_and_query(void)
     hipDeviceProp_t props;
     if (hipGetDeviceProperties(&props, 0) != hipErrorInsufficientDriver) /* a pass-through too */
         exit(11);
+    /* A pass-through that returns text answers a sentence, not an error
+     * code the caller would dereference. */
+    const char *name = hipGetErrorName(hipErrorInvalidValue);
+    if (name == NULL || strstr(name, "no HIP runtime") == NULL)
+        exit(12);
 }
 
 Test(intercept_hip, calls_are_counted_and_the_runtime_named)
@@ -216,6 +221,10 @@ Test(intercept_hip, no_runtime_every_call_fails_and_the_report_says_why)
     cr_assert_not_null(why, "the report does not say why there is no runtime");
     cr_assert(strstr(why, "/nonexistent/gpuguard/libamdhip64.so.5") != NULL, "%s", why);
     cr_assert(strstr(why, "GPUGUARD_INTERCEPT_HIP_RUNTIME") != NULL, "%s", why);
+    /* A wrapped call is counted even with nothing to forward it to (what the
+     * program asked for is what the report says); a pass-through is not. */
+    cr_assert_eq(call_count(report, "hipGetDeviceCount"), 1);
+    cr_assert_eq(call_count(report, "hipGetDeviceProperties"), 0);
     cJSON_Delete(report);
 }
 

@@ -61,17 +61,20 @@ static void run_usage(FILE *out)
             "  --hip-runtime PATH  the HIP runtime (libamdhip64.so.5) to forward to (default:\n"
             "                    GPUGUARD_INTERCEPT_HIP_RUNTIME; with GPUGUARD_BACKEND=sim the\n"
             "                    simulator's HIP face; else GPUGUARD_HIP_LIBRARY; else the\n"
-            "                    interposer looks in the system's places)\n"
+            "                    loader's libamdhip64.so.5; else the interposer looks in the\n"
+            "                    system's places). One of the two is enough: the other's\n"
+            "                    calls then fail as without it, and the tool says so\n"
             "  -v, --verbose     say which driver and plan are used, and what each rule did\n"
             "  -h, --help        show this help\n"
             "\n"
             "After the run, each rule that fired is named on stderr with the driver call\n"
-            "it failed (nothing is printed when none fired, unless --verbose).\n"
+            "it failed (nothing is printed when none fired, unless --verbose), and so is\n"
+            "a library the program called that there was none of.\n"
             "\n"
             "Exit status: COMMAND's (killed by a signal: gpuguard dies of the same signal);\n"
             "2 when COMMAND was not run: bad usage, a fault plan that does not parse (the\n"
-            "message names the rule and the field), no interposer or no driver; 127 when\n"
-            "COMMAND cannot be executed.\n");
+            "message names the rule and the field), no interposer, neither a CUDA driver\n"
+            "nor a HIP runtime; 127 when COMMAND cannot be executed.\n");
 }
 
 /* Returns -1 to go on, else the exit status to return at once. */
@@ -248,6 +251,9 @@ static void describe_report(const run_options *opt, const char *plan, const char
             fprintf(stderr, WHO ": the interposer left no report, so it cannot say what it injected (%s did not "
                     "load libcuda.so.1 by name, or ended before the interposer wrote it)\n", opt->command[0]);
     } else {
+        char missing[1024];
+        if (intercept_missing_library(report, missing, sizeof missing))
+            fprintf(stderr, WHO ": %s\n", missing);
         const cJSON *rules = cJSON_GetObjectItemCaseSensitive(report, "rules");
         int count = cJSON_GetArraySize(rules);
         for (int i = 0; i < count; i++) {
@@ -330,14 +336,10 @@ int cmd_run(int argc, char **argv)
     }
     if (intercept_prepare(WHO, opt.driver, opt.hip_runtime, &setup) != 0 || load_plan(&opt, &setup, &plan) != 0)
         goto out;
-    if (opt.verbose)
-        fprintf(stderr,
-                WHO ": over the interposer in %s, forwarding to %s (from %s) and %s (from %s); fault plan: %s; "
-                "report: %s\n", setup.interposer_dir, setup.driver[0] ? setup.driver : "no CUDA driver",
-                setup.driver[0] ? setup.driver_origin : "GPUGUARD_BACKEND",
-                setup.hip_runtime[0] ? setup.hip_runtime : "the system's HIP runtime, if any",
-                setup.hip_runtime[0] ? setup.hip_origin : "the interposer's search", plan ? plan : "none",
-                report_path);
+    if (opt.verbose) {
+        intercept_describe_setup(WHO, &setup);
+        fprintf(stderr, WHO ": fault plan: %s; report: %s\n", plan ? plan : "none", report_path);
+    }
     if (!temporary)
         unlink(report_path); /* an old report must not pass for this run's */
     child_env env[INTERCEPT_ENV_COUNT];

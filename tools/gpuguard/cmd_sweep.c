@@ -75,7 +75,7 @@ static void sweep_usage(FILE *out)
             "  -v, --verbose     show each run's output\n"
             "  -h, --help        show this help\n"
             "\n"
-            "Programs that do not use gpuguard (PyCUDA, CuPy, the CUDA runtime, plain C):\n"
+            "Programs that do not use gpuguard (PyCUDA, CuPy, the CUDA runtime, HIP, C):\n"
             "  --intercept       run COMMAND over gpuguard's interposing driver library\n"
             "                    (see 'gpuguard run --help') and sweep every driver call\n"
             "                    it makes: once per driver function, call and error, with\n"
@@ -100,7 +100,7 @@ static void sweep_usage(FILE *out)
             "did, or the counting run failed or saw no calls, or no injected run was\n"
             "made or reached its fault, or the program replaced the sweep's plan (or,\n"
             "with --fail-on-leak, a run ended with live objects); 2 bad usage (with\n"
-            "--intercept also: no interposer or no driver to forward to).\n");
+            "--intercept also: no interposer, neither a CUDA driver nor a HIP runtime).\n");
 }
 
 static int split_list(char *text, const char **out, int max, const char *what)

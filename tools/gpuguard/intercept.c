@@ -17,6 +17,7 @@
 #define INTERPOSER_FILE "libcuda.so.1"
 #define SIM_CUDA_FILE "libgpuguard_sim_cuda.so"
 #define SIM_HIP_FILE "libgpuguard_sim_hip.so"
+#define HIP_RUNTIME_FILE "libamdhip64.so.5"
 
 /* The directory of the shared object holding `symbol` (libgpuguard's, for
  * gg_init), or false. */
@@ -124,6 +125,28 @@ static int check_library(const char *who, const char *what, const char *probe, c
     return 0;
 }
 
+/* The library named `file` that a program would get from the dynamic
+ * loader (found by its export `probe`), or false (with the loader's reason
+ * in `why` when `why` is not NULL). */
+static bool loader_library(const char *file, const char *probe, char *out, size_t size, char *why, size_t why_size)
+{
+    void *lib = dlopen(file, RTLD_LAZY | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *reason = dlerror();
+        if (why != NULL)
+            snprintf(why, why_size, "%s", reason ? reason : "the dynamic loader cannot find it");
+        return false;
+    }
+    void *symbol = dlsym(lib, probe);
+    Dl_info info;
+    bool found = symbol != NULL && dladdr(symbol, &info) && info.dli_fname != NULL &&
+                 snprintf(out, size, "%s", info.dli_fname) < (int)size;
+    if (!found && why != NULL)
+        snprintf(why, why_size, "the %s the loader finds has no %s", file, probe);
+    dlclose(lib);
+    return found;
+}
+
 /* Chooses the HIP runtime the interposer forwards to (see
  * intercept_prepare): 1 when one was chosen, 0 when none was (the
  * interposer looks for it), -1 on an error said on stderr. */
@@ -148,6 +171,9 @@ static int resolve_hip_runtime(const char *who, const char *hip_option, const ch
         chosen = found, origin = "GPUGUARD_BACKEND=sim";
     } else if (hip_library != NULL && hip_library[0] != '\0') {
         chosen = hip_library, origin = "GPUGUARD_HIP_LIBRARY";
+    } else if (!backend_is(backend, "cuda") && loader_library(HIP_RUNTIME_FILE, "hipInit", found, sizeof found, NULL, 0)) {
+        /* The runtime the program itself would have got. */
+        chosen = found, origin = "the dynamic loader";
     } else {
         return 0;
     }
@@ -155,26 +181,6 @@ static int resolve_hip_runtime(const char *who, const char *hip_option, const ch
         return -1;
     setup->hip_origin = origin;
     return 1;
-}
-
-/* The libcuda.so.1 a program would get from the dynamic loader, or false
- * (with the loader's reason in `why`). */
-static bool loader_driver(char *out, size_t size, char *why, size_t why_size)
-{
-    void *lib = dlopen(INTERPOSER_FILE, RTLD_LAZY | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *reason = dlerror();
-        snprintf(why, why_size, "%s", reason ? reason : "the dynamic loader cannot find it");
-        return false;
-    }
-    void *init = dlsym(lib, "cuInit");
-    Dl_info info;
-    bool found = init != NULL && dladdr(init, &info) && info.dli_fname != NULL &&
-                 snprintf(out, size, "%s", info.dli_fname) < (int)size;
-    if (!found)
-        snprintf(why, why_size, "the libcuda.so.1 the loader finds has no cuInit");
-    dlclose(lib);
-    return found;
 }
 
 /* Chooses the driver the interposer forwards to (see intercept_prepare);
@@ -202,13 +208,16 @@ static int resolve_driver(const char *who, const char *driver_option, const char
             return -1;
         }
     } else if (backend_is(backend, "hip")) {
-        return 0; /* a HIP program: no CUDA driver wanted */
+        setup->driver_origin = "GPUGUARD_BACKEND=hip"; /* a HIP program: no CUDA driver wanted */
+        return 0;
     } else if (cuda_library != NULL && cuda_library[0] != '\0') {
         chosen = cuda_library, origin = "GPUGUARD_CUDA_LIBRARY";
-    } else if (loader_driver(found, sizeof found, why, sizeof why)) {
+    } else if (loader_library(INTERPOSER_FILE, "cuInit", found, sizeof found, why, sizeof why)) {
         chosen = found, origin = "the dynamic loader";
     } else if (have_hip) {
-        return 0; /* a HIP runtime was chosen: the program may use HIP only */
+        /* A HIP runtime was found: the program may use HIP only. */
+        setup->driver_origin = "the dynamic loader finds no libcuda.so.1";
+        return 0;
     } else {
         fprintf(stderr, "%s: no CUDA driver to forward the calls to: %s (GPUGUARD_BACKEND=sim forwards them to "
                 "gpuguard's simulated driver; --driver PATH to another)\n", who, why);
@@ -238,6 +247,14 @@ int intercept_prepare(const char *who, const char *driver_option, const char *hi
     }
     snprintf(setup->library_path, size, "%s%s%s", setup->interposer_dir, old && old[0] ? ":" : "", old ? old : "");
     return 0;
+}
+
+void intercept_describe_setup(const char *who, const intercept_setup *setup)
+{
+    fprintf(stderr, "%s: over the interposer in %s; CUDA driver: %s (%s); HIP runtime: %s (%s)\n", who,
+            setup->interposer_dir, setup->driver[0] ? setup->driver : "none",
+            setup->driver_origin ? setup->driver_origin : "none", setup->hip_runtime[0] ? setup->hip_runtime : "none",
+            setup->hip_runtime[0] ? setup->hip_origin : "the interposer looks in the system's places if called");
 }
 
 void intercept_release(intercept_setup *setup)
@@ -288,6 +305,43 @@ intercept_rule_report intercept_rule(const cJSON *report, int index)
     r.first_fired_call = cJSON_IsString(call) ? call->valuestring : NULL;
     r.first_fired_match = cJSON_IsNumber(match) ? (long)match->valuedouble : 0;
     return r;
+}
+
+/* The number of calls in the report's "calls" to functions whose names
+ * start with `prefix`. */
+static long calls_with_prefix(const cJSON *report, const char *prefix)
+{
+    long total = 0;
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(report, "calls");
+    for (const cJSON *c = calls ? calls->child : NULL; c != NULL; c = c->next)
+        if (cJSON_IsNumber(c) && c->string != NULL && strncmp(c->string, prefix, strlen(prefix)) == 0)
+            total += (long)c->valuedouble;
+    return total;
+}
+
+bool intercept_missing_library(const cJSON *report, char *message, size_t size)
+{
+    static const struct {
+        const char *prefix, *path_key, *error_key, *what, *answer, *option;
+    } faces[] = {
+        { "cu", "driver", "driver_error", "CUDA driver", "CUDA_ERROR_STUB_LIBRARY (34)", "--driver" },
+        { "hip", "hip_runtime", "hip_runtime_error", "HIP runtime", "hipErrorInsufficientDriver (35)",
+          "--hip-runtime" },
+    };
+    for (size_t i = 0; i < sizeof faces / sizeof faces[0]; i++) {
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(report, faces[i].path_key);
+        const cJSON *error = cJSON_GetObjectItemCaseSensitive(report, faces[i].error_key);
+        long calls = calls_with_prefix(report, faces[i].prefix);
+        bool loaded = cJSON_IsString(path) && path->valuestring[0] != '\0';
+        if (calls == 0 || loaded)
+            continue;
+        snprintf(message, size, "the program called the %s (%ld call(s)), but there was none to forward them to%s%s; "
+                 "they all returned %s (%s PATH gives one, GPUGUARD_BACKEND=sim the simulator)", faces[i].what, calls,
+                 cJSON_IsString(error) ? ": " : "", cJSON_IsString(error) ? error->valuestring : "", faces[i].answer,
+                 faces[i].option);
+        return true;
+    }
+    return false;
 }
 
 const char *intercept_plan_error(const cJSON *report)

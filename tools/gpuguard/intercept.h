@@ -34,7 +34,8 @@ typedef struct intercept_setup {
     char interposer_dir[PATH_MAX]; /* holds the interposer as libcuda.so.1 */
     char interposer[PATH_MAX + 16]; /* interposer_dir/libcuda.so.1 */
     char driver[PATH_MAX];         /* the real CUDA driver (or the simulator), absolute; "": none */
-    const char *driver_origin;     /* how it was chosen: "--driver", "GPUGUARD_BACKEND=sim", ... */
+    const char *driver_origin;     /* how it was chosen: "--driver", "GPUGUARD_BACKEND=sim", ...,
+                                      or why there is none */
     char hip_runtime[PATH_MAX];    /* the HIP runtime, absolute; "": the interposer looks for it */
     const char *hip_origin;        /* how it was chosen: "--hip-runtime", ... */
     char *library_path;            /* LD_LIBRARY_PATH for the program: interposer_dir first */
@@ -48,13 +49,21 @@ typedef struct intercept_setup {
  * libcuda.so.1 the dynamic loader finds. The HIP runtime: `hip_option`
  * (--hip-runtime); else GPUGUARD_INTERCEPT_HIP_RUNTIME; else, with
  * GPUGUARD_BACKEND=sim or sim-hip, the simulator's HIP face; else
- * GPUGUARD_HIP_LIBRARY; else none chosen (the interposer then looks in the
- * system's places itself, when the program first calls HIP). No CUDA
- * driver is an error only when no HIP runtime was chosen and
- * GPUGUARD_BACKEND is not hip. A library that is the interposer itself is
- * refused. Returns 0, or -1 with the reason on stderr (prefixed by `who`).
- * Release with intercept_release. */
+ * GPUGUARD_HIP_LIBRARY; else (unless GPUGUARD_BACKEND=cuda) the
+ * libamdhip64.so.5 the dynamic loader finds; else none chosen (the
+ * interposer then looks in the system's places itself, when the program
+ * first calls HIP). No CUDA driver is an error only when no HIP runtime was
+ * found either and GPUGUARD_BACKEND is not hip: a machine with only one of
+ * them runs programs of either kind, and the other kind's calls fail as
+ * without that library (intercept_missing_library says so after the run).
+ * A library that is the interposer itself is refused. Returns 0, or -1 with
+ * the reason on stderr (prefixed by `who`). Release with
+ * intercept_release. */
 int intercept_prepare(const char *who, const char *driver_option, const char *hip_option, intercept_setup *setup);
+
+/* Says on stderr (prefixed by `who`) where the interposer is and which
+ * libraries it forwards to, and how each was chosen (--verbose). */
+void intercept_describe_setup(const char *who, const intercept_setup *setup);
 
 void intercept_release(intercept_setup *setup);
 
@@ -92,6 +101,12 @@ typedef struct intercept_rule_report {
 
 /* Rule `index` of `report` (all zero / NULL when the report lacks it). */
 intercept_rule_report intercept_rule(const cJSON *report, int index);
+
+/* When the program called a library the interposer had none of (CUDA
+ * driver functions with no driver, HIP functions with no runtime), a
+ * sentence saying so, why there was none, and what those calls returned,
+ * in `message`; else false. */
+bool intercept_missing_library(const cJSON *report, char *message, size_t size);
 
 /* The report's "plan_error" message, or NULL when the plan was accepted. */
 const char *intercept_plan_error(const cJSON *report);

@@ -74,7 +74,8 @@ case "$case" in
         expect_err 'fired 1 time(s), first at cuMemAlloc_v2'
         # --verbose says what is used even when nothing fired.
         expect_exit 0 run -v -- "$prog"
-        expect_err "forwarding to"
+        expect_err "; CUDA driver: "
+        expect_err "libgpuguard_sim_cuda.so (GPUGUARD_BACKEND=sim)"
         expect_err "gpuguard run: $prog exited with status 0" ;;
     run_refuses)
         # $1: unchecked_alloc. Every refusal exits 2 before the program runs
@@ -156,6 +157,43 @@ case "$case" in
         expect_exit 1 run --faults '{"rules":[{"function":"hipMemcpyHtoD","error":"illegal_address","mode":"async"}]}' -- "$prog"
         expect_err 'hipMemcpyDtoH failed: hipErrorIllegalAddress (700)'
         expect_err 'hipHostFree failed: hipErrorIllegalAddress (700)' ;;
+    run_one_library_missing)
+        # $1: unchecked_alloc (CUDA), $2: hip_unchecked_alloc, $3: the
+        # simulator's HIP face, on a machine whose loader finds no CUDA
+        # driver: a HIP program runs as it would without gpuguard; a CUDA
+        # program's calls fail as with NVIDIA's stub library, and the tool
+        # says so, and why, instead of leaving "error 34" unexplained.
+        if /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null; then
+            echo "skipped: the dynamic loader finds a libcuda.so.1 here"
+            exit 77
+        fi
+        unset GPUGUARD_BACKEND GPUGUARD_INTERCEPT_DRIVER GPUGUARD_CUDA_LIBRARY
+        expect_exit 0 run --hip-runtime "$3" -- "$2"
+        grep -q '^verified 4096 elements$' "$out" || fail "no verification"
+        [ ! -s "$err" ] || fail "stderr not empty for a HIP program on a machine without a CUDA driver"
+        expect_exit 0 run -v --hip-runtime "$3" -- "$2"
+        expect_err "CUDA driver: none (the dynamic loader finds no libcuda.so.1)"
+        # With no --hip-runtime, the runtime the loader finds (Debian's,
+        # where installed: no device here, so the program stops at its first
+        # check; on an AMD GPU it runs through).
+        if /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libamdhip64.so.5")' 2>/dev/null; then
+            "$bin" run -v --report "$work/real.json" -- "$2" >"$out" 2>"$err"
+            rc=$?
+            expect_err "(the dynamic loader)"
+            case "$rc" in
+                0) grep -q '^verified 4096 elements$' "$out" || fail "exit 0 without verification" ;;
+                1) expect_err "hipGetDeviceCount failed: hipErrorNoDevice (100)" ;;
+                *) fail "over the loader's HIP runtime it exited $rc" ;;
+            esac
+            expect_json "$work/real.json" '"gpuguard" not in d["hip_runtime"] and "libamdhip64.so.5" in d["hip_runtime"]
+                and d["calls"]["hipGetDeviceCount"] == 1'
+        fi
+        expect_exit 1 run --hip-runtime "$3" -- "$1"
+        expect_err "cuInit failed"
+        expect_err "gpuguard run: the program called the CUDA driver ("
+        expect_err "they all returned CUDA_ERROR_STUB_LIBRARY (34)"
+        expect_exit 1 sweep --intercept --hip-runtime "$3" -- "$1"
+        expect_err "the counting run of $1 cannot be swept: the program called the CUDA driver" ;;
     sweep_hip_unchecked_alloc)
         # $1: hip_unchecked_alloc. Every HIP call it makes is failed once;
         # the one bug is found, by HIP function and call.

@@ -328,7 +328,11 @@ static cJSON *counting_run(intercept_sweep *s)
     if (run_over_interposer(s, plan, &end, &report, NULL) != 0)
         return NULL;
     const char *command = s->opt->command[0];
-    if (end.what != CHILD_TOLERATED) {
+    char missing[1024];
+    if (report != NULL && intercept_missing_library(report, missing, sizeof missing)) {
+        /* Every run would fail the same way, whatever the sweep injects. */
+        fprintf(stderr, WHO ": the counting run of %s cannot be swept: %s\n", command, missing);
+    } else if (end.what != CHILD_TOLERATED) {
         fprintf(stderr, WHO ": the counting run of %s failed (%s %d); the program must succeed over the interposer "
                 "without faults (-v shows its output)\n", command, child_outcome_names[end.what], end.code);
     } else if (report == NULL) {
@@ -362,8 +366,7 @@ int sweep_intercept(const sweep_options *opt)
     }
     snprintf(s.stderr_path, sizeof s.stderr_path, "%s.stderr", s.report_path);
     if (opt->verbose)
-        fprintf(stderr, WHO ": over the interposer in %s, forwarding to %s (from %s)\n", s.setup.interposer_dir,
-                s.setup.driver, s.setup.driver_origin);
+        intercept_describe_setup(WHO, &s.setup);
 
     int status = CLI_EXIT_FAILED;
     call_site *sites = NULL;
