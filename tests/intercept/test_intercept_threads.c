@@ -1,0 +1,196 @@
+/*
+ * The interposer under threads: its first calls race the loading of both
+ * real libraries (wrapped functions, whose real pointers are published once,
+ * and pass-through trampolines, whose slots are resolved lazily by whichever
+ * thread gets there first), and its counts and plans are shared by every
+ * thread. Linked against the interposer as libcuda.so.1 like
+ * test_intercept.c; the HIP functions are taken from the same library by
+ * dlsym (it stands for libamdhip64.so.5 too). Criterion runs every test in
+ * a process of its own, so each starts with nothing loaded; run under TSan
+ * by scripts/test.sh --tsan, which is what checks the publication order.
+ * Nothing is timed: the threads meet at a barrier so that the first calls
+ * really overlap, and only results and counts are asserted.
+ */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim_cuda.h"
+
+#define THREADS 8
+#define ROUNDS 200
+
+static char report_path[256];
+
+/* Forwards both faces to the simulator, with `plan` (NULL: none) and, when
+ * `report` is set, a report (which sends every call down the slow path). */
+static void setup(const char *plan, bool report)
+{
+    setenv("GPUGUARD_INTERCEPT_DRIVER", GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so", 1);
+    setenv("GPUGUARD_INTERCEPT_HIP_RUNTIME", GG_TEST_LIB_DIR "/libgpuguard_sim_hip.so", 1);
+    snprintf(report_path, sizeof report_path, "/tmp/gg_intercept_threads_%ld.json", (long)getpid());
+    unlink(report_path);
+    if (report)
+        setenv("GPUGUARD_INTERCEPT_REPORT", report_path, 1);
+    else
+        unsetenv("GPUGUARD_INTERCEPT_REPORT");
+    if (plan != NULL)
+        setenv("GPUGUARD_INTERCEPT_FAULTS", plan, 1);
+    else
+        unsetenv("GPUGUARD_INTERCEPT_FAULTS");
+}
+
+/* The functions the threads call, all through the interposer. */
+typedef struct entry_points {
+    int (*hip_runtime_version)(int *);  /* wrapped, HIP */
+    int (*hip_get_device)(int *);       /* wrapped, HIP */
+    const char *(*hip_error_name)(int); /* passed through, HIP: the simulator's own text */
+    int (*cu_graph_create)(void **, unsigned); /* passed through, CUDA: the simulator lacks it */
+} entry_points;
+
+static entry_points entries;
+
+static void *must_find(void *lib, const char *name)
+{
+    void *p = dlsym(lib, name);
+    cr_assert_not_null(p, "the interposer does not export %s", name);
+    return p;
+}
+
+/* Taken before any call: dlsym of a trampoline resolves nothing. */
+static void find_entry_points(void)
+{
+    void *self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(self, "the interposer is not loaded as libcuda.so.1");
+    void *p;
+    p = must_find(self, "hipRuntimeGetVersion");
+    memcpy(&entries.hip_runtime_version, &p, sizeof p);
+    p = must_find(self, "hipGetDevice");
+    memcpy(&entries.hip_get_device, &p, sizeof p);
+    p = must_find(self, "hipGetErrorName");
+    memcpy(&entries.hip_error_name, &p, sizeof p);
+    p = must_find(self, "cuGraphCreate");
+    memcpy(&entries.cu_graph_create, &p, sizeof p);
+    /* The simulator does not implement cuGraphCreate: a pass-through whose
+     * real function is missing answers CUDA_ERROR_NOT_FOUND. */
+    void *sim = dlopen(GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so", RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(sim);
+    cr_assert_null(dlsym(sim, "cuGraphCreate"), "the simulator implements cuGraphCreate now: pick another");
+    dlclose(sim);
+}
+
+static pthread_barrier_t start;
+
+/* What one thread saw go wrong (0: nothing), and how many injected errors
+ * it got from cuDriverGetVersion. */
+typedef struct thread_result {
+    int wrong;
+    int injected;
+} thread_result;
+
+static void *first_calls(void *arg)
+{
+    thread_result *r = arg;
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < ROUNDS; i++) {
+        int version = 0;
+        CUresult cu = cuDriverGetVersion(&version);
+        if (cu == CUDA_ERROR_UNKNOWN)
+            r->injected++;
+        else if (cu != CUDA_SUCCESS || version <= 0)
+            r->wrong = 1;
+        if (cuInit(0) != CUDA_SUCCESS)
+            r->wrong = 2;
+        int hip_version = 0;
+        if (entries.hip_runtime_version(&hip_version) != 0 || hip_version / 10000000 != 5)
+            r->wrong = 3;
+        int device = -1;
+        if (entries.hip_get_device(&device) != 0 || device != 0)
+            r->wrong = 4;
+        const char *name = entries.hip_error_name(2);
+        if (name == NULL || strstr(name, "OutOfMemory") == NULL)
+            r->wrong = 5;
+        void *graph = NULL;
+        if (entries.cu_graph_create(&graph, 0) != 500)
+            r->wrong = 6;
+    }
+    return NULL;
+}
+
+/* Starts THREADS threads on first_calls and joins them; the number of
+ * injected errors they saw. */
+static int race_first_calls(void)
+{
+    pthread_t threads[THREADS];
+    thread_result results[THREADS];
+    memset(results, 0, sizeof results);
+    cr_assert_eq(pthread_barrier_init(&start, NULL, THREADS), 0);
+    for (int i = 0; i < THREADS; i++)
+        cr_assert_eq(pthread_create(&threads[i], NULL, first_calls, &results[i]), 0);
+    int injected = 0;
+    for (int i = 0; i < THREADS; i++) {
+        cr_assert_eq(pthread_join(threads[i], NULL), 0);
+        cr_assert_eq(results[i].wrong, 0, "thread %d: check %d failed", i, results[i].wrong);
+        injected += results[i].injected;
+    }
+    pthread_barrier_destroy(&start);
+    return injected;
+}
+
+Test(intercept_threads, first_calls_race_the_loading_on_the_fast_path)
+{
+    setup(NULL, false);
+    find_entry_points();
+    cr_assert_eq(race_first_calls(), 0);
+}
+
+/* In a child, so that its exit writes the report. */
+static void race_and_exit(void)
+{
+    find_entry_points();
+    exit(race_first_calls() == 1 ? 0 : 20);
+}
+
+Test(intercept_threads, counts_and_an_nth_rule_are_exact_under_threads)
+{
+    /* The 777th cuDriverGetVersion of the process fails, whichever thread
+     * makes it; every call of every thread is counted once. */
+    setup("{\"rules\": [{\"function\": \"cuDriverGetVersion\", \"nth\": 777, \"error\": \"driver\"}]}", true);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0)
+        race_and_exit();
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child failed (status %#x): not exactly one injected error, or a check failed", status);
+    FILE *f = fopen(report_path, "r");
+    cr_assert_not_null(f, "no report at %s", report_path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    unlink(report_path);
+    cJSON *report = cJSON_Parse(text);
+    cr_assert_not_null(report, "the report is not JSON: %s", text);
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(report, "calls");
+    const double want = THREADS * ROUNDS;
+    const char *counted[] = { "cuDriverGetVersion", "cuInit", "hipRuntimeGetVersion", "hipGetDevice" };
+    for (size_t i = 0; i < sizeof counted / sizeof counted[0]; i++) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(calls, counted[i]);
+        cr_assert(cJSON_IsNumber(c), "%s is not counted", counted[i]);
+        cr_assert_eq(c->valuedouble, want, "%s counted %g times, called %g times", counted[i], c->valuedouble, want);
+    }
+    const cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "rules"), 0);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rule, "matched")->valuedouble, want);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rule, "fired")->valuedouble, 1);
+    cJSON_Delete(report);
+}
