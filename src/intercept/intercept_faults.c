@@ -237,8 +237,23 @@ static void choose_answers_when_sticky(void)
                 answers_when_sticky[i] = true;
 }
 
+/* fork() while another thread holds the lock would leave the child a lock
+ * that no thread of it will ever release: its first call on the slow path
+ * would hang, and a sweep would report a HANG that is the interposer's, not
+ * the program's (test_intercept_threads). The lock is taken across fork. */
+static void lock_before_fork(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
 bool gg_icpt_faults_configure(void)
 {
+    pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
     choose_answers_when_sticky();
     const char *path = getenv("GPUGUARD_INTERCEPT_REPORT");
     if (path != NULL && path[0] != '\0')

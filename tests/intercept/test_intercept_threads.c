@@ -15,6 +15,8 @@
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,4 +195,69 @@ Test(intercept_threads, counts_and_an_nth_rule_are_exact_under_threads)
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rule, "matched")->valuedouble, want);
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rule, "fired")->valuedouble, 1);
     cJSON_Delete(report);
+}
+
+/* ---- fork while other threads are inside the interposer ------------------ */
+
+static atomic_int stop_calling;
+
+static void *keep_calling(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop_calling)) {
+        int version = 0;
+        cuDriverGetVersion(&version); /* the slow path: a count and the plan under the lock */
+    }
+    return NULL;
+}
+
+/* Waits for `pid` for at most `limit_s` seconds (a child that deadlocked
+ * never ends): its wait status, or -1 after killing it. Not a timing check:
+ * a child that makes a handful of calls ends in microseconds, and the limit
+ * only tells a deadlock from a slow machine. */
+static int wait_or_kill(pid_t pid, int limit_s)
+{
+    for (int waited_ms = 0; waited_ms < limit_s * 1000; waited_ms += 10) {
+        int status = 0;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return status;
+        usleep(10 * 1000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+Test(intercept_threads, a_child_forked_while_threads_are_inside_the_interposer_exits)
+{
+    /* Threads call through the slow path (a plan and a report: a count and
+     * the plan under the interposer's lock) while the main thread forks.
+     * Each child only exits, as a multiprocessing worker that never touches
+     * the GPU does (any driver call after fork is undefined: DRIVER-FACTS):
+     * its exit still runs the interposer's report writer, which takes that
+     * lock, and a lock inherited held by a thread that does not exist in
+     * the child would hang it there for ever. */
+    setup("{\"rules\": [{\"function\": \"cuMemAlloc\", \"nth\": 1000000, \"error\": \"out_of_memory\"}]}", true);
+    int version = 0;
+    cr_assert_eq(cuDriverGetVersion(&version), CUDA_SUCCESS);
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&threads[i], NULL, keep_calling, NULL), 0);
+    int hung = 0, failed = 0;
+    for (int i = 0; i < 200 && hung == 0; i++) {
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0)
+            exit(0); /* exit, not _exit: the destructors run */
+        int status = wait_or_kill(pid, 60);
+        if (status < 0)
+            hung++;
+        else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            failed++;
+    }
+    atomic_store(&stop_calling, 1);
+    for (int i = 0; i < 2; i++)
+        pthread_join(threads[i], NULL);
+    cr_assert_eq(hung, 0, "a forked child hung at its exit in the interposer");
+    cr_assert_eq(failed, 0, "%d forked children did not exit 0", failed);
 }
