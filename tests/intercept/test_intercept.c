@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "intercept_test_report.h"
 #include "sim_cuda.h"
 
 #define CU_IS(call, want)                                                                          \
@@ -26,40 +27,11 @@
     } while (0)
 #define CU_OK(call) CU_IS(call, CUDA_SUCCESS)
 
-static char report_path[256];
-
 /* Forwards to the simulator, with `plan` (NULL: none) and a report. */
 static void setup(const char *plan)
 {
     setenv("GPUGUARD_INTERCEPT_DRIVER", GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so", 1);
-    snprintf(report_path, sizeof report_path, "/tmp/gg_intercept_test_%ld.json", (long)getpid());
-    unlink(report_path);
-    setenv("GPUGUARD_INTERCEPT_REPORT", report_path, 1);
-    if (plan != NULL)
-        setenv("GPUGUARD_INTERCEPT_FAULTS", plan, 1);
-    else
-        unsetenv("GPUGUARD_INTERCEPT_FAULTS");
-}
-
-/* The report as it stands (the interposer writes one when a rule fires,
- * and at exit). */
-static cJSON *read_report(void)
-{
-    FILE *f = fopen(report_path, "r");
-    cr_assert_not_null(f, "no report at %s", report_path);
-    static char text[65536];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    cJSON *j = cJSON_Parse(text);
-    cr_assert_not_null(j, "the report is not JSON: %s", text);
-    return j;
-}
-
-static double call_count(const cJSON *report, const char *function)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "calls"), function);
-    return n ? n->valuedouble : 0;
+    set_plan_and_report("test", plan, true);
 }
 
 static const cJSON *rule(const cJSON *report, int i)

@@ -22,6 +22,8 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include "intercept_test_report.h"
+
 #define HIP_IS(call, want)                                                                         \
     do {                                                                                           \
         hipError_t r_ = (call);                                                                    \
@@ -31,44 +33,11 @@
 
 #define SIM_HIP GG_TEST_LIB_DIR "/libgpuguard_sim_hip.so"
 
-static char report_path[256];
-
 /* Forwards to `runtime`, with `plan` (NULL: none) and a report. */
 static void setup(const char *runtime, const char *plan)
 {
     setenv("GPUGUARD_INTERCEPT_HIP_RUNTIME", runtime, 1);
-    snprintf(report_path, sizeof report_path, "/tmp/gg_intercept_hip_test_%ld.json", (long)getpid());
-    unlink(report_path);
-    setenv("GPUGUARD_INTERCEPT_REPORT", report_path, 1);
-    if (plan != NULL)
-        setenv("GPUGUARD_INTERCEPT_FAULTS", plan, 1);
-    else
-        unsetenv("GPUGUARD_INTERCEPT_FAULTS");
-}
-
-static cJSON *read_report(void)
-{
-    FILE *f = fopen(report_path, "r");
-    cr_assert_not_null(f, "no report at %s", report_path);
-    static char text[65536];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    cJSON *j = cJSON_Parse(text);
-    cr_assert_not_null(j, "the report is not JSON: %s", text);
-    return j;
-}
-
-static const char *string_field(const cJSON *report, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(report, name);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double call_count(const cJSON *report, const char *function)
-{
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "calls"), function);
-    return n ? n->valuedouble : 0;
+    set_plan_and_report("hip_test", plan, true);
 }
 
 static void *interposer(void)

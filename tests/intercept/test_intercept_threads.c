@@ -24,12 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "intercept_test_report.h"
 #include "sim_cuda.h"
 
 #define THREADS 8
 #define ROUNDS 200
-
-static char report_path[256];
 
 /* Forwards both faces to the simulator, with `plan` (NULL: none) and, when
  * `report` is set, a report (which sends every call down the slow path). */
@@ -37,16 +36,7 @@ static void setup(const char *plan, bool report)
 {
     setenv("GPUGUARD_INTERCEPT_DRIVER", GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so", 1);
     setenv("GPUGUARD_INTERCEPT_HIP_RUNTIME", GG_TEST_LIB_DIR "/libgpuguard_sim_hip.so", 1);
-    snprintf(report_path, sizeof report_path, "/tmp/gg_intercept_threads_%ld.json", (long)getpid());
-    unlink(report_path);
-    if (report)
-        setenv("GPUGUARD_INTERCEPT_REPORT", report_path, 1);
-    else
-        unsetenv("GPUGUARD_INTERCEPT_REPORT");
-    if (plan != NULL)
-        setenv("GPUGUARD_INTERCEPT_FAULTS", plan, 1);
-    else
-        unsetenv("GPUGUARD_INTERCEPT_FAULTS");
+    set_plan_and_report("threads", plan, report);
 }
 
 /* The functions the threads call, all through the interposer. */
@@ -174,22 +164,13 @@ Test(intercept_threads, counts_and_an_nth_rule_are_exact_under_threads)
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
               "the child failed (status %#x): not exactly one injected error, or a check failed", status);
-    FILE *f = fopen(report_path, "r");
-    cr_assert_not_null(f, "no report at %s", report_path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
+    cJSON *report = read_report();
     unlink(report_path);
-    cJSON *report = cJSON_Parse(text);
-    cr_assert_not_null(report, "the report is not JSON: %s", text);
-    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(report, "calls");
     const double want = THREADS * ROUNDS;
     const char *counted[] = { "cuDriverGetVersion", "cuInit", "hipRuntimeGetVersion", "hipGetDevice" };
     for (size_t i = 0; i < sizeof counted / sizeof counted[0]; i++) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(calls, counted[i]);
-        cr_assert(cJSON_IsNumber(c), "%s is not counted", counted[i]);
-        cr_assert_eq(c->valuedouble, want, "%s counted %g times, called %g times", counted[i], c->valuedouble, want);
+        double counted_calls = call_count(report, counted[i]);
+        cr_assert_eq(counted_calls, want, "%s counted %g times, called %g times", counted[i], counted_calls, want);
     }
     const cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "rules"), 0);
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rule, "matched")->valuedouble, want);
