@@ -20,7 +20,7 @@
 #include "gpuguard/gpuguard.h"
 
 /* Up to this many targets (operations or driver functions) can be named. */
-#define GG_FAULT_TARGETS_MAX 512
+#define GG_FAULT_TARGETS_MAX 2048
 
 typedef struct gg__fault_targets {
     uint64_t bits[GG_FAULT_TARGETS_MAX / 64];

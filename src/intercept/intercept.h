@@ -20,6 +20,10 @@
 #include "sim_cuda.h"
 #include "sim_hip.h"
 
+/* GG_ICPT_PASS_COUNT: how many pass-through functions there are
+ * (generated, intercept_passthrough.h). */
+#include "intercept_passthrough_count.h"
+
 /* One index per wrapped function: the CUDA driver's (intercept_functions.h)
  * first, then the HIP runtime's (intercept_hip_functions.h). */
 typedef enum gg_icpt_function {
@@ -50,6 +54,18 @@ static inline gg_icpt_face gg_icpt_face_of(gg_icpt_function fn)
 {
     return (int)fn < GG_ICPT_CUDA_COUNT ? GG_ICPT_FACE_CUDA : GG_ICPT_FACE_HIP;
 }
+
+/* Every function whose calls the interposer can count: the wrapped ones
+ * (indexes 0 to GG_ICPT_COUNT - 1, a gg_icpt_function), then the
+ * pass-through ones (GG_ICPT_COUNT + their row in intercept_passthrough.h),
+ * counted only while watching and only where they return an error code. */
+#define GG_ICPT_TRACKED_COUNT (GG_ICPT_COUNT + GG_ICPT_PASS_COUNT)
+
+/* The name of tracked function `index`, the library it belongs to, and
+ * whether a plan may fail it (it returns an error code). */
+const char *gg_icpt_tracked_name(int index);
+gg_icpt_face gg_icpt_tracked_face(int index);
+bool gg_icpt_tracked_failable(int index);
 
 /* A generic function pointer: each wrapper casts it back to its own type. */
 typedef void (*gg_icpt_fnptr)(void);
@@ -100,24 +116,30 @@ const char *gg_icpt_driver_error(gg_icpt_face face);
  * CUDA_ERROR_STUB_LIBRARY (34, as NVIDIA's stub library answers), HIP's
  * hipErrorInsufficientDriver (35). */
 int gg_icpt_no_library_error(gg_icpt_face face);
-/* The real pointer `real` as the wrapper that stands for it, or `real`
- * itself when no wrapper does (cuGetProcAddress's answers). */
+/* The real pointer `real` as the wrapper that stands for it, or, while
+ * watching, the pass-through trampoline of the same function, or `real`
+ * itself (cuGetProcAddress's answers). */
 void *gg_icpt_wrap_pointer(void *real);
+/* The pass-through trampoline of the error-returning CUDA driver function
+ * whose real address is `driver_pointer`, or NULL (intercept_passthrough.c;
+ * always NULL where there are no trampolines). */
+void *gg_icpt_pass_entry_for(void *driver_pointer);
 
 /* ---- the slow path (intercept_faults.c) --------------------------------- */
 
 /* What gg_icpt_enter decided, for gg_icpt_leave. */
 typedef struct gg_icpt_call {
-    gg_icpt_function fn;
+    int fn; /* a tracked function's index */
     uintptr_t where; /* what a sticky error latches on: the CUDA context, or the HIP device + 1 */
     int latch;       /* an async rule fired: the sticky error to latch after the call */
 } gg_icpt_call;
 
-/* Sets up `call`; false when the call must not reach the driver (*result
- * says what to return: an injected error, a latched sticky error, the
- * no-library error, or 500 (CUDA_ERROR_NOT_FOUND / hipErrorNotFound) for a
- * function the real library lacks). */
-bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, int *result);
+/* Sets up `call` for tracked function `fn`; false when the call must not
+ * reach the driver (*result says what to return: an injected error, a
+ * latched sticky error, the no-library error, or, for a wrapped function,
+ * 500 (CUDA_ERROR_NOT_FOUND / hipErrorNotFound) when the real library lacks
+ * it). */
+bool gg_icpt_enter(int fn, gg_icpt_call *call, int *result);
 /* After the driver returned `result`: latches an async fault; the result. */
 int gg_icpt_leave(const gg_icpt_call *call, int result);
 /* A CUDA context was destroyed, or a device's primary context reset (CUDA

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "build_paths.h"
+#include "intercept_places.h"
 
 /* Exported so that another copy of the interposer is recognised. */
 __attribute__((visibility("default"))) const char gg_intercept_marker[] = "gpuguard interposing driver";
@@ -47,12 +48,7 @@ static const char *const cuda_places[] = {
     "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/aarch64-linux-gnu/libcuda.so.1",
     "/usr/lib64/libcuda.so.1", "/usr/lib/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1", NULL,
 };
-/* Debian's and ROCm's: the interposer presents HIP 5's ABI (the .so.5
- * name), so only a .so.5 runtime is looked for. */
-static const char *const hip_places[] = {
-    "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5", "/usr/lib/aarch64-linux-gnu/libamdhip64.so.5",
-    "/opt/rocm/lib/libamdhip64.so.5", "/opt/rocm/hip/lib/libamdhip64.so.5", "/usr/lib64/libamdhip64.so.5", NULL,
-};
+static const char *const hip_places[] = { GG_INTERCEPT_HIP_PLACES, NULL };
 
 static const face_description faces[GG_ICPT_FACE_COUNT] = {
     [GG_ICPT_FACE_CUDA] = { "CUDA driver", "GPUGUARD_INTERCEPT_DRIVER", "GPUGUARD_CUDA_LIBRARY",
@@ -250,6 +246,16 @@ void *gg_icpt_wrap_pointer(void *real)
             memcpy(&w, &gg_icpt_wrappers[i], sizeof w);
             return w;
         }
+    }
+    /* While watching, an error-returning function the interposer only
+     * passes through is handed out as its own trampoline, so that its calls
+     * are counted and can be failed as when the program links it by name
+     * (the CUDA runtime gets every entry point this way). Otherwise the
+     * driver's own pointer: not even the trampoline's jump is added. */
+    if (atomic_load_explicit(&gg_icpt_watching, memory_order_acquire) != 0) {
+        void *entry = gg_icpt_pass_entry_for(real);
+        if (entry != NULL)
+            return entry;
     }
     return real;
 }

@@ -36,6 +36,8 @@
 
 #define MAX_LATCHED 64
 
+_Static_assert(GG_ICPT_TRACKED_COUNT <= GG_FAULT_TARGETS_MAX, "a plan's target set cannot hold every function");
+
 typedef struct latched_context {
     gg_icpt_face face;
     uintptr_t where; /* the CUDA context, or the HIP device + 1 */
@@ -49,15 +51,16 @@ static int *first_fired;                 /* per rule: the function it first fire
 static uint64_t *first_fired_match;      /* per rule: its match number then (the n of "nth") */
 static char plan_error[512];
 static char report_path[PATH_MAX];
-static _Atomic uint64_t calls[GG_ICPT_COUNT];
+static _Atomic uint64_t calls[GG_ICPT_TRACKED_COUNT];
 static latched_context latched[MAX_LATCHED];
 static _Atomic int latched_count;
-static bool answers_when_sticky[GG_ICPT_COUNT];
+static bool answers_when_sticky[GG_ICPT_TRACKED_COUNT];
 
 /* ---- what a plan's names mean here ------------------------------------- */
 
 /* gpuguard's operations, as the driver and runtime functions that perform
- * them (base names: every variant the interposer wraps is included). */
+ * them (base names: every variant is included; wrapped functions and
+ * passed-through ones alike). */
 static const struct {
     const char *op;
     const char *functions;
@@ -88,9 +91,10 @@ static const struct {
     { "event_query", "cuEventQuery hipEventQuery" },
     { "event_synchronize", "cuEventSynchronize hipEventSynchronize" },
     { "event_elapsed", "cuEventElapsedTime hipEventElapsedTime" },
-    { "alloc", "cuMemAlloc cuMemAllocPitch hipMalloc" },
+    { "alloc", "cuMemAlloc cuMemAllocPitch cuMemAllocManaged cuMemAllocAsync cuMemAllocFromPoolAsync hipMalloc "
+               "hipMallocPitch hipMemAllocPitch hipMallocManaged hipMallocAsync hipExtMallocWithFlags hipMalloc3D" },
     { "free", "cuMemFree hipFree" },
-    { "host_alloc", "cuMemAllocHost cuMemHostAlloc hipHostMalloc" },
+    { "host_alloc", "cuMemAllocHost cuMemHostAlloc hipHostMalloc hipHostAlloc hipMallocHost hipMemAllocHost" },
     { "host_free", "cuMemFreeHost hipHostFree" },
     { "copy_htod", "cuMemcpyHtoD cuMemcpyHtoDAsync hipMemcpyHtoD hipMemcpyHtoDAsync" },
     { "copy_dtoh", "cuMemcpyDtoH cuMemcpyDtoHAsync hipMemcpyDtoH hipMemcpyDtoHAsync" },
@@ -101,33 +105,38 @@ static const struct {
     { "module_load", "cuModuleLoad cuModuleLoadData cuModuleLoadDataEx cuModuleLoadFatBinary hipModuleLoad hipModuleLoadData" },
     { "module_unload", "cuModuleUnload hipModuleUnload" },
     { "kernel_get", "cuModuleGetFunction hipModuleGetFunction" },
-    { "launch", "cuLaunchKernel cuLaunch cuLaunchGrid cuLaunchGridAsync hipModuleLaunchKernel" },
+    { "launch", "cuLaunchKernel cuLaunch cuLaunchGrid cuLaunchGridAsync cuLaunchKernelEx cuLaunchCooperativeKernel "
+                "cuGraphLaunch hipModuleLaunchKernel hipLaunchKernel hipExtLaunchKernel hipLaunchCooperativeKernel" },
     { "kernel_params", "cuFuncGetParamInfo" },
 };
 
-/* Whether wrapped function `name` is `base` or one of its variants
- * (base + "_v" + digits). */
+/* Whether function `name` is `base` or one of its variants: base +
+ * "_v" + digits, then optionally "_ptsz" / "_ptds" (the per-thread default
+ * stream's entry points: cuLaunchKernel_ptsz, cuMemcpyHtoD_v2_ptds). */
 static bool is_variant_of(const char *name, const char *base, size_t base_len)
 {
     if (strncmp(name, base, base_len) != 0)
         return false;
     const char *rest = name + base_len;
-    if (*rest == '\0')
+    size_t len = strlen(rest);
+    if (len >= 5 && (strcmp(rest + len - 5, "_ptsz") == 0 || strcmp(rest + len - 5, "_ptds") == 0))
+        len -= 5;
+    if (len == 0)
         return true;
-    if (rest[0] != '_' || rest[1] != 'v' || rest[2] == '\0')
+    if (len < 3 || rest[0] != '_' || rest[1] != 'v')
         return false;
-    for (rest += 2; *rest; rest++)
-        if (*rest < '0' || *rest > '9')
+    for (size_t i = 2; i < len; i++)
+        if (rest[i] < '0' || rest[i] > '9')
             return false;
     return true;
 }
 
-/* Adds every wrapped function that `base` (length `len`) stands for. */
+/* Adds every failable function that `base` (length `len`) stands for. */
 static bool add_base(const char *base, size_t len, gg__fault_targets *t)
 {
     bool any = false;
-    for (int i = 0; i < GG_ICPT_COUNT; i++) {
-        if (is_variant_of(gg_icpt_names[i], base, len)) {
+    for (int i = 0; i < GG_ICPT_TRACKED_COUNT; i++) {
+        if (gg_icpt_tracked_failable(i) && is_variant_of(gg_icpt_tracked_name(i), base, len)) {
             gg__fault_targets_add(t, i);
             any = true;
         }
@@ -231,10 +240,19 @@ static void choose_answers_when_sticky(void)
         "cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset",
         "cuDevicePrimaryCtxGetState", "cuCtxCreate", "cuDevicePrimaryCtxRetain",
     };
-    for (int i = 0; i < GG_ICPT_COUNT; i++)
+    /* And every device query the interposer only passes through
+     * (cuDeviceGetUuid, hipDeviceGetPCIBusId...): a device outlives its
+     * contexts' errors. */
+    static const char *const prefixes[] = { "cuDeviceGet", "hipDeviceGet", "hipGetDevice" };
+    for (int i = 0; i < GG_ICPT_TRACKED_COUNT; i++) {
+        const char *name = gg_icpt_tracked_name(i);
         for (size_t k = 0; k < sizeof bases / sizeof bases[0]; k++)
-            if (is_variant_of(gg_icpt_names[i], bases[k], strlen(bases[k])))
+            if (is_variant_of(name, bases[k], strlen(bases[k])))
                 answers_when_sticky[i] = true;
+        for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++)
+            if (strncmp(name, prefixes[k], strlen(prefixes[k])) == 0)
+                answers_when_sticky[i] = true;
+    }
 }
 
 /* fork() while another thread holds the lock would leave the child a lock
@@ -329,9 +347,9 @@ static int latched_on(gg_icpt_face face, uintptr_t where)
     return 0;
 }
 
-bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, int *result)
+bool gg_icpt_enter(int fn, gg_icpt_call *call, int *result)
 {
-    gg_icpt_face face = gg_icpt_face_of(fn);
+    gg_icpt_face face = gg_icpt_tracked_face(fn);
     call->fn = fn;
     call->where = 0;
     call->latch = 0;
@@ -345,7 +363,7 @@ bool gg_icpt_enter(gg_icpt_function fn, gg_icpt_call *call, int *result)
         *result = gg_icpt_no_library_error(face);
         return false;
     }
-    if (gg_icpt_real_fn(fn) == NULL) {
+    if (fn < GG_ICPT_COUNT && gg_icpt_real_fn((gg_icpt_function)fn) == NULL) {
         *result = 500; /* CUDA_ERROR_NOT_FOUND, hipErrorNotFound: the real library lacks it */
         return false;
     }
@@ -397,7 +415,7 @@ int gg_icpt_leave(const gg_icpt_call *call, int result)
 {
     if (call->latch == 0)
         return result;
-    gg_icpt_face face = gg_icpt_face_of(call->fn);
+    gg_icpt_face face = gg_icpt_tracked_face(call->fn);
     pthread_mutex_lock(&lock);
     int n = atomic_load(&latched_count);
     if (latched_on(face, call->where) == 0 && n < MAX_LATCHED) {
@@ -469,10 +487,10 @@ static void write_report(const char *written_at)
     if (gg_icpt_driver_error(GG_ICPT_FACE_HIP)[0] != '\0')
         cJSON_AddStringToObject(root, "hip_runtime_error", gg_icpt_driver_error(GG_ICPT_FACE_HIP));
     cJSON *counts = cJSON_AddObjectToObject(root, "calls");
-    for (int i = 0; i < GG_ICPT_COUNT; i++) {
+    for (int i = 0; i < GG_ICPT_TRACKED_COUNT; i++) {
         uint64_t n = atomic_load_explicit(&calls[i], memory_order_relaxed);
         if (n != 0)
-            cJSON_AddNumberToObject(counts, gg_icpt_names[i], (double)n);
+            cJSON_AddNumberToObject(counts, gg_icpt_tracked_name(i), (double)n);
     }
     cJSON *rules = cJSON_AddArrayToObject(root, "rules");
     for (size_t i = 0; plan != NULL && i < plan->count; i++) {
@@ -483,7 +501,7 @@ static void write_report(const char *written_at)
         cJSON_AddNumberToObject(rj, "matched", (double)r->matched);
         cJSON_AddNumberToObject(rj, "fired", (double)r->fired);
         if (first_fired[i] >= 0) {
-            cJSON_AddStringToObject(rj, "first_fired_call", gg_icpt_names[first_fired[i]]);
+            cJSON_AddStringToObject(rj, "first_fired_call", gg_icpt_tracked_name(first_fired[i]));
             cJSON_AddNumberToObject(rj, "first_fired_match", (double)first_fired_match[i]);
         } else {
             cJSON_AddNullToObject(rj, "first_fired_call");

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,4 +277,68 @@ Test(intercept, no_driver_means_every_call_says_stub_library)
     CU_IS(cuInit(0), CUDA_ERROR_STUB_LIBRARY); /* never forwards to itself */
     int version = 0;
     CU_IS(cuDriverGetVersion(&version), CUDA_ERROR_STUB_LIBRARY);
+}
+
+/* ---- functions the interposer only passes through ------------------------ */
+
+typedef CUresult (*graph_create_fn)(void **graph, unsigned int flags);
+typedef CUresult (*uuid_fn)(void *uuid, CUdevice dev);
+typedef CUresult (*launch_ex_fn)(const void *config, CUfunction f, void **params, void **extra);
+
+/* The interposer's own export `name` (a pass-through trampoline). */
+static void *own(const char *name)
+{
+    void *self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(self);
+    void *p = dlsym(self, name);
+    cr_assert_not_null(p, "the interposer does not export %s", name);
+    void *sim = dlopen(GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert(sim == NULL || dlsym(sim, name) == NULL, "the simulator implements %s now: pick another", name);
+    return p;
+}
+
+Test(intercept, passed_through_functions_are_counted_and_failed_by_plans)
+{
+    /* The simulator lacks these, so a call that reaches it answers 500; an
+     * injected error means the plan stopped the call first. */
+    setup("{\"rules\": [{\"function\": \"cuGraphCreate\", \"nth\": 2, \"error\": \"out_of_memory\"},"
+          " {\"op\": \"launch\", \"nth\": 1, \"error\": \"launch_failed\", \"mode\": \"async\"}]}");
+    graph_create_fn graph_create = (graph_create_fn)(uintptr_t)own("cuGraphCreate");
+    launch_ex_fn launch_ex = (launch_ex_fn)(uintptr_t)own("cuLaunchKernelEx");
+    uuid_fn uuid = (uuid_fn)(uintptr_t)own("cuDeviceGetUuid_v2");
+    (void)make_context();
+    void *graph = NULL;
+    CU_IS(graph_create(&graph, 0), CUDA_ERROR_NOT_FOUND);
+    CU_IS(graph_create(&graph, 0), CUDA_ERROR_OUT_OF_MEMORY);
+    CU_IS(graph_create(&graph, 0), CUDA_ERROR_NOT_FOUND);
+    /* An async launch failure on a passed-through launch (the "launch" op
+     * takes in cuLaunchKernelEx): the call itself goes on to the driver,
+     * and the context is dead for the calls after it, passed-through ones
+     * included; a device query is still answered, as by a real driver. */
+    CU_IS(launch_ex(NULL, NULL, NULL, NULL), CUDA_ERROR_NOT_FOUND);
+    CUdeviceptr p = 0;
+    CU_IS(cuMemAlloc_v2(&p, 64), CUDA_ERROR_LAUNCH_FAILED);
+    CU_IS(graph_create(&graph, 0), CUDA_ERROR_LAUNCH_FAILED);
+    unsigned char id[16];
+    CU_IS(uuid(id, 0), CUDA_ERROR_NOT_FOUND);
+    cJSON *report = read_report(); /* written when the rules fired */
+    cr_assert_eq(call_count(report, "cuGraphCreate"), 3, "the report is the one written at the last fault");
+    cr_assert_eq(call_count(report, "cuLaunchKernelEx"), 1);
+    cr_assert_str_eq(string_field(rule(report, 0), "first_fired_call"), "cuGraphCreate");
+    cr_assert_str_eq(string_field(rule(report, 1), "first_fired_call"), "cuLaunchKernelEx");
+    cJSON_Delete(report);
+}
+
+Test(intercept, a_function_that_returns_no_error_code_cannot_be_failed)
+{
+    /* cudbgApiInit is the driver's (the debugger's), returns no CUresult:
+     * the interposer only passes it through, and a plan naming it is
+     * refused rather than silently never firing. */
+    setup("{\"rules\": [{\"function\": \"cudbgApiInit\", \"error\": \"driver\"}]}");
+    run_in_child(bad_plan_body);
+    cJSON *report = read_report();
+    const char *why = string_field(report, "plan_error");
+    cr_assert_not_null(why, "a plan naming cudbgApiInit was accepted");
+    cr_assert(strstr(why, "unknown driver function \"cudbgApiInit\"") != NULL, "plan_error: %s", why);
+    cJSON_Delete(report);
 }

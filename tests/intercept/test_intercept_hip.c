@@ -190,10 +190,12 @@ Test(intercept_hip, no_runtime_every_call_fails_and_the_report_says_why)
     cr_assert_not_null(why, "the report does not say why there is no runtime");
     cr_assert(strstr(why, "/nonexistent/gpuguard/libamdhip64.so.5") != NULL, "%s", why);
     cr_assert(strstr(why, "GPUGUARD_INTERCEPT_HIP_RUNTIME") != NULL, "%s", why);
-    /* A wrapped call is counted even with nothing to forward it to (what the
-     * program asked for is what the report says); a pass-through is not. */
+    /* Calls are counted even with nothing to forward them to (what the
+     * program asked for is what the report says), passed-through ones too
+     * while watching, except those that return no error code. */
     cr_assert_eq(call_count(report, "hipGetDeviceCount"), 1);
-    cr_assert_eq(call_count(report, "hipGetDeviceProperties"), 0);
+    cr_assert_eq(call_count(report, "hipGetDeviceProperties"), 1);
+    cr_assert_eq(call_count(report, "hipGetErrorName"), 0);
     cJSON_Delete(report);
 }
 
@@ -258,6 +260,21 @@ Test(intercept_hip_real, forwards_to_debians_runtime)
     dlclose(real);
 }
 
+Test(intercept_hip_real, a_plan_fails_hipcc_launches_before_the_real_runtime)
+{
+    void *real = real_runtime("{\"rules\": [{\"function\": \"hipLaunchKernel\", \"nth\": 1, "
+                              "\"error\": \"launch_failed\"}]}");
+    hipError_t (*launch)(const void *, dim3, dim3, void **, size_t, hipStream_t) =
+        (hipError_t(*)(const void *, dim3, dim3, void **, size_t, hipStream_t))(uintptr_t)dlvsym(
+            real, "hipLaunchKernel", "hip_4.2");
+    cr_assert_not_null(launch);
+    dim3 grid = { 1, 1, 1 }, block = { 1, 1, 1 };
+    HIP_IS(hipLaunchKernel(NULL, grid, block, NULL, 0, NULL), hipErrorLaunchFailure);
+    hipError_t theirs = launch(NULL, grid, block, NULL, 0, NULL);
+    HIP_IS(hipLaunchKernel(NULL, grid, block, NULL, 0, NULL), theirs); /* then the runtime's own answer */
+    dlclose(real);
+}
+
 Test(intercept_hip_real, the_plan_applies_before_the_real_runtime)
 {
     void *real = real_runtime("{\"rules\": [{\"function\": \"hipRuntimeGetVersion\", \"nth\": 2, "
@@ -267,4 +284,27 @@ Test(intercept_hip_real, the_plan_applies_before_the_real_runtime)
     HIP_IS(hipRuntimeGetVersion(&v), hipErrorUnknown);
     HIP_OK(hipRuntimeGetVersion(&v));
     dlclose(real);
+}
+
+/* ---- hipcc's launch path: passed through, counted and failed ------------- */
+
+/* A hipcc-built program launches with hipLaunchKernel (its <<<>>> expands
+ * to __hipPushCallConfiguration and hipLaunchKernel), which the simulator
+ * does not implement: the interposer passes it through, and while a plan is
+ * in force counts it and fails it. */
+Test(intercept_hip, hipcc_launches_are_counted_and_failed_by_plans)
+{
+    setup(SIM_HIP, "{\"rules\": [{\"op\": \"launch\", \"nth\": 1, \"error\": \"launch_failed\"}]}");
+    void *self = interposer();
+    void *sim = dlopen(SIM_HIP, RTLD_NOW | RTLD_LOCAL);
+    cr_assert_not_null(sim);
+    cr_assert_null(dlsym(sim, "hipLaunchKernel"), "the simulator implements hipLaunchKernel now: test it there");
+    dim3 grid = { 1, 1, 1 }, block = { 1, 1, 1 };
+    HIP_IS(hipLaunchKernel(NULL, grid, block, NULL, 0, NULL), hipErrorLaunchFailure); /* stopped by the plan */
+    HIP_IS(hipLaunchKernel(NULL, grid, block, NULL, 0, NULL), hipErrorNotFound);      /* reached the simulator */
+    HIP_IS(__hipPushCallConfiguration(grid, block, 0, NULL), hipErrorNotFound);
+    cJSON *report = read_report(); /* written when the rule fired */
+    cr_assert_eq(call_count(report, "hipLaunchKernel"), 1, "written at the fault: the first call");
+    cJSON_Delete(report);
+    (void)self;
 }

@@ -138,3 +138,40 @@ Test(intercept_real_driver, unwrapped_exports_pass_through_to_the_real_driver)
     dlclose(self);
     dlclose(real);
 }
+
+/* While a plan (or a report) is in force, cuGetProcAddress hands out the
+ * interposer's trampoline for a function it only passes through (here the
+ * per-thread-stream launch and cuGraphCreate, as the CUDA runtime gets
+ * them), so those calls are counted and can be failed; the calls the plan
+ * does not fail still get the real driver's own answers. */
+Test(intercept_real_driver, with_a_plan_proc_address_hands_out_trampolines_that_plans_reach)
+{
+    void *real = real_driver();
+    setenv("GPUGUARD_INTERCEPT_FAULTS", "{\"rules\": [{\"function\": \"cuLaunchKernel\", \"nth\": 2, "
+                                        "\"error\": \"launch_failed\"}, {\"function\": \"cuGraphCreate\", "
+                                        "\"nth\": 1, \"error\": \"out_of_memory\"}]}", 1);
+    void *self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    cr_assert_not_null(dlsym(self, "gg_intercept_marker"), "libcuda.so.1 here is not the interposer");
+    CUdriverProcAddressQueryResult st;
+    void *launch_p = NULL, *graph_p = NULL;
+    cr_assert_eq(cuGetProcAddress_v2("cuLaunchKernel", &launch_p, 12020, 2, &st), CUDA_SUCCESS);
+    cr_assert_eq(launch_p, dlsym(self, "cuLaunchKernel_ptsz"), "the trampoline of cuLaunchKernel_ptsz was expected");
+    cr_assert_eq(cuGetProcAddress_v2("cuGraphCreate", &graph_p, 12020, 0, &st), CUDA_SUCCESS);
+    cr_assert_eq(graph_p, dlsym(self, "cuGraphCreate"));
+    typedef CUresult (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                               void **, void **);
+    typedef CUresult (*graph_create)(void **, unsigned int);
+    launch l_mine = (launch)(uintptr_t)launch_p;
+    launch l_real = (launch)(uintptr_t)dlsym(real, "cuLaunchKernel_ptsz");
+    graph_create gc_mine = (graph_create)(uintptr_t)graph_p;
+    graph_create gc_real = (graph_create)(uintptr_t)dlsym(real, "cuGraphCreate");
+    CUresult driver_launch = l_real(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+    cr_assert_eq(l_mine(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), driver_launch, "the first: the driver's answer");
+    cr_assert_eq(l_mine(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_LAUNCH_FAILED, "the second: failed");
+    cr_assert_eq(l_mine(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), driver_launch);
+    void *g = NULL;
+    cr_assert_eq(gc_mine(&g, 0), CUDA_ERROR_OUT_OF_MEMORY);
+    cr_assert_eq(gc_mine(&g, 0), gc_real(&g, 0));
+    dlclose(self);
+    dlclose(real);
+}

@@ -13,11 +13,11 @@
 
 #include "build_paths.h"
 #include "gpuguard/gpuguard.h"
+#include "intercept/intercept_places.h"
 
 #define INTERPOSER_FILE "libcuda.so.1"
 #define SIM_CUDA_FILE "libgpuguard_sim_cuda.so"
 #define SIM_HIP_FILE "libgpuguard_sim_hip.so"
-#define HIP_RUNTIME_FILE "libamdhip64.so.5"
 
 /* The directory of the shared object holding `symbol` (libgpuguard's, for
  * gg_init), or false. */
@@ -147,6 +147,18 @@ static bool loader_library(const char *file, const char *probe, char *out, size_
     return found;
 }
 
+/* The first of the interposer's own places for a HIP runtime that exists
+ * (its real path), or false. */
+static bool system_hip_runtime(char *out, size_t size)
+{
+    static const char *const places[] = { GG_INTERCEPT_HIP_PLACES };
+    char real[PATH_MAX];
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++)
+        if (access(places[i], R_OK) == 0 && realpath(places[i], real) != NULL)
+            return snprintf(out, size, "%s", real) < (int)size;
+    return false;
+}
+
 /* Chooses the HIP runtime the interposer forwards to (see
  * intercept_prepare): 1 when one was chosen, 0 when none was (the
  * interposer looks for it), -1 on an error said on stderr. */
@@ -171,9 +183,15 @@ static int resolve_hip_runtime(const char *who, const char *hip_option, const ch
         chosen = found, origin = "GPUGUARD_BACKEND=sim";
     } else if (hip_library != NULL && hip_library[0] != '\0') {
         chosen = hip_library, origin = "GPUGUARD_HIP_LIBRARY";
-    } else if (!backend_is(backend, "cuda") && loader_library(HIP_RUNTIME_FILE, "hipInit", found, sizeof found, NULL, 0)) {
-        /* The runtime the program itself would have got. */
-        chosen = found, origin = "the dynamic loader";
+    } else if (!backend_is(backend, "cuda") && system_hip_runtime(found, sizeof found)) {
+        /* The one the interposer would find itself, said here so that a
+         * machine with no CUDA driver runs HIP programs. Not loaded here (it
+         * is checked by the interposer when the program first calls HIP):
+         * loading Debian's runtime into the tool leaks inside a sanitizer
+         * build's UBSan runtime, and runs its constructors for nothing. */
+        snprintf(setup->hip_runtime, sizeof setup->hip_runtime, "%s", found);
+        setup->hip_origin = "the system's places";
+        return 1;
     } else {
         return 0;
     }

@@ -49,10 +49,9 @@ typedef struct intercept_setup {
  * libcuda.so.1 the dynamic loader finds. The HIP runtime: `hip_option`
  * (--hip-runtime); else GPUGUARD_INTERCEPT_HIP_RUNTIME; else, with
  * GPUGUARD_BACKEND=sim or sim-hip, the simulator's HIP face; else
- * GPUGUARD_HIP_LIBRARY; else (unless GPUGUARD_BACKEND=cuda) the
- * libamdhip64.so.5 the dynamic loader finds; else none chosen (the
- * interposer then looks in the system's places itself, when the program
- * first calls HIP). No CUDA driver is an error only when no HIP runtime was
+ * GPUGUARD_HIP_LIBRARY; else (unless GPUGUARD_BACKEND=cuda) the first
+ * libamdhip64.so.5 in the interposer's own places (intercept_places.h),
+ * not loaded here; else none chosen. No CUDA driver is an error only when no HIP runtime was
  * found either and GPUGUARD_BACKEND is not hip: a machine with only one of
  * them runs programs of either kind, and the other kind's calls fail as
  * without that library (intercept_missing_library says so after the run).

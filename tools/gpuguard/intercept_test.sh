@@ -179,7 +179,7 @@ case "$case" in
         if /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libamdhip64.so.5")' 2>/dev/null; then
             "$bin" run -v --report "$work/real.json" -- "$2" >"$out" 2>"$err"
             rc=$?
-            expect_err "(the dynamic loader)"
+            expect_err "(the system's places)"
             case "$rc" in
                 0) grep -q '^verified 4096 elements$' "$out" || fail "exit 0 without verification" ;;
                 1) expect_err "hipGetDeviceCount failed: hipErrorNoDevice (100)" ;;
