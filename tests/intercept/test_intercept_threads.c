@@ -167,11 +167,16 @@ Test(intercept_threads, counts_and_an_nth_rule_are_exact_under_threads)
     cJSON *report = read_report();
     unlink(report_path);
     const double want = THREADS * ROUNDS;
-    const char *counted[] = { "cuDriverGetVersion", "cuInit", "hipRuntimeGetVersion", "hipGetDevice" };
+    /* Wrapped functions and a passed-through one alike (cuGraphCreate: its
+     * calls resolved by whichever thread gets there, each counted once); a
+     * pass-through that returns text is never counted. */
+    const char *counted[] = { "cuDriverGetVersion", "cuInit", "hipRuntimeGetVersion", "hipGetDevice",
+                              "cuGraphCreate" };
     for (size_t i = 0; i < sizeof counted / sizeof counted[0]; i++) {
         double counted_calls = call_count(report, counted[i]);
         cr_assert_eq(counted_calls, want, "%s counted %g times, called %g times", counted[i], counted_calls, want);
     }
+    cr_assert_eq(call_count(report, "hipGetErrorName"), 0);
     const cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "rules"), 0);
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rule, "matched")->valuedouble, want);
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rule, "fired")->valuedouble, 1);
