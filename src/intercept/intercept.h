@@ -2,11 +2,13 @@
  * The interposing driver's parts, as its wrappers see them.
  *
  * Every wrapper (intercept_wrappers.c, one per row of
- * intercept_functions.h) asks gg_icpt_forwarding() first: while no plan,
- * no report and no injected sticky error is in force, that is one acquire
- * load, and the wrapper calls the real driver's function directly. Otherwise
- * it goes through gg_icpt_enter / gg_icpt_leave, which load the driver on
- * first use, count the call, apply the plan and the sticky errors.
+ * intercept_functions.h and intercept_hip_functions.h) asks gg_icpt_direct()
+ * first: once its library is loaded, and while no plan and no report is in
+ * force, that is two loads and two tests, and the wrapper tail-calls the
+ * real function. Otherwise it goes through gg_icpt_enter / gg_icpt_leave,
+ * which load the library on first use, count the call, apply the plan and
+ * the sticky errors. The pass-through trampolines (intercept_passthrough.h)
+ * use gg_icpt_enter / gg_icpt_leave the same way while watching.
  */
 #ifndef GG_INTERCEPT_H
 #define GG_INTERCEPT_H
