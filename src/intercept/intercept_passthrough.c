@@ -52,19 +52,24 @@ static int answer_without_calling(void)
 /* The real functions, once looked up (NULL: not yet). */
 static _Atomic(gg_icpt_fnptr) real[GG_ICPT_PASS_COUNT];
 
-/* The library's own function for row `row` (loaded), or the one that says
- * it lacks it. */
-static gg_icpt_fnptr look_up(const gg_icpt_pass_row *row)
+/* The library's own function for row `index` (its library loaded), or the
+ * one that says it lacks it; looked up once. */
+static gg_icpt_fnptr real_function(size_t index)
 {
+    gg_icpt_fnptr f = atomic_load_explicit(&real[index], memory_order_acquire);
+    if (f != NULL)
+        return f;
+    const gg_icpt_pass_row *row = &gg_icpt_pass_rows[index];
     void *lib = gg_icpt_library((gg_icpt_face)row->face);
     void *p = row->version != NULL ? dlvsym(lib, row->name, row->version) : NULL;
     if (p == NULL)
         p = dlsym(lib, row->name);
-    gg_icpt_fnptr f;
     /* POSIX: a function's address comes back from dlsym as a void *. */
     memcpy(&f, &p, sizeof f);
     if (f == NULL)
         f = row->result == GG_ICPT_PASS_TEXT ? (gg_icpt_fnptr)function_missing_text : (gg_icpt_fnptr)function_missing;
+    /* Several threads may look one up at once: each stores the same pointer. */
+    atomic_store_explicit(&real[index], f, memory_order_release);
     return f;
 }
 
@@ -94,11 +99,7 @@ void *gg_icpt_pass_entry_for(void *driver_pointer)
         const gg_icpt_pass_row *row = &gg_icpt_pass_rows[i];
         if (row->face != GG_ICPT_FACE_CUDA || row->result != GG_ICPT_PASS_ERROR)
             continue;
-        gg_icpt_fnptr f = atomic_load_explicit(&real[i], memory_order_acquire);
-        if (f == NULL) {
-            f = look_up(row);
-            atomic_store_explicit(&real[i], f, memory_order_release);
-        }
+        gg_icpt_fnptr f = real_function(i);
         void *p;
         memcpy(&p, &f, sizeof p);
         if (p == driver_pointer) {
@@ -123,11 +124,7 @@ gg_icpt_fnptr gg_icpt_pass_resolve(size_t index)
         if (gg_icpt_loading_now())
             return f; /* called while a library loads: missing for now, not for good */
     } else {
-        f = atomic_load_explicit(&real[index], memory_order_acquire);
-        if (f == NULL) {
-            f = look_up(row);
-            atomic_store_explicit(&real[index], f, memory_order_release);
-        }
+        f = real_function(index);
     }
     if (row->result == GG_ICPT_PASS_ERROR && atomic_load_explicit(&gg_icpt_watching, memory_order_acquire) != 0)
         return watched_call(index, f); /* the slot keeps its lazy stub: every call comes back here */

@@ -13,7 +13,7 @@ const char *gg_icpt_tracked_name(int index)
 gg_icpt_face gg_icpt_tracked_face(int index)
 {
     if (index < GG_ICPT_COUNT)
-        return index < GG_ICPT_CUDA_COUNT ? GG_ICPT_FACE_CUDA : GG_ICPT_FACE_HIP;
+        return gg_icpt_face_of((gg_icpt_function)index);
     return (gg_icpt_face)gg_icpt_pass_rows[index - GG_ICPT_COUNT].face;
 }
 

@@ -125,28 +125,6 @@ static int check_library(const char *who, const char *what, const char *probe, c
     return 0;
 }
 
-/* The library named `file` that a program would get from the dynamic
- * loader (found by its export `probe`), or false (with the loader's reason
- * in `why` when `why` is not NULL). */
-static bool loader_library(const char *file, const char *probe, char *out, size_t size, char *why, size_t why_size)
-{
-    void *lib = dlopen(file, RTLD_LAZY | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *reason = dlerror();
-        if (why != NULL)
-            snprintf(why, why_size, "%s", reason ? reason : "the dynamic loader cannot find it");
-        return false;
-    }
-    void *symbol = dlsym(lib, probe);
-    Dl_info info;
-    bool found = symbol != NULL && dladdr(symbol, &info) && info.dli_fname != NULL &&
-                 snprintf(out, size, "%s", info.dli_fname) < (int)size;
-    if (!found && why != NULL)
-        snprintf(why, why_size, "the %s the loader finds has no %s", file, probe);
-    dlclose(lib);
-    return found;
-}
-
 /* The first of the interposer's own places for a HIP runtime that exists
  * (its real path), or false. */
 static bool system_hip_runtime(char *out, size_t size)
@@ -201,6 +179,26 @@ static int resolve_hip_runtime(const char *who, const char *hip_option, const ch
     return 1;
 }
 
+/* The libcuda.so.1 a program would get from the dynamic loader, or false
+ * (with the loader's reason in `why`). */
+static bool loader_driver(char *out, size_t size, char *why, size_t why_size)
+{
+    void *lib = dlopen(INTERPOSER_FILE, RTLD_LAZY | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *reason = dlerror();
+        snprintf(why, why_size, "%s", reason ? reason : "the dynamic loader cannot find it");
+        return false;
+    }
+    void *init = dlsym(lib, "cuInit");
+    Dl_info info;
+    bool found = init != NULL && dladdr(init, &info) && info.dli_fname != NULL &&
+                 snprintf(out, size, "%s", info.dli_fname) < (int)size;
+    if (!found)
+        snprintf(why, why_size, "the libcuda.so.1 the loader finds has no cuInit");
+    dlclose(lib);
+    return found;
+}
+
 /* Chooses the driver the interposer forwards to (see intercept_prepare);
  * `interposer` is the interposer's real path. */
 static int resolve_driver(const char *who, const char *driver_option, const char *interposer, bool have_hip,
@@ -230,7 +228,7 @@ static int resolve_driver(const char *who, const char *driver_option, const char
         return 0;
     } else if (cuda_library != NULL && cuda_library[0] != '\0') {
         chosen = cuda_library, origin = "GPUGUARD_CUDA_LIBRARY";
-    } else if (loader_library(INTERPOSER_FILE, "cuInit", found, sizeof found, why, sizeof why)) {
+    } else if (loader_driver(found, sizeof found, why, sizeof why)) {
         chosen = found, origin = "the dynamic loader";
     } else if (have_hip) {
         /* A HIP runtime was found: the program may use HIP only. */
