@@ -48,6 +48,50 @@ unsigned long long gg_sim_live_objects(void);
 /* Bytes of device memory allocated and not freed on a device (0 if none). */
 unsigned long long gg_sim_device_memory_used(int device);
 
+/* ---- Ground truth: what the simulated device really did with each launch.
+ * The referee of gpuguard's culprit attribution: written by the simulator's
+ * own launch path and stream workers, never derived from gpuguard. Off
+ * unless the configuration says "record_launches": true (each record costs
+ * memory for the life of its context); fast mode records nothing. */
+typedef enum gg_sim_launch_state {
+    GG_SIM_LAUNCH_QUEUED = 0,    /* accepted, not started */
+    GG_SIM_LAUNCH_RUNNING = 1,   /* started, not ended */
+    GG_SIM_LAUNCH_COMPLETED = 2, /* ran to its end without a fault */
+    GG_SIM_LAUNCH_FAULTED = 3,   /* ended by a device fault of its own (the kernel's, or a
+                                    "fault" rule): `error` says which */
+    GG_SIM_LAUNCH_TIMED_OUT = 4, /* killed by the device's watchdog */
+    GG_SIM_LAUNCH_DISCARDED = 5  /* never ran, or stopped without a fault of its own: the
+                                    context was poisoned by another launch, destroyed or
+                                    reset first */
+} gg_sim_launch_state;
+
+typedef struct gg_sim_launch_truth {
+    unsigned long long number;          /* 1-based order of acceptance in its native context */
+    unsigned long long stream;          /* the stream's handle as the face hands it out
+                                           (CUstream / hipStream_t value); 0 for the
+                                           context's null stream, however it was named */
+    unsigned long long stream_position; /* 1-based order of acceptance on its stream */
+    char kernel[128];
+    int state;                          /* gg_sim_launch_state */
+    int error;                          /* FAULTED / TIMED_OUT: the face's error code; else 0 */
+    int poisoned_context;               /* 1: its fault is the context's sticky error */
+    int misbehaviour;                   /* the configured rule it got: 0 none, 1 fault,
+                                           2 hang, 3 overrun, 4 slow */
+    unsigned long long started_ns;      /* CLOCK_MONOTONIC when it started; 0: never */
+    unsigned long long ended_ns;        /* when it ended (any end state); 0: not ended */
+} gg_sim_launch_truth;
+
+/* The launches accepted in native context `native_ctx` (a CUcontext /
+ * hipCtx_t this library handed out, live or destroyed since recording
+ * began), in acceptance order: copies the first `max` into out (out may be
+ * NULL when max is 0) and returns how many there are. 0 for an unknown
+ * context or with recording off. A snapshot: each record is copied under
+ * the lock its writers take, so a record is never torn. */
+unsigned long long gg_sim_truth_launches(const void *native_ctx, gg_sim_launch_truth *out,
+                                         unsigned long long max);
+/* Forgets every recorded launch of every context (a test between cases). */
+void gg_sim_truth_reset(void);
+
 /* Function pointer types, for dlsym. */
 typedef const char *(*gg_sim_identify_fn)(void);
 typedef unsigned long long (*gg_sim_call_count_fn)(const char *cu_function_name);
@@ -57,6 +101,9 @@ typedef const char *(*gg_sim_last_config_error_fn)(void);
 typedef const char *(*gg_sim_last_error_detail_fn)(void);
 typedef unsigned long long (*gg_sim_live_objects_fn)(void);
 typedef unsigned long long (*gg_sim_device_memory_used_fn)(int device);
+typedef unsigned long long (*gg_sim_truth_launches_fn)(const void *native_ctx, gg_sim_launch_truth *out,
+                                                      unsigned long long max);
+typedef void (*gg_sim_truth_reset_fn)(void);
 
 #ifdef __cplusplus
 }
