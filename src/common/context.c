@@ -344,6 +344,8 @@ void gg__context_describe(const gg__object *o, cJSON *cj)
     gg_state state = gg__context_state(ctx);
     cJSON_AddStringToObject(cj, "state", state_name(state));
     cJSON_AddNumberToObject(cj, "device", ctx->device);
+    /* Destroyed streams whose work was still unobserved: kept for attribution. */
+    cJSON_AddNumberToObject(cj, "destroyed_streams_kept", ctx->retired_count);
     if (state == GG_STATE_DEAD) {
         cJSON *d = cJSON_AddObjectToObject(cj, "death");
         cJSON_AddStringToObject(d, "status", gg_status_name(ctx->death.status));
