@@ -13,7 +13,7 @@ void gg__cleanup_skipped(gg__context *ctx, gg__type type)
 {
     atomic_fetch_add_explicit(&ctx->skipped_cleanups, 1, memory_order_relaxed);
     if (gg__lib.config.cleanup == GG_CLEANUP_COUNTED)
-        gg__log(GG_LOG_DEBUG, atomic_load(&ctx->h.id), "skipped the driver call releasing a %s in a %s context",
+        gg__log(GG_LOG_DEBUG, ctx->h.birth_id, "skipped the driver call releasing a %s in a %s context",
                 gg__type_name(type), gg__context_state(ctx) == GG_STATE_FORKED ? "forked" : "dead");
 }
 
@@ -23,7 +23,7 @@ void gg__cleanup_summarise(gg__context *ctx, const char *why)
     if (skipped == 0 || ctx->skipped_warned || gg__lib.config.cleanup != GG_CLEANUP_WARN_ONCE)
         return;
     ctx->skipped_warned = true;
-    gg__log(GG_LOG_WARN, atomic_load(&ctx->h.id),
+    gg__log(GG_LOG_WARN, ctx->h.birth_id, /* claimed (id 0) by the teardown that calls this */
             "context %s: %llu object(s) released without driver calls because the context is %s",
             gg__object_label(&ctx->h).text, (unsigned long long)skipped, why);
 }
