@@ -211,8 +211,10 @@ static inline void gg__copy_tag(char *dst, size_t size, const char *tag)
 }
 
 /* How messages name an object: its tag quoted ('input'), or its id
- * (0x0001000000000003) when it has no tag, never an empty ''. Use the
- * text within the expression that calls this (a temporary). */
+ * (0x0001000000000003) when it has no tag, never an empty ''. The id is the
+ * birth id: a record being destroyed (its live id already 0) is still named
+ * by the id its users knew. Use the text within the expression that calls
+ * this (a temporary). */
 typedef struct gg__label { char text[GG_NAME_MAX + 24]; } gg__label;
 static inline gg__label gg__object_label(const gg__object *o)
 {
@@ -220,8 +222,7 @@ static inline gg__label gg__object_label(const gg__object *o)
     if (o->tag[0] != '\0')
         snprintf(l.text, sizeof l.text, "'%s'", o->tag);
     else
-        snprintf(l.text, sizeof l.text, "0x%016llx",
-                 (unsigned long long)atomic_load_explicit(&o->id, memory_order_relaxed));
+        snprintf(l.text, sizeof l.text, "0x%016llx", (unsigned long long)o->birth_id);
     return l;
 }
 
