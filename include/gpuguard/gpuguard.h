@@ -23,7 +23,13 @@
  *     waits for the call, or the call fails with GG_INVALID_HANDLE (a wait
  *     gives up with it as soon as its object is destroyed); no call ever
  *     acts on another object than its id names. Destroying an object
- *     twice, from any number of threads, is harmless.
+ *     twice, from any number of threads, is harmless. A context's destroy
+ *     revokes its children's ids and its own in one step: a call on a
+ *     child racing it answers with the child as it was (its context's
+ *     real id, never 0) or finds the child gone (GG_INVALID_HANDLE), never
+ *     half-destroyed. Once any destroy call returns GG_OK, the id it was
+ *     given is gone for every thread (also when another thread's context
+ *     destroy released the object).
  *   - gg_shutdown racing other calls: they either finish before it releases
  *     anything or fail with GG_NOT_INITIALIZED.
  *   - A child forked while other threads are inside gpuguard can call every
@@ -165,8 +171,9 @@ typedef struct gg_error_info {
     const char *native_name;           /* e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"; "" when none */
     const char *gg_call;               /* e.g. "gg_stream_synchronize" */
     const char *driver_call;           /* e.g. "cuStreamQuery"; "" when none */
-    gg_context context;
-    gg_stream stream;
+    gg_context context;                /* the context and stream the call was on, */
+    gg_stream stream;                  /* 0 when none: their ids also when a destroy
+                                          racing the call made it give up */
     gg_culprit culprit;
     char message[GG_MESSAGE_MAX];
 } gg_error_info;
@@ -505,8 +512,12 @@ GG_API gg_status gg_stream_synchronize_with(gg_stream stream, const gg_wait_desc
  * GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED; the driver's refusal as
  * classified. */
 GG_API gg_status gg_stream_wait_event(gg_stream stream, gg_event event);
-/** The stream's context. ctx NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
- * GG_INVALID_HANDLE. */
+/** The stream's context. GG_OK and *ctx set to the context's id; ctx NULL:
+ * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. While
+ * another thread destroys the context, the answer is GG_OK with that
+ * context's id (the call came first: the destroy waits for it) or, once
+ * the destroy has revoked the stream, GG_INVALID_HANDLE; never GG_OK with
+ * id 0 or another context's id. */
 GG_API gg_status gg_stream_context(gg_stream stream, gg_context *ctx);
 
 /* Options of an event, as gg_stream_desc. */

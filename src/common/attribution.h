@@ -11,24 +11,22 @@
 
 #include "common/object.h"
 
-/* Records a launch just accepted by the driver (hot path: no lock, no allocation). */
-static inline void gg__launch_log_record(gg__launch_log *log, uint64_t sequence, const char *kernel_name)
+/* Records a launch just accepted by the driver (hot path: no lock, no
+ * allocation). Returns its position on the stream, 0-based. */
+static inline uint64_t gg__launch_log_record(gg__launch_log *log, uint64_t sequence, const char *kernel_name)
 {
     uint64_t index = atomic_fetch_add_explicit(&log->submitted, 1, memory_order_relaxed);
-    gg__launch_record *r = &log->ring[index % GG__LAUNCH_RING];
+    gg__launch_record *r = &log->ring[index & log->records_mask];
     atomic_store_explicit(&r->kernel_name, kernel_name, memory_order_relaxed);
     atomic_store_explicit(&r->sequence, sequence, memory_order_release);
+    return index;
 }
 
-/* Gives a launch the driver accepted on `st` (NULL: the default stream) its
- * sequence number in the context and records it for attribution. Returns
- * the sequence number. */
-static inline uint64_t gg__launch_recorded(gg__context *ctx, gg__stream *st, const char *kernel_name)
-{
-    uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
-    gg__launch_log_record(st ? &st->log : &ctx->default_log, seq, kernel_name);
-    return seq;
-}
+/* Gives a log its record array (gg__lib.config.launch_records of them):
+ * false when out of host memory. */
+bool gg__launch_log_open(gg__launch_log *log);
+/* Frees the record array (NULL: nothing). */
+void gg__launch_log_close(gg__launch_log *log);
 
 static inline uint64_t gg__launch_log_submitted(gg__launch_log *log)
 {
@@ -45,11 +43,15 @@ static inline void gg__launch_log_observe(gg__launch_log *log, uint64_t submitte
                                                   memory_order_relaxed, memory_order_relaxed)) {
     }
 }
-/* Everything submitted so far on every stream of the context is complete. */
-void gg__context_observe_all(gg__context *ctx);
+/* A context-wide wait succeeded that began after launch `sequence_mark`
+ * (ctx->launch_sequence read before it began): every launch numbered up to
+ * the mark, on every stream of the context, destroyed ones included, is
+ * complete; launches made during the wait are not (they may still run). */
+void gg__context_observe_all(gg__context *ctx, uint64_t sequence_mark);
 
-/* The kernels among the suspects, with how many launches each, and the
- * streams' tags, for messages (gg__culprit_text). */
+/* The kernels among the suspects, with how many launches each, the
+ * streams' tags, and what the record bound hid, for messages
+ * (gg__culprit_text). */
 #define GG__SUSPECT_NAMES_MAX 6
 typedef struct gg__suspect_names {
     uint32_t count;
@@ -58,8 +60,14 @@ typedef struct gg__suspect_names {
         uint32_t launches;
     } kernels[GG__SUSPECT_NAMES_MAX];
     uint32_t other_launches; /* of kernels past the first GG__SUSPECT_NAMES_MAX */
+    uint64_t unkept;         /* suspects whose records were overwritten (no name, no number) */
+    uint32_t records;        /* records kept per stream (the bound that hid them) */
     char suspect_tag[GG_NAME_MAX];
+    uint64_t suspect_behind; /* the suspect unkept: launches queued behind it on its stream */
+    uint64_t suspect_position; /* the suspect unkept: its position on its stream (1-based) */
     char candidate_tags[GG_CULPRIT_CANDIDATES_MAX][GG_NAME_MAX];
+    uint64_t candidate_behind[GG_CULPRIT_CANDIDATES_MAX]; /* as suspect_behind, per candidate */
+    uint64_t candidate_position[GG_CULPRIT_CANDIDATES_MAX];
 } gg__suspect_names;
 
 /* Fills *out with the suspects among the context's unfinished launches
@@ -73,19 +81,24 @@ void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out, gg__
  * their counts, and suggests GPUGUARD_SYNC_LAUNCHES=1. "" for NONE. */
 void gg__culprit_text(const gg_culprit *cul, const gg__suspect_names *names, char *buf, size_t size);
 
-/* Destroyed streams: keeps the stream's log with the context while some of
- * its launches are unobserved (their work still runs). True when kept (the
- * log's timeline slot goes with it). Caller holds ctx->lock. */
-#define GG__RETIRED_LOGS_MAX 16
-/* With `b` (the context alive and current, the stream not yet destroyed) an
- * event is recorded on the stream, so that a context synchronize also waits
- * for the destroyed stream's work (its native stream is gone then). */
-bool gg__launch_log_retire(gg__context *ctx, gg__stream *st, gg__backend *b);
+/* Destroyed streams: keeps the stream's log with the context while its
+ * work may still run (launches unobserved, or a timeline write possibly
+ * pending: the slot must not go to another stream before it lands). True
+ * when kept: the log's record array and timeline slot go with it. With `b`
+ * (the context alive and current, the stream not yet destroyed) an event
+ * is recorded on the stream, so that a context synchronize also waits for
+ * the destroyed stream's work (its native stream is gone then); when no
+ * event can be made, *keep_native is set: the caller must not destroy the
+ * native stream, which the kept log then owns and polls. Also frees the
+ * kept logs whose events report done. Caller holds ctx->lock. */
+bool gg__launch_log_retire(gg__context *ctx, gg__stream *st, gg__backend *b, bool *keep_native);
 /* Frees the kept logs (all observed, or the context goes), destroying their
- * events through `b` (NULL: no driver call). Caller holds ctx->lock. */
+ * events and kept streams through `b` (NULL: no driver call). Caller holds
+ * ctx->lock. */
 void gg__retired_logs_release(gg__context *ctx, gg__backend *b);
-/* Polls the kept logs' events: 0 when all done (or none), else the first
- * other code (NOT_READY, or an error). Caller holds ctx->lock. */
+/* Polls the kept logs: 0 when all done (or none), else the first other
+ * code (NOT_READY, or an error). Logs seen done are freed. Caller holds
+ * ctx->lock. */
 int gg__retired_logs_query(gg__context *ctx, gg__backend *b);
 
 /* Returns a log's timeline slot to the context (timeline.c). Caller holds

@@ -72,10 +72,13 @@ static void record(gg__call *c, gg_status status, gg__op op, int native, const c
         e->native_name = c->b->code_name(native);
         e->driver_call = driver_call_of(c, op);
     }
+    /* Birth ids: the call's pins keep both records, but a destroy racing
+     * the call (the one that made a wait give up) may have zeroed their
+     * live ids; the record names the objects the call was on. */
     if (c->ctx != NULL)
-        e->context.id = atomic_load_explicit(&c->ctx->h.id, memory_order_relaxed);
+        e->context.id = c->ctx->h.birth_id;
     if (c->stream != NULL)
-        e->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
+        e->stream.id = c->stream->h.birth_id;
     vsnprintf(e->message, sizeof e->message, fmt, ap);
 }
 
@@ -221,7 +224,7 @@ static gg_status fail_dead(gg__call *c, gg__context *ctx)
     e->status = GG_CONTEXT_DEAD;
     e->gg_call = c->api;
     if (c->stream != NULL)
-        e->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
+        e->stream.id = c->stream->h.birth_id;
     char detail[GG_MESSAGE_MAX];
     snprintf(detail, sizeof detail, "%s", cause.message);
     if (cause.culprit.certainty != GG_ATTRIBUTION_NONE)
@@ -312,9 +315,9 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
     d->native_name = native != 0 ? c->b->code_name(native) : "";
     d->gg_call = c->api;
     d->driver_call = driver_call_of(c, op);
-    d->context.id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
+    d->context.id = ctx->h.birth_id; /* also while a destroy is claiming it */
     if (c->stream != NULL)
-        d->stream.id = atomic_load_explicit(&c->stream->h.id, memory_order_relaxed);
+        d->stream.id = c->stream->h.birth_id;
     /* A host-side deadline blames the launches of the stream waited on; a
      * device error may come from any stream of the context. */
     gg__suspect_names names;
@@ -332,6 +335,6 @@ gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what
 {
     return gg__fail(c, GG_WRONG_CONTEXT, "%s: %s %s belongs to context 0x%016llx but %s %s belongs to "
                     "context 0x%016llx", c->api, a_what, gg__object_label(a).text,
-                    (unsigned long long)atomic_load(&a->context->h.id), b_what, gg__object_label(b).text,
-                    (unsigned long long)atomic_load(&b->context->h.id));
+                    (unsigned long long)a->context->h.birth_id, b_what, gg__object_label(b).text,
+                    (unsigned long long)b->context->h.birth_id);
 }

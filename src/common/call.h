@@ -31,20 +31,22 @@
 #include "common/pin.h"
 
 typedef struct gg__call {
+    /* Pointers first, then the small fields packed: every call zeroes the
+     * record, so its size is paid on every call (rep stos per 8 bytes). */
     const char *api;          /* gg function name */
     gg__backend *b;
     gg__context *ctx;         /* entered context, or NULL */
     gg__nctx saved;           /* caller's native current context */
-    bool switched;            /* we changed the current context */
     gg__stream *stream;       /* stream concerned, for error records */
     const char *kernel_name;  /* kernel concerned (launches), for faults and errors */
-    int injected;             /* native code the fault gate returned, 0 if none */
     const char *driver_call;  /* the driver function called when it is not the op's
                                  usual one (module_load_data), for error records */
-    gg_timeout_policy timeout_policy; /* this call's wait policy; DEFAULT: the library's */
-    bool internal;            /* gg_shutdown / exit: pins succeed with the backend cleared */
     gg__pin_record *pins;     /* this thread's pins, once the call pinned something */
+    int injected;             /* native code the fault gate returned, 0 if none */
+    gg_timeout_policy timeout_policy; /* this call's wait policy; DEFAULT: the library's */
     unsigned npins;           /* slots 0..npins-1 of `pins` are this call's */
+    bool switched;            /* we changed the current context */
+    bool internal;            /* gg_shutdown / exit: pins succeed with the backend cleared */
 } gg__call;
 
 #define GG__CALL(name) ((gg__call){ .api = (name), .b = gg__backend_get() })

@@ -11,6 +11,7 @@
 #include "common/alloc.h"
 #include "common/fault_plan.h"
 #include "common/library.h"
+#include "common/object.h"
 
 #define DEFAULT_WAIT_TIMEOUT_MS 10000u
 #define DEFAULT_WATCHDOG_BUDGET_MS 2000u /* Windows TDR's default delay */
@@ -159,6 +160,7 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     if ((unsigned)d.timeline > GG_TIMELINE_OFF)
         BAD("gg_init: desc->timeline %d is not a gg_timeline_mode", (int)d.timeline);
     out->timeline = d.timeline;
+    out->launch_records = GG__LAUNCH_RECORDS_DEFAULT;
     if (d.fault_plan_json && (out->fault_plan_json = gg__strdup(d.fault_plan_json)) == NULL) {
         snprintf(message, message_size, "gg_init: out of memory copying desc->fault_plan_json");
         gg__config_release(out);
@@ -205,6 +207,11 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
         else
             BAD("GPUGUARD_TIMELINE='%s' is not one of auto, on, off", v);
     }
+    if ((v = getenv("GPUGUARD_LAUNCH_RECORDS")) != NULL &&
+        (!parse_u32(v, 1, GG__LAUNCH_RECORDS_MAX, &out->launch_records) ||
+         (out->launch_records & (out->launch_records - 1)) != 0))
+        BAD("GPUGUARD_LAUNCH_RECORDS='%s' is not a power of two from 1 to %u (launch records kept per stream)", v,
+            GG__LAUNCH_RECORDS_MAX);
     if ((v = getenv("GPUGUARD_FAULT_REPORT")) != NULL &&
         (v[0] == '\0' || !copy_string(out->fault_report_path, sizeof out->fault_report_path, v)))
         BAD("GPUGUARD_FAULT_REPORT must be a non-empty path shorter than %zu bytes", sizeof out->fault_report_path);

@@ -107,15 +107,19 @@ static gg_status context_register(gg__call *c, int device, const gg_context_desc
                                   const gg_adopt_desc *adopt, uint64_t *out_id)
 {
     gg__context *ctx = gg__object_new(GG__T_CONTEXT);
-    bool listed = ctx != NULL && gg__context_list_add(ctx); /* before the id is published: see snapshot */
+    bool records = ctx != NULL && gg__launch_log_open(&ctx->default_log);
+    bool listed = records && gg__context_list_add(ctx); /* before the id is published: see snapshot */
     uint64_t id = listed ? gg__handle_alloc(GG__T_CONTEXT, ctx) : 0;
     if (id == 0) {
         if (adopt == NULL)
             c->b->ctx_destroy(c->b->self, device, d->use_primary, native);
         if (listed)
             gg__context_list_remove(ctx);
+        if (ctx != NULL)
+            gg__launch_log_close(&ctx->default_log);
         gg__object_delete(ctx);
         return gg__fail(c, GG_OUT_OF_MEMORY, ctx == NULL ? "%s: out of host memory for the context record"
+                            : !records ? "%s: out of host memory for the default stream's launch records"
                             : !listed ? "%s: too many contexts (%d live)"
                                       : "%s: out of host memory for the context's id (a page of the handle table)",
                         c->api, MAX_CONTEXTS);
@@ -308,6 +312,7 @@ int gg__context_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op
     /* A dead context's page and events go with its native teardown. */
     gg__retired_logs_release(ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE ? c->b : NULL);
     gg__timeline_close(c, ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE);
+    gg__launch_log_close(&ctx->default_log);
     if (!call_driver || gg__object_borrowed(&ctx->h)) /* an adopted context its owner keeps */
         return 0;
     if (gg__context_state(ctx) == GG_STATE_DEAD && is_primary(c, ctx) && (!ctx->h.adopted || ctx->allow_reset)) {
@@ -339,6 +344,8 @@ void gg__context_describe(const gg__object *o, cJSON *cj)
     gg_state state = gg__context_state(ctx);
     cJSON_AddStringToObject(cj, "state", state_name(state));
     cJSON_AddNumberToObject(cj, "device", ctx->device);
+    /* Destroyed streams whose work was still unobserved: kept for attribution. */
+    cJSON_AddNumberToObject(cj, "destroyed_streams_kept", ctx->retired_count);
     if (state == GG_STATE_DEAD) {
         cJSON *d = cJSON_AddObjectToObject(cj, "death");
         cJSON_AddStringToObject(d, "status", gg_status_name(ctx->death.status));
@@ -427,7 +434,13 @@ static gg_status recreate_native(gg__call *c, gg__context *ctx, uint64_t id)
     ctx->h.adopted = ctx->h.owned = ctx->allow_reset = false;
     gg__fault_context_released(ctx);
     memset(&ctx->death, 0, sizeof ctx->death);
+    /* The default stream starts afresh; its record array stays. */
+    gg__launch_record *records = ctx->default_log.ring;
+    uint64_t records_mask = ctx->default_log.records_mask;
+    memset(records, 0, (records_mask + 1) * sizeof *records);
     memset(&ctx->default_log, 0, sizeof ctx->default_log);
+    ctx->default_log.ring = records;
+    ctx->default_log.records_mask = records_mask;
     atomic_store(&ctx->skipped_cleanups, 0);
     ctx->skipped_warned = false;
     atomic_store_explicit(&ctx->state, GG__CTX_ALIVE, memory_order_release);
@@ -510,9 +523,12 @@ gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms)
     int n = gg__drv(c, GG__OP_CTX_SYNCHRONIZE, 0);
     if (n != 0)
         return gg__check(c, GG__OP_CTX_SYNCHRONIZE, n);
+    /* Launches numbered up to here were made before the wait began: the
+     * wait covers them, and only them. */
+    uint64_t mark = atomic_load_explicit(&ctx->launch_sequence, memory_order_acquire);
     gg_status status = gg__wait(c, GG__OP_STREAM_QUERY, poll_context, ctx, timeout_ms, "all work in the context", NULL);
     if (status == GG_OK)
-        gg__context_observe_all(ctx);
+        gg__context_observe_all(ctx, mark);
     return status;
 }
 

@@ -133,6 +133,9 @@ static int make_adopted_stream(gg__call *c, gg__object *o, const void *args, gg_
         gg__log(GG_LOG_DEBUG, 0, "%s: the %s backend cannot tell a stream's context: not checked", c->api,
                 c->b->name);
     }
+    if (!gg__launch_log_open(&st->log))
+        return refuse(c, a, GG_OUT_OF_MEMORY, "out of host memory for the stream's %u launch records "
+                      "(GPUGUARD_LAUNCH_RECORDS)", gg__lib.config.launch_records);
     st->native = a->native;
     mark_adopted(o, a);
     gg__timeline_attach(c->ctx, &st->log);

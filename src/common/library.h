@@ -24,6 +24,7 @@ typedef struct gg__config {
     uint32_t watchdog_budget_ms;
     bool sync_launches;
     gg_timeline_mode timeline;
+    uint32_t launch_records;     /* records kept per stream (GPUGUARD_LAUNCH_RECORDS): a power of two */
     char *fault_plan_json;       /* malloc'd copy, or NULL */
     char fault_report_path[512]; /* GPUGUARD_FAULT_REPORT, or "" */
 } gg__config;

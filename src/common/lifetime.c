@@ -13,7 +13,7 @@ void gg__cleanup_skipped(gg__context *ctx, gg__type type)
 {
     atomic_fetch_add_explicit(&ctx->skipped_cleanups, 1, memory_order_relaxed);
     if (gg__lib.config.cleanup == GG_CLEANUP_COUNTED)
-        gg__log(GG_LOG_DEBUG, atomic_load(&ctx->h.id), "skipped the driver call releasing a %s in a %s context",
+        gg__log(GG_LOG_DEBUG, ctx->h.birth_id, "skipped the driver call releasing a %s in a %s context",
                 gg__type_name(type), gg__context_state(ctx) == GG_STATE_FORKED ? "forked" : "dead");
 }
 
@@ -23,7 +23,7 @@ void gg__cleanup_summarise(gg__context *ctx, const char *why)
     if (skipped == 0 || ctx->skipped_warned || gg__lib.config.cleanup != GG_CLEANUP_WARN_ONCE)
         return;
     ctx->skipped_warned = true;
-    gg__log(GG_LOG_WARN, atomic_load(&ctx->h.id),
+    gg__log(GG_LOG_WARN, ctx->h.birth_id, /* claimed (id 0) by the teardown that calls this */
             "context %s: %llu object(s) released without driver calls because the context is %s",
             gg__object_label(&ctx->h).text, (unsigned long long)skipped, why);
 }
@@ -205,7 +205,8 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
     gg__context *ctx = obj->context;
     /* The child's pin keeps the context record; pinning the context keeps
      * its teardown from starting until this release is done. If it started
-     * already, it releases this child. */
+     * already, it claimed this child in the same step (context_teardown):
+     * the id is gone, and the teardown releases the record. */
     if (!gg__pin_record_of(c, &ctx->h)) {
         gg__leave(c);
         return GG_OK;
@@ -243,23 +244,26 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
 static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg__free_reason reason,
                                   bool driver_alive)
 {
+    doomed d = { NULL };
     pthread_mutex_lock(&ctx->lock);
     if (atomic_load_explicit(&ctx->h.id, memory_order_relaxed) != id) { /* W1 */
         pthread_mutex_unlock(&ctx->lock);
         gg__leave(c);
         return GG_OK;
     }
+    /* The children and the context are claimed in one step, the children
+     * first: no call ever finds the context claimed and a child of it
+     * still live (a destroy of that child, seeing the context claimed,
+     * returns knowing the child's id is gone already). A creator attaches
+     * under this lock after re-checking the context's id, so it either
+     * attached before (its child is claimed here) or fails. */
+    claim_children(ctx, reason, &d);
     atomic_store_explicit(&ctx->h.id, 0, memory_order_seq_cst);
     gg__handle_free(id, reason);
     pthread_mutex_unlock(&ctx->lock);
     gg__context_list_remove(ctx);
     gg__leave(c); /* our pin, and nothing else: the context must not be current-switched yet */
     gg__pins_wait(ctx); /* context calls and creators finish */
-
-    doomed d = { NULL };
-    pthread_mutex_lock(&ctx->lock);
-    claim_children(ctx, reason, &d);
-    pthread_mutex_unlock(&ctx->lock);
     wait_unpinned(&d);
 
     gg_status status = GG_OK;

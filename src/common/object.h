@@ -42,8 +42,24 @@ typedef struct gg__object {
 
 /* Launches not yet known complete, per stream, for culprit attribution.
  * Written on the launch path without locks: entries are atomics, and a
- * reader (only when an error surfaces) tolerates a torn view. */
-#define GG__LAUNCH_RING 32
+ * reader (only when an error surfaces) tolerates a torn view.
+ *
+ * Bounds (each crossed by tests/core/test_bounds.c at bound+1):
+ *  - records kept per stream: gg__lib.config.launch_records, a power of two
+ *    (GPUGUARD_LAUNCH_RECORDS, 1 to GG__LAUNCH_RECORDS_MAX, default
+ *    GG__LAUNCH_RECORDS_DEFAULT; 16 bytes each, allocated with the stream).
+ *    Past it the oldest unfinished launches lose their kernel name and
+ *    number: attribution still locates them (by position on the stream)
+ *    and says they were not kept, never names a newer launch instead;
+ *  - timeline slots per context: GG__TIMELINE_SLOTS (one 4 KiB page); the
+ *    default stream has one, and streams past the other 511 live ones (or
+ *    with slots held by destroyed streams' unfinished work) have no
+ *    timeline: their culprits come from what was observed complete;
+ *  - destroyed streams' logs: no count bound; each is kept (record array,
+ *    slot and an event) only while its work is unobserved, and freed once a
+ *    poll sees its event complete. */
+#define GG__LAUNCH_RECORDS_DEFAULT 1024u
+#define GG__LAUNCH_RECORDS_MAX 65536u
 /* Slots of a context's timeline page (8 bytes each: one 4 KiB page). */
 #define GG__TIMELINE_SLOTS 512
 typedef struct gg__launch_record {
@@ -53,12 +69,14 @@ typedef struct gg__launch_record {
 
 typedef struct gg__launch_log {
     _Atomic uint64_t submitted;         /* launches submitted on this stream */
+    gg__launch_record *ring;            /* records_mask + 1 of them: launch i in ring[i & mask] */
+    uint64_t records_mask;
     _Atomic uint64_t completed;         /* the first `completed` of them are known done */
-    gg__launch_record ring[GG__LAUNCH_RING];
     /* Completion timeline (timeline.c): after each launch on this stream the
-     * device writes its sequence number here, in stream order. NULL: no
-     * timeline for this stream. The slot is host memory the device writes,
-     * readable after the context died (until its native teardown). */
+     * device writes the number of launches of this stream then complete
+     * (the launch's position on the stream, 1-based), in stream order. NULL:
+     * no timeline for this stream. The slot is host memory the device
+     * writes, readable after the context died (until its native teardown). */
     _Atomic uint64_t *timeline_slot;    /* host address (64-bit writes) */
     gg__dptr timeline_dev;              /* the device's address of the slot */
     uint32_t timeline_index;            /* slot number in the context's page */
@@ -73,8 +91,11 @@ typedef struct gg__retired_log {
     uint64_t stream_id;                 /* the destroyed stream's id, for the culprit */
     char tag[GG_NAME_MAX];
     gg__nevent done;                    /* recorded on the stream at its destroy: a
-                                           context synchronize waits for it; NULL if none */
-    gg__launch_log log;
+                                           context synchronize waits for it */
+    gg__nstream kept_stream;            /* when no event could be made: the native
+                                           stream itself, destroyed once its work is
+                                           observed done (a synchronize polls it) */
+    gg__launch_log log;                 /* owns the stream's record array */
 } gg__retired_log;
 
 typedef struct gg__stream {
@@ -190,8 +211,10 @@ static inline void gg__copy_tag(char *dst, size_t size, const char *tag)
 }
 
 /* How messages name an object: its tag quoted ('input'), or its id
- * (0x0001000000000003) when it has no tag, never an empty ''. Use the
- * text within the expression that calls this (a temporary). */
+ * (0x0001000000000003) when it has no tag, never an empty ''. The id is the
+ * birth id: a record being destroyed (its live id already 0) is still named
+ * by the id its users knew. Use the text within the expression that calls
+ * this (a temporary). */
 typedef struct gg__label { char text[GG_NAME_MAX + 24]; } gg__label;
 static inline gg__label gg__object_label(const gg__object *o)
 {
@@ -199,8 +222,7 @@ static inline gg__label gg__object_label(const gg__object *o)
     if (o->tag[0] != '\0')
         snprintf(l.text, sizeof l.text, "'%s'", o->tag);
     else
-        snprintf(l.text, sizeof l.text, "0x%016llx",
-                 (unsigned long long)atomic_load_explicit(&o->id, memory_order_relaxed));
+        snprintf(l.text, sizeof l.text, "0x%016llx", (unsigned long long)o->birth_id);
     return l;
 }
 

@@ -38,12 +38,17 @@
  * Children and their context. A call that pins a child (stream, event,
  * buffer, module, kernel) uses the child's context record through the
  * child's `context` pointer without pinning it: the context teardown claims
- * the context, waits for the context's pins (creators and context calls),
- * then claims every child and waits for each child's pins before it frees
- * anything, so a pinned child's context record outlives the pin. Creators pin
- * the context and re-check, under its lock, that it was not claimed; a claim
- * also happens under that lock, so a child is either attached before the
- * teardown collects the children, or its creation fails.
+ * every child and then the context in one step under the context's lock,
+ * waits for the context's pins (creators and context calls) and for each
+ * child's pins before it frees anything, so a pinned child's context record
+ * outlives the pin. The context's h.id may read 0 while a child is pinned
+ * (the claim came after the pin): a call that names the child's context
+ * reads its birth_id, which never changes while the record lives. A call
+ * that sees the context claimed knows its children are claimed too (they
+ * were revoked first). Creators pin the context and re-check, under its
+ * lock, that it was not claimed; the claim happens under that lock, so a
+ * child is either attached before the teardown collects the children, or
+ * its creation fails.
  *
  * Waiting never happens with a lock held (W3 drops the context's lock), and
  * a pin holder never waits for a pin: destroy paths unpin their own target

@@ -97,6 +97,12 @@ gg_status gg_dump_json(char **json)
     if (root != NULL) {
         cJSON_AddStringToObject(root, "backend", c.b->name);
         cJSON_AddStringToObject(root, "library", c.b->library ? c.b->library : "");
+        /* The bounds attribution works within (object.h), so a reader of a
+         * dump knows what an "unkept" suspect means here. */
+        cJSON *bounds = cJSON_AddObjectToObject(root, "bounds");
+        cJSON_AddNumberToObject(bounds, "launch_records_per_stream", gg__lib.config.launch_records);
+        cJSON_AddNumberToObject(bounds, "timeline_slots_per_context", GG__TIMELINE_SLOTS);
+        cJSON_AddNumberToObject(bounds, "contexts", MAX_CONTEXTS);
         cJSON *contexts = cJSON_AddArrayToObject(root, "contexts");
         size_t n = gg__contexts_snapshot(ids, MAX_CONTEXTS);
         for (size_t i = 0; i < n; i++) {

@@ -138,10 +138,12 @@ gg_status gg_context_current(gg_context *current)
  * context only when it is on top; one left deeper would become current
  * again, destroyed, when the entries above it are popped. Other threads'
  * stacks are theirs: a pop there finds the id gone and pops the driver's
- * entry. Caller has ctx pinned. */
+ * entry. Caller has ctx pinned. By its birth id: a destroy racing this one
+ * may have claimed the context (its h.id 0) but waits for our pin before it
+ * destroys the native context, which must leave this thread's stacks too. */
 void gg__context_unwind_stacks(gg__call *c, gg__context *ctx)
 {
-    uint64_t id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
+    uint64_t id = ctx->h.birth_id;
     unsigned lowest = 0;
     while (lowest < stack.depth && stack.ids[lowest] != id)
         lowest++;

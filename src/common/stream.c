@@ -7,12 +7,21 @@
 #include "common/timeline.h"
 #include "common/wait.h"
 
+/* What gg_stream_create hands its `make` step. */
+typedef struct stream_args {
+    bool out_of_memory; /* the record array could not be allocated */
+} stream_args;
+
 /* Called with the context's lock held (gg__create). */
 static int make_stream(gg__call *c, gg__object *o, const void *args, gg__op *op)
 {
-    (void)args;
     *op = GG__OP_STREAM_CREATE;
     gg__stream *st = (gg__stream *)o;
+    if (!gg__launch_log_open(&st->log)) {
+        ((stream_args *)args)->out_of_memory = true;
+        int n = c->b->native_for_status(GG_OUT_OF_MEMORY);
+        return n != 0 ? n : -1;
+    }
     int n = gg__drv(c, *op, c->b->stream_create(c->b->self, &st->native));
     if (n == 0)
         gg__timeline_attach(c->ctx, &st->log);
@@ -29,7 +38,12 @@ gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream
     if (d.flags != 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: unknown desc->flags 0x%x (none are defined)",
                         d.flags);
-    return gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_STREAM, d.tag, make_stream, NULL, &out->id);
+    stream_args a = { false };
+    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_STREAM, d.tag, make_stream, &a, &out->id);
+    if (status != GG_OK && a.out_of_memory)
+        return gg__fail(&c, GG_OUT_OF_MEMORY, "gg_stream_create: out of host memory for the stream's %u launch "
+                        "records (GPUGUARD_LAUNCH_RECORDS)", gg__lib.config.launch_records);
+    return status;
 }
 
 int gg__stream_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
@@ -40,11 +54,16 @@ int gg__stream_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op)
      * stream's work still runs after its destroy, as in CUDA: its launches
      * stay suspects (and keep their timeline slot) until observed. */
     gg__context *ctx = o->context != NULL ? o->context : c->ctx;
-    if (ctx != NULL && !gg__launch_log_retire(ctx, st, call_driver ? c->b : NULL))
-        gg__timeline_release_slot(ctx, &st->log);
+    bool keep_native = false;
+    if (ctx == NULL || !gg__launch_log_retire(ctx, st, call_driver ? c->b : NULL, &keep_native)) {
+        if (ctx != NULL)
+            gg__timeline_release_slot(ctx, &st->log);
+        gg__launch_log_close(&st->log);
+    }
     st->log.timeline_slot = NULL;
-    /* An adopted stream its owner keeps is left to it. */
-    if (!call_driver || gg__object_borrowed(o))
+    /* An adopted stream its owner keeps is left to it; one the kept log
+     * holds is destroyed once its work is done. */
+    if (!call_driver || gg__object_borrowed(o) || keep_native)
         return 0;
     return gg__drv(c, *op, c->b->stream_destroy(c->b->self, st->native));
 }
@@ -132,7 +151,13 @@ gg_status gg_stream_context(gg_stream s, gg_context *ctx)
     gg__stream *st = gg__lookup(&c, s.id, GG__T_STREAM, "stream");
     if (st == NULL)
         return gg__lookup_status();
-    ctx->id = atomic_load(&st->h.context->h.id);
+    /* The context's id from its birth, not its live h.id: a context
+     * destroy revokes that first and only then claims the children, so
+     * while this pin holds the stream the context's h.id may already read
+     * 0. The pin keeps the context record (pin.c), and its birth id is
+     * never changed: the answer is the stream's context, as it was before
+     * the destroy (which waits for this call). */
+    ctx->id = st->h.context->h.birth_id;
     gg__leave(&c);
     return GG_OK;
 }

@@ -74,9 +74,11 @@ void gg__timeline_attach(gg__context *ctx, gg__launch_log *log)
     if (ctx->timeline_page == NULL || ctx->timeline_free_count == 0)
         return;
     uint16_t i = ctx->timeline_free[--ctx->timeline_free_count];
-    /* A reused slot may hold the number of its previous stream's last
-     * launch: smaller than any launch of this stream (numbers only grow in
-     * a context), so it marks none of them complete. */
+    /* A slot comes back only once every write of its previous stream has
+     * landed (attribution.c holds a destroyed stream's slot until an event
+     * after its last write completes): clearing it here cannot be undone by
+     * a late write. */
+    atomic_store_explicit(ctx->timeline_page + i, 0, memory_order_relaxed);
     log->timeline_index = i;
     log->timeline_dev = ctx->timeline_page_dev + (gg__dptr)i * SLOT_BYTES;
     atomic_store_explicit(&log->timeline_broken, false, memory_order_relaxed);

@@ -1,11 +1,12 @@
 /*
  * Completion timelines (timeline.c): exact culprits on real GPUs. After
  * each launch gpuguard appends a stream memory operation that writes the
- * launch's sequence number into a slot of host-mapped memory, one slot per
- * stream. The device executes it in stream order, after the launch
- * completes; after a fault nothing later on that stream runs. So when the
- * context dies, each stream's slot holds its last completed launch, and
- * the culprit is the first launch after it (attribution.c).
+ * launch's position on its stream (1-based) into a slot of host-mapped
+ * memory, one slot per stream. The device executes it in stream order,
+ * after the launch completes; after a fault nothing later on that stream
+ * runs. So when the context dies, each stream's slot holds how many of its
+ * launches completed, and the culprit is the next one (attribution.c),
+ * found by position even when its record was overwritten.
  */
 #ifndef GPUGUARD_TIMELINE_H
 #define GPUGUARD_TIMELINE_H
@@ -39,8 +40,10 @@ gg_status gg__timeline_mark_failed(gg__call *c, gg__launch_log *log, int native)
 GG__HOT gg_status gg__launch_accepted(gg__call *c, gg__context *ctx, gg__stream *st, const char *kernel_name)
 {
     gg__launch_log *log = st ? &st->log : &ctx->default_log;
-    uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_relaxed) + 1;
-    gg__launch_log_record(log, seq, kernel_name);
+    /* Release: a context-wide wait that reads this number afterwards also
+     * sees the launch made before it (gg__context_wait's mark). */
+    uint64_t seq = atomic_fetch_add_explicit(&ctx->launch_sequence, 1, memory_order_release) + 1;
+    uint64_t position = gg__launch_log_record(log, seq, kernel_name);
     if (GG__LIKELY(log->timeline_slot == NULL))
         return GG_OK;
     /* An injected asynchronous fault latched on the context stands for a
@@ -51,8 +54,8 @@ GG__HOT gg_status gg__launch_accepted(gg__call *c, gg__context *ctx, gg__stream 
         return GG_OK;
     }
     int n = gg__drv(c, GG__OP_STREAM_WRITE_VALUE,
-                    c->b->stream_write_value(c->b->self, st ? st->native : NULL, log->timeline_dev, seq,
-                                             ctx->timeline_wide));
+                    c->b->stream_write_value(c->b->self, st ? st->native : NULL, log->timeline_dev,
+                                             position + 1, ctx->timeline_wide));
     return GG__LIKELY(n == 0) ? GG_OK : gg__timeline_mark_failed(c, log, n);
 }
 

@@ -41,11 +41,16 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
         snprintf(detail, sizeof detail,
                  "deadline of %u ms passed waiting for %s; kernel '%s' (launch #%llu) has not finished",
                  timeout_ms, what, pending.kernel_name, (unsigned long long)pending.sequence);
-    else if (pending.window_count > 0)
+    else if (pending.window_count > 0 && pending.kernel_name[0] != '\0')
         snprintf(detail, sizeof detail,
                  "deadline of %u ms passed waiting for %s; %u launch(es) unfinished, oldest kernel "
                  "'%s' (launch #%llu)", timeout_ms, what, pending.window_count, pending.kernel_name,
                  (unsigned long long)pending.sequence);
+    else if (pending.window_count > 0)
+        snprintf(detail, sizeof detail,
+                 "deadline of %u ms passed waiting for %s; %u launch(es) unfinished, the oldest of them not "
+                 "kept by name (more launches were queued than the %u records kept per stream)", timeout_ms,
+                 what, pending.window_count, gg__lib.config.launch_records);
     else
         snprintf(detail, sizeof detail, "deadline of %u ms passed waiting for %s (no launch pending: "
                  "a copy or an event wait is stuck)", timeout_ms, what);

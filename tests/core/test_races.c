@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -524,6 +525,222 @@ Test(races, destroying_a_pushed_context_below_the_top)
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_context_pop(&popped));
     GG_OK_(gg_context_destroy(a));
     cr_assert_eq(gg_test_sim_destroy_raw_context(raw), 0);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+/* ---- a context destroyed under its children's calls (issue 25) ---------- */
+
+/* Each round makes a context with one child of every kind, lets threads
+ * hammer the children (their queries, creations and destroys in the
+ * context) and destroys the context under them at a varying moment. An
+ * answer is right (GG_OK with the child's own data: gg_stream_context its
+ * real context id) or the child is gone (GG_INVALID_HANDLE); never GG_OK
+ * with a half-torn context (id 0). A child a thread destroyed itself is
+ * gone when its destroy returns, whatever the context is doing; a wait the
+ * destroy interrupts records the context and stream it was on. */
+#define DYING_HAMMERS 4
+#define DYING_ROUNDS_MAX 5000
+
+typedef struct dying_round {
+    unsigned round;
+    gg_context ctx;
+    gg_stream stream;
+    gg_event event;
+    gg_buffer buffer;
+    size_t bytes;
+    gg_module module;
+    gg_kernel kernel;
+} dying_round;
+
+static dying_round dying;                 /* written between the round's barriers */
+static pthread_barrier_t dying_start, dying_end;
+static atomic_bool dying_over;
+static _Atomic unsigned dying_wrong, dying_first_round, dying_answers, dying_gone_answers, dying_overlapped;
+static char dying_first[256];
+
+static void dying_fail(const dying_round *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dying_fail(const dying_round *r, const char *fmt, ...)
+{
+    if (atomic_fetch_add(&dying_wrong, 1) != 0)
+        return;
+    atomic_store(&dying_first_round, r->round);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dying_first, sizeof dying_first, fmt, ap);
+    va_end(ap);
+}
+
+/* GG_OK or gone, and nothing else, from a call with no answer to check. */
+static void dying_expect(const dying_round *r, const char *call, gg_status s, bool not_ready_ok)
+{
+    if (s != GG_OK && s != GG_INVALID_HANDLE && !(not_ready_ok && s == GG_NOT_READY))
+        dying_fail(r, "%s returned %s", call, gg_status_name(s));
+}
+
+/* gg_stream_context on a stream of r->ctx: its id, or gone. */
+static bool dying_context_of(const dying_round *r, gg_stream s, const char *which)
+{
+    gg_context got = { 0xdeadull };
+    gg_status st = gg_stream_context(s, &got);
+    atomic_fetch_add(&dying_answers, 1);
+    if (st == GG_OK && got.id != r->ctx.id)
+        dying_fail(r, "gg_stream_context(%s) returned GG_OK with context 0x%016llx, not 0x%016llx", which,
+                   (unsigned long long)got.id, (unsigned long long)r->ctx.id);
+    else if (st != GG_OK && st != GG_INVALID_HANDLE)
+        dying_fail(r, "gg_stream_context(%s) returned %s", which, gg_status_name(st));
+    return st == GG_OK;
+}
+
+static void dying_hammer_once(const dying_round *r)
+{
+    size_t bytes = 0;
+    gg_status s = gg_buffer_size(r->buffer, &bytes);
+    dying_expect(r, "gg_buffer_size", s, false);
+    if (s == GG_OK && bytes != r->bytes)
+        dying_fail(r, "gg_buffer_size returned GG_OK with %zu bytes, not %zu", bytes, r->bytes);
+    const char *name = NULL;
+    s = gg_kernel_name(r->kernel, &name);
+    dying_expect(r, "gg_kernel_name", s, false);
+    if (s == GG_OK && (name == NULL || strcmp(name, "noop") != 0))
+        dying_fail(r, "gg_kernel_name returned GG_OK with '%s'", name ? name : "(null)");
+    void *native = NULL;
+    s = gg_stream_native(r->stream, &native);
+    dying_expect(r, "gg_stream_native", s, false);
+    if (s == GG_OK && native == NULL)
+        dying_fail(r, "gg_stream_native returned GG_OK with NULL");
+    s = gg_event_native(r->event, &native);
+    dying_expect(r, "gg_event_native", s, false);
+    if (s == GG_OK && native == NULL)
+        dying_fail(r, "gg_event_native returned GG_OK with NULL");
+    dying_expect(r, "gg_event_query", gg_event_query(r->event), true);
+    dying_expect(r, "gg_stream_query", gg_stream_query(r->stream), true);
+    gg_kernel k = { 0 };
+    s = gg_kernel_get(r->module, "noop", &k);
+    dying_expect(r, "gg_kernel_get", s, false);
+    if (s != GG_OK && k.id != 0)
+        dying_fail(r, "gg_kernel_get returned %s with a kernel id", gg_status_name(s));
+    /* A child made in the dying context, and destroyed by this thread. */
+    gg_stream mine = { 0 };
+    s = gg_stream_create(r->ctx, NULL, &mine);
+    dying_expect(r, "gg_stream_create", s, false);
+    if (s != GG_OK) {
+        if (mine.id != 0)
+            dying_fail(r, "gg_stream_create returned %s with a stream id", gg_status_name(s));
+        return;
+    }
+    dying_context_of(r, mine, "a stream made in the round");
+    s = gg_stream_destroy(mine);
+    if (s != GG_OK)
+        dying_fail(r, "gg_stream_destroy of a stream made in the round returned %s", gg_status_name(s));
+    gg_context got = { 0 };
+    s = gg_stream_context(mine, &got);
+    if (s != GG_INVALID_HANDLE)
+        dying_fail(r, "gg_stream_context on a stream this thread destroyed returned %s (context 0x%016llx)",
+                   gg_status_name(s), (unsigned long long)got.id);
+    s = gg_stream_query(mine);
+    if (s != GG_INVALID_HANDLE)
+        dying_fail(r, "gg_stream_query on a stream this thread destroyed returned %s", gg_status_name(s));
+}
+
+/* Hammer 0 waits on the round's stream (busy with a sleeping kernel); the
+ * others hammer its children until the round's stream is gone. */
+static void *dying_hammer(void *arg)
+{
+    unsigned me = (unsigned)(uintptr_t)arg;
+    for (;;) {
+        pthread_barrier_wait(&dying_start);
+        if (atomic_load(&dying_over))
+            return NULL;
+        dying_round r = dying;
+        bool saw_ok = false;
+        if (me == 0) {
+            gg_status s = gg_stream_synchronize(r.stream, 20000);
+            dying_expect(&r, "gg_stream_synchronize", s, false);
+            gg_error_info e;
+            gg_last_error(&e);
+            /* Interrupted (not a stream gone before the wait began). */
+            bool interrupted = s == GG_INVALID_HANDLE && strstr(e.message, "while waiting") != NULL;
+            if (interrupted && (e.context.id != r.ctx.id || e.stream.id != r.stream.id))
+                dying_fail(&r, "gg_stream_synchronize interrupted by the destroy recorded context 0x%016llx and "
+                           "stream 0x%016llx, not 0x%016llx and 0x%016llx", (unsigned long long)e.context.id,
+                           (unsigned long long)e.stream.id, (unsigned long long)r.ctx.id,
+                           (unsigned long long)r.stream.id);
+        }
+        for (;;) {
+            bool live = dying_context_of(&r, r.stream, "the round's stream");
+            if (!live) {
+                atomic_fetch_add(&dying_gone_answers, 1);
+                if (saw_ok)
+                    atomic_fetch_add(&dying_overlapped, 1);
+                break;
+            }
+            saw_ok = true;
+            dying_hammer_once(&r);
+        }
+        pthread_barrier_wait(&dying_end);
+    }
+}
+
+static uint64_t dying_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+Test(races, context_destroyed_under_its_childrens_calls_answers_whole_or_gone)
+{
+    alarm(120); /* a hang (a hammer never seeing its stream gone) fails fast */
+    pthread_barrier_init(&dying_start, NULL, DYING_HAMMERS + 1);
+    pthread_barrier_init(&dying_end, NULL, DYING_HAMMERS + 1);
+    pthread_t t[DYING_HAMMERS];
+    for (uintptr_t i = 0; i < DYING_HAMMERS; i++)
+        pthread_create(&t[i], NULL, dying_hammer, (void *)i);
+    const char *kernels = gg_test_kernel_module("core_kernels");
+    uint64_t end = now_ms() + RUN_MS;
+    unsigned seed = 12345u, rounds = 0;
+    for (; rounds < DYING_ROUNDS_MAX && now_ms() < end; rounds++) {
+        dying_round r = { .round = rounds, .bytes = 64 + rounds };
+        GG_OK_(gg_context_create(0, NULL, &r.ctx));
+        GG_OK_(gg_stream_create(r.ctx, &(gg_stream_desc){ .tag = "dying" }, &r.stream));
+        GG_OK_(gg_event_create(r.ctx, NULL, &r.event));
+        GG_OK_(gg_buffer_alloc(r.ctx, r.bytes, NULL, &r.buffer));
+        GG_OK_(gg_module_load_file(r.ctx, kernels, NULL, &r.module));
+        GG_OK_(gg_kernel_get(r.module, "noop", &r.kernel));
+        gg_kernel sleeper;
+        GG_OK_(gg_kernel_get(r.module, "sleep_ms", &sleeper));
+        uint32_t ms = 1;
+        GG_OK_(gg_launch(&(gg_launch_desc){ .kernel = sleeper, .stream = r.stream, .grid = { 1, 1, 1 },
+                                            .block = { 1, 1, 1 }, .params = (void *[]){ &ms }, .param_count = 1 }));
+        GG_OK_(gg_event_record(r.event, r.stream));
+        dying = r;
+        pthread_barrier_wait(&dying_start);
+        /* The destroy lands anywhere from before the first call to well
+         * into the hammering. */
+        seed = seed * 1103515245u + 12345u;
+        uint64_t until = dying_now_ns() + (seed >> 16) % 300u * 1000u;
+        while (dying_now_ns() < until)
+            ;
+        GG_OK_(gg_context_destroy(r.ctx));
+        pthread_barrier_wait(&dying_end);
+        gg_context got;
+        GG_EXPECT(GG_INVALID_HANDLE, gg_stream_context(r.stream, &got));
+    }
+    atomic_store(&dying_over, true);
+    pthread_barrier_wait(&dying_start);
+    for (int i = 0; i < DYING_HAMMERS; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&dying_start);
+    pthread_barrier_destroy(&dying_end);
+    alarm(0);
+    cr_log_info("%u rounds, %u gg_stream_context answers; in %u (hammer, round) pairs the stream was seen alive, "
+                "then gone", rounds, atomic_load(&dying_answers), atomic_load(&dying_overlapped));
+    cr_assert_eq(atomic_load(&dying_wrong), 0, "%u wrong answer(s) in %u rounds; the first, in round %u: %s",
+                 atomic_load(&dying_wrong), rounds, atomic_load(&dying_first_round), dying_first);
+    /* The destroy did land under the calls (the race was raced). */
+    cr_assert_gt(atomic_load(&dying_overlapped), 0, "in %u rounds no hammer saw the stream alive and then gone",
+                 rounds);
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
