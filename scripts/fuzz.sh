@@ -3,7 +3,7 @@
 # build-fuzz/, and fuzzes each for a bounded time.
 #
 #   scripts/fuzz.sh                  every harness, GG_FUZZ_SECONDS each (default 60)
-#   scripts/fuzz.sh NAME...          only those (fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config)
+#   scripts/fuzz.sh NAME...          only those (fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model)
 #
 # Each run starts from the committed seed corpus (tests/fuzz/corpus/NAME,
 # never modified here) plus what earlier runs found (build-fuzz/corpus/NAME).
@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 seconds="${GG_FUZZ_SECONDS:-60}"
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config)
+((${#harnesses[@]})) || harnesses=(fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model)
 dir=build-fuzz
 
 # libFuzzer's runtime is in clang's compiler-rt package.

@@ -1100,7 +1100,10 @@ static void do_step(run *r, const model_step *s)
     }
     case MS_WAIT: {
         xevent *xe = &r->events[s->event % MODEL_EVENTS];
-        if (!xe->live || !step_stream(r, s, &c, &st, &native_stream) || c != xe->ctx)
+        /* gg_stream_wait_event takes no GG_NO_STREAM (the default stream
+         * cannot be named): such a step does nothing. */
+        if (!xe->live || s->stream == MODEL_DEFAULT_STREAM || !step_stream(r, s, &c, &st, &native_stream) ||
+            c != xe->ctx)
             return;
         got = gg_stream_wait_event(st, xe->h);
         if (!plausible(got))

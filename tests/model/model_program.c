@@ -259,12 +259,11 @@ static void gen_mixed_step(rng *r, model_program *p, shadow *sh)
         if (st >= 0 && chance(r, 80))
             s.stream = (uint16_t)st;
     } else if (k < 67) {
-        if (ev < 0)
-            return;
+        if (ev < 0 || st < 0)
+            return; /* the default stream cannot wait on an event */
         s.kind = MS_WAIT;
         s.event = (uint8_t)ev;
-        if (st >= 0 && chance(r, 80))
-            s.stream = (uint16_t)st;
+        s.stream = (uint16_t)st;
     } else if (k < 70) {
         if (st < 0)
             return;

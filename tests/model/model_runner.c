@@ -8,7 +8,8 @@
  *                [--timeline on|off|both] [--verbose]
  *   model_runner --print SEED          prints seed's program as a script
  *   model_runner --decode FILE         prints the program a fuzz input decodes to
- *   model_runner --encode SCRIPT OUT   writes a fuzz input that decodes to SCRIPT
+ *   model_runner --encode SCRIPT OUT   writes a fuzz_model input that decodes to SCRIPT
+ *                                      (--encode-off: with timelines off)
  *
  * Every program runs under alarm(): a hang fails it, printing its script.
  */
@@ -80,7 +81,7 @@ static char *read_file(const char *path, size_t *size)
 static void usage(void)
 {
     fprintf(stderr, "usage: model_runner [--seeds A-B] [--script FILE]... [--scripts DIR] [--timeline on|off|both] "
-                    "[--verbose]\n       model_runner --print SEED | --decode FILE | --encode SCRIPT OUT\n");
+                    "[--verbose]\n       model_runner --print SEED | --decode FILE | --encode[-off] SCRIPT OUT\n");
     exit(2);
 }
 
@@ -155,15 +156,18 @@ int main(int argc, char **argv)
                 perror(argv[i]);
                 return 2;
             }
+            /* As fuzz_model reads it: byte 0 is the timeline mode. */
             model_program p;
-            model_decode((const uint8_t *)data, n, &p);
+            model_decode((const uint8_t *)data + (n ? 1 : 0), n ? n - 1 : 0, &p);
             char *text = model_print(&p);
+            printf("# timeline %s (fuzz_model input)\n", n && (data[0] & 1) ? "off" : "on");
             fputs(text, stdout);
             free(text);
             free(data);
             model_program_free(&p);
             return 0;
-        } else if (strcmp(argv[i], "--encode") == 0 && i + 2 < argc) {
+        } else if ((strcmp(argv[i], "--encode") == 0 || strcmp(argv[i], "--encode-off") == 0) && i + 2 < argc) {
+            uint8_t mode = strcmp(argv[i], "--encode-off") == 0;
             char *text = read_file(argv[i + 1], NULL);
             char err[256];
             model_program p;
@@ -172,7 +176,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             uint8_t *bytes = malloc(p.count * 8 + 1);
-            size_t n = model_encode(&p, bytes, p.count * 8);
+            bytes[0] = mode;
+            size_t n = 1 + model_encode(&p, bytes + 1, p.count * 8);
             FILE *f = fopen(argv[i + 2], "wb");
             if (f == NULL || fwrite(bytes, 1, n, f) != n || fclose(f) != 0) {
                 perror(argv[i + 2]);
@@ -254,6 +259,23 @@ int main(int argc, char **argv)
             model_generate(seed, &p);
             char label[128];
             snprintf(label, sizeof label, "seed %llu, %s, %s", seed, face, mode);
+            /* The script is the program: printing what it parses back to
+             * gives the same text. */
+            char *text = model_print(&p), err[256];
+            model_program back;
+            if (!model_parse(text, &back, err, sizeof err)) {
+                fprintf(stderr, "FAILED %s: its printed script does not parse: %s\n%s", label, err, text);
+                t.failed++;
+            } else {
+                char *again = model_print(&back);
+                if (strcmp(text, again) != 0) {
+                    fprintf(stderr, "FAILED %s: its script parses to another program:\n%s---\n%s", label, text, again);
+                    t.failed++;
+                }
+                free(again);
+                model_program_free(&back);
+            }
+            free(text);
             run_one(&env, &p, label, &t);
             model_program_free(&p);
         }
