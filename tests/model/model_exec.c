@@ -59,6 +59,13 @@ bool model_process_setup(const model_env *env)
         fprintf(stderr, "model: cannot load the simulator %s: %s\n", env->library, dlerror());
         return false;
     }
+    /* The kernels too: the simulator dlopens and dlcloses them with each
+     * module; kept mapped, code instrumented for coverage (the fuzz build)
+     * never goes away under libFuzzer. */
+    if (dlopen(env->kernels_path, RTLD_NOW | RTLD_LOCAL) == NULL) {
+        fprintf(stderr, "model: cannot load the kernels %s: %s\n", env->kernels_path, dlerror());
+        return false;
+    }
     truth_launches = (gg_sim_truth_launches_fn)dlsym(sim_lib, "gg_sim_truth_launches");
     truth_reset = (gg_sim_truth_reset_fn)dlsym(sim_lib, "gg_sim_truth_reset");
     sim_live_objects = (gg_sim_live_objects_fn)dlsym(sim_lib, "gg_sim_live_objects");
