@@ -474,6 +474,14 @@ static void check_message(run *r, int c, const gg_error_info *e, size_t native)
     }
 }
 
+/* A WINDOW's suspect or candidate that gpuguard could not name: its record
+ * was overwritten (more launches queued behind it than the records kept
+ * per stream), so it has neither kernel name nor sequence number. */
+static bool unknown_entry(const char *kernel, uint64_t seq)
+{
+    return seq == 0 && kernel[0] == '\0';
+}
+
 /* A candidate of a culprit (suspect or listed): one of the model's
  * launches, by sequence number, kernel and stream. */
 static const xlaunch *check_named(run *r, int c, const gg_error_info *e, size_t native, const char *what,
@@ -508,8 +516,10 @@ static void check_culprit_shape(run *r, int c, const gg_error_info *e, size_t na
         failure(r, e, (long)native, "certainty %d is not a gg_attribution", (int)cul->certainty);
         return;
     }
-    check_named(r, c, e, native, cul->certainty == GG_ATTRIBUTION_EXACT ? "the EXACT culprit" : "the WINDOW's suspect",
-                cul->kernel_name, cul->sequence, cul->stream.id);
+    bool window = cul->certainty == GG_ATTRIBUTION_WINDOW;
+    if (!(window && unknown_entry(cul->kernel_name, cul->sequence)))
+        check_named(r, c, e, native, window ? "the WINDOW's suspect" : "the EXACT culprit", cul->kernel_name,
+                    cul->sequence, cul->stream.id);
     if (cul->certainty == GG_ATTRIBUTION_EXACT) {
         if (cul->window_count != 1 || cul->window_first != cul->sequence || cul->window_last != cul->sequence)
             failure(r, e, (long)native, "an EXACT culprit #%llu with the window #%llu..#%llu (%u)",
@@ -520,11 +530,14 @@ static void check_culprit_shape(run *r, int c, const gg_error_info *e, size_t na
             cul->window_count > cul->window_last - cul->window_first + 1)
             failure(r, e, (long)native, "a WINDOW of %u launches #%llu..#%llu cannot hold them", cul->window_count,
                     (unsigned long long)cul->window_first, (unsigned long long)cul->window_last);
-        if (cul->sequence < cul->window_first || cul->sequence > cul->window_last)
+        if (!unknown_entry(cul->kernel_name, cul->sequence) &&
+            (cul->sequence < cul->window_first || cul->sequence > cul->window_last))
             failure(r, e, (long)native, "the WINDOW's suspect #%llu is outside its window #%llu..#%llu",
                     (unsigned long long)cul->sequence, (unsigned long long)cul->window_first,
                     (unsigned long long)cul->window_last);
         for (uint32_t i = 0; i < cul->candidate_count && i < GG_CULPRIT_CANDIDATES_MAX; i++) {
+            if (unknown_entry(cul->candidates[i].kernel_name, cul->candidates[i].sequence))
+                continue;
             char what[48];
             snprintf(what, sizeof what, "candidate %u", i);
             check_named(r, c, e, native, what, cul->candidates[i].kernel_name, cul->candidates[i].sequence,
