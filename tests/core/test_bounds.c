@@ -516,10 +516,10 @@ Test(bounds, known_params_past_64_still_check_the_whole_count)
 {
     /* Sizes are kept for 64 parameters; the count is kept whole. */
     gg_kernel k = open_wide();
-    static uint64_t values[66];
+    static uint64_t values[66][2]; /* 16 bytes each: parameter 65 is that wide */
     static void *params[66];
     for (int i = 0; i < 66; i++)
-        params[i] = &values[i];
+        params[i] = values[i];
     gg_launch_desc d = { .kernel = k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 65 };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch(&d));
     cr_assert(has(gg_test_last_message(), "takes 66 parameter(s) but param_count is 65"), "%s", gg_test_last_message());
@@ -541,10 +541,10 @@ Test(bounds, known_params_past_64_refuse_an_unchecked_chunk_offset)
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_set_chunking(k, 65, 0));
     cr_assert(has(gg_test_last_message(), "past the first 64 parameters"), "%s", gg_test_last_message());
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_set_chunking(k, 64, 0)); /* 4 bytes, but not known to be */
-    static uint64_t values[66];
+    static uint64_t values[66][2]; /* 16 bytes each: parameter 65 is that wide */
     static void *params[66];
     for (int i = 0; i < 66; i++)
-        params[i] = &values[i];
+        params[i] = values[i];
     gg_launch_desc d = { .kernel = k, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 66 };
     gg_chunk_desc chunk = { .offset_param = 65 };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&d, &chunk, NULL));
