@@ -91,7 +91,8 @@ gg_status gg__lookup_status(void);
 /* Pins the object named by `id` of `type` until gg__leave, or returns NULL
  * recording nothing (pin.c R1-R3). A call pins at most GG__PIN_SLOTS
  * objects: the most any call takes is three (a copy between two buffers on
- * a stream). */
+ * a stream); a fifth is refused, never written past the record
+ * (gg__lookup_failed: GG_INTERNAL). */
 GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
 {
     gg__slot *slot = gg__handle_slot(id, type);
@@ -102,6 +103,8 @@ GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
     if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
         return NULL;
     unsigned k = c->npins;
+    if (GG__UNLIKELY(k >= GG__PIN_SLOTS))
+        return NULL; /* past the thread's record: gg__lookup_failed says so */
     gg__pin_publish(p, k, obj);                                           /* R2 */
     if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
         GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
