@@ -220,6 +220,11 @@ gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms);
  * driver's, wherever it is in it (stack.c). */
 void gg__context_unwind_stacks(gg__call *c, gg__context *ctx);
 /* Copies the ids of up to `max` live contexts into out (context.c). */
+/* Live contexts at most (context.c's table; the snapshots of report.c and
+ * lifetime.c are this size): 32 KiB of table. Past it gg_context_create
+ * and gg_context_adopt return GG_OUT_OF_MEMORY saying "too many contexts"
+ * (crossed by tests/core/test_bounds.c). */
+#define GG__CONTEXTS_MAX 4096
 size_t gg__contexts_snapshot(uint64_t *out, size_t max);
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,

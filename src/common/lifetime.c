@@ -333,7 +333,7 @@ void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason)
 
 void gg__contexts_release_all(bool driver_alive)
 {
-    uint64_t ids[4096]; /* context.c's MAX_CONTEXTS (32 KiB of stack): every live context */
+    uint64_t ids[GG__CONTEXTS_MAX]; /* every live context (32 KiB of stack) */
     size_t n = gg__contexts_snapshot(ids, sizeof ids / sizeof ids[0]);
     for (size_t i = 0; i < n; i++) {
         gg__call c = GG__CALL("gg_shutdown");

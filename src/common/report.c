@@ -9,9 +9,8 @@
 #include "common/call.h"
 #include "common/lifetime.h"
 
-/* context.c's bound on live contexts (its MAX_CONTEXTS; they must agree, or
- * a report would miss contexts): the snapshot is 32 KiB on the heap. */
-#define MAX_CONTEXTS 4096
+/* Every live context: the snapshot is 32 KiB on the heap. */
+#define MAX_CONTEXTS GG__CONTEXTS_MAX
 /* Leak lines logged per report (contexts and tagged objects); past it the
  * objects are only counted, in the summary line that follows (crossed by
  * tests/core/test_bounds.c). */
