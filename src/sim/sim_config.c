@@ -28,6 +28,10 @@
  *                                        calling thread at submission, kernels
  *                                        are not run (for benchmarks); not with
  *                                        "misbehave"
+ *   "record_launches": false             true: keep the ground truth of every
+ *                                        launch (gg_sim_truth_launches, sim_truth.c);
+ *                                        accepted with "fast", which records
+ *                                        nothing (it runs no kernel)
  *   "driver_version": 12020              the CUDA driver the CUDA face imitates
  *                                        (cuDriverGetVersion, cuGetProcAddress):
  *                                        a positive multiple of 10; which
@@ -289,6 +293,10 @@ static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
             if (!cJSON_IsBool(k))
                 return fail(e, "fast: expected true or false");
             c->fast = cJSON_IsTrue(k);
+        } else if (!strcmp(k->string, "record_launches")) {
+            if (!cJSON_IsBool(k))
+                return fail(e, "record_launches: expected true or false");
+            c->record_launches = cJSON_IsTrue(k);
         } else if (!strcmp(k->string, "driver_version")) {
             sim_status st = get_driver_version(k, &c->driver_version, e);
             if (st)

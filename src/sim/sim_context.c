@@ -22,6 +22,7 @@ static void top_changed(void)
 static void ctx_free(sim_obj *o)
 {
     sim_ctx *c = (sim_ctx *)o;
+    sim_truth_detach(c); /* its records stay readable: the log outlives it */
     pthread_mutex_destroy(&c->lock);
     free(c->streams);
     free(c->allocs);
@@ -54,8 +55,13 @@ sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out)
     atomic_init(&c->dying, false);
     atomic_init(&c->epoch, 0);
     atomic_init(&c->clock, 1);
+    sim_status st = sim_truth_attach(c);
+    if (st) {
+        sim_obj_release(&c->obj);
+        return st;
+    }
     sim_stream *ns;
-    sim_status st = sim_stream_create(c, 0, true, &ns);
+    st = sim_stream_create(c, 0, true, &ns);
     if (st) {
         sim_obj_release(&c->obj);
         return st;
@@ -69,6 +75,7 @@ sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out)
         sim_obj_release(&c->obj);
         return SIM_ERR_OUT_OF_MEMORY;
     }
+    sim_truth_publish(c); /* keyed by the handle, which it has only now */
     *out = c;
     return SIM_OK;
 }
@@ -132,15 +139,30 @@ void sim_ctx_reset(sim_ctx *c)
     sim_progress_notify();
 }
 
-void sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch)
+bool sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch, const sim_truth_slot *culprit)
 {
     pthread_mutex_lock(&c->lock);
-    if (atomic_load(&c->epoch) == epoch && !atomic_load(&c->dying)) {
-        int none = SIM_OK;
-        atomic_compare_exchange_strong(&c->sticky, &none, (int)st);
+    /* Every writer of sticky holds the context lock, so this decides who
+     * wins: the truth is written for the winner only, and before the store
+     * that makes the error visible (a caller that sees the error and reads
+     * the truth finds the culprit, and the launches it doomed, marked). */
+    bool wins = atomic_load(&c->epoch) == epoch && !atomic_load(&c->dying) &&
+                atomic_load(&c->sticky) == SIM_OK;
+    if (wins) {
+        if (c->truth) {
+            if (culprit)
+                sim_truth_ended(culprit,
+                                st == SIM_ERR_LAUNCH_TIMEOUT ? GG_SIM_LAUNCH_TIMED_OUT
+                                                             : GG_SIM_LAUNCH_FAULTED,
+                                st, true);
+            for (size_t i = 0; i < c->nstreams; i++)
+                sim_stream_truth_discard_queued(c->streams[i]);
+        }
+        atomic_store(&c->sticky, (int)st);
     }
     pthread_mutex_unlock(&c->lock);
     sim_progress_notify();
+    return wins;
 }
 
 sim_status sim_ctx_health(const sim_ctx *c)

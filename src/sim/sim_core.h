@@ -13,6 +13,10 @@
  *   - device primary lock -> event lock -> stream run lock (fast mode) ->
  *     context lock -> stream queue lock (a worker takes an event lock or a
  *     context lock only when it holds no queue lock);
+ *   - the ground truth's locks (sim_truth.c) come after every core lock:
+ *     table lock -> a context's truth log lock. A log lock is taken under a
+ *     stream queue lock (acceptance) or a context lock (poison), never the
+ *     other way round, and nothing is taken while either is held;
  *   - the progress lock (sim_wait.c) is innermost: predicates passed to
  *     sim_progress_wait() read atomics only and take no lock.
  * No lock is held while a kernel runs.
@@ -27,6 +31,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "gpuguard/gg_sim_control.h"
 #include "gpuguard/sim_kernel.h"
 
 #define SIM_HIDDEN __attribute__((visibility("hidden")))
@@ -161,6 +166,7 @@ typedef struct sim_config {
     int nrules;
     sim_misbehave *rules;
     bool fast;                  /* "fast": work completes at submission (sim_stream.c) */
+    bool record_launches;       /* "record_launches": keep the ground truth (sim_truth.c) */
     int driver_version;         /* "driver_version" as given; 0: not set (the face's default) */
 } sim_config;
 
@@ -255,6 +261,16 @@ bool sim_primary_active(sim_device *d);
 
 struct sim_stream;
 struct sim_alloc;
+struct sim_truth_log;
+
+/* Where one launch's ground-truth record is (sim_truth.c): its context's
+ * log, the log's generation when it was written (a gg_sim_truth_reset
+ * since makes the slot stale, and writes to it are dropped) and its index. */
+typedef struct sim_truth_slot {
+    struct sim_truth_log *log;  /* NULL: not recorded */
+    uint64_t generation;
+    size_t index;
+} sim_truth_slot;
 
 typedef struct sim_ctx {
     sim_obj obj;
@@ -270,6 +286,8 @@ typedef struct sim_ctx {
     size_t nstreams, capstreams;
     struct sim_alloc **allocs;      /* sorted by device address */
     size_t nallocs, capallocs;
+    struct sim_truth_log *truth;    /* its launches' records, NULL unless recording; set
+                                     * before the context is handed out, never changed */
 } sim_ctx;
 
 sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out);
@@ -280,8 +298,14 @@ sim_status sim_ctx_destroy(sim_ctx *c, bool pop_current);
 /* Primary reset: frees everything, the context stays usable. */
 void sim_ctx_reset(sim_ctx *c);
 /* Makes the context's error sticky (first one wins) unless it was reset
- * since epoch; wakes all waiters. */
-void sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch);
+ * since epoch or is being destroyed; wakes all waiters. Returns whether
+ * this call set the sticky error. When it does, and the context records
+ * launches, the ground truth is brought up to date before the error is
+ * visible to anyone: culprit (the faulting launch's slot, NULL when the
+ * fault is not a launch's) is marked FAULTED / TIMED_OUT as the context's
+ * poisoner, and every launch still queued in the context, which will never
+ * run now, DISCARDED. */
+bool sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch, const sim_truth_slot *culprit);
 /* The sticky error, SIM_ERR_CONTEXT_DESTROYED if destroyed, else SIM_OK. */
 sim_status sim_ctx_health(const sim_ctx *c);
 sim_ctx *sim_ctx_from_handle(uint64_t h);   /* retained or NULL */
@@ -421,6 +445,10 @@ typedef struct sim_stream {
     atomic_ullong submitted;
     atomic_ullong completed;
     atomic_bool discard;        /* drop pending work, cancel the running launch */
+    uint64_t truth_launches;    /* launches recorded on it since truth_generation (its
+                                 * ground-truth positions); both under its context's
+                                 * truth log lock */
+    uint64_t truth_generation;
 } sim_stream;
 
 #define SIM_STREAM_NON_BLOCKING 1u
@@ -428,12 +456,22 @@ typedef struct sim_stream {
 sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_stream **out);
 /* Returns at once; the worker exits after the pending work. */
 void sim_stream_close(sim_stream *s);
-/* Close and drop all pending work (context destroyed or reset). */
+/* Close and drop all pending work (context destroyed or reset); the
+ * launches still queued are marked DISCARDED in the ground truth before it
+ * returns. */
 void sim_stream_abandon(sim_stream *s);
+/* Marks the launches queued on s DISCARDED in the ground truth (they will
+ * never run: the context is poisoned or abandoned). Takes the queue lock. */
+void sim_stream_truth_discard_queued(sim_stream *s);
 /* Queues op (takes ownership); applies legacy null-stream ordering. On
  * failure the op is freed. Returns op's sequence number or 0. In fast mode
  * the op runs on the calling thread before this returns. */
 uint64_t sim_stream_submit(sim_stream *s, sim_op *op);
+/* sim_stream_submit for a launch op, whose ground-truth record (when the
+ * context records) is made under the queue lock as the op is queued, so
+ * that acceptance order is queue order: SIM_OK, INVALID_HANDLE (the stream
+ * is closing) or OUT_OF_MEMORY (no room for the record). Not fast mode. */
+sim_status sim_stream_submit_launch(sim_stream *s, sim_op *op);
 /* Fast mode only: takes the stream's next sequence number for work that is
  * already complete (a launch whose kernel is not run, an event record), as
  * if an op had been submitted and run. Returns it, or 0 if the stream is
@@ -515,6 +553,40 @@ typedef struct sim_launch_desc {
 sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d);
 /* Runs a launch on the stream worker; poisons the context on a fault. */
 void sim_launch_run(sim_stream *s, struct sim_launch *l, uint64_t clock);
+/* Frees a launch; one accepted and never ended is marked DISCARDED first. */
 void sim_launch_free(struct sim_launch *l);
+/* Ground truth of a launch op being queued (called under the queue lock):
+ * makes its record. SIM_OK or OUT_OF_MEMORY. */
+sim_status sim_launch_truth_accept(struct sim_launch *l);
+/* The launch will never run (discarded by its worker, or still queued when
+ * its context was poisoned, destroyed or reset): marks it DISCARDED. */
+void sim_launch_truth_discard(struct sim_launch *l);
+
+/* ---- ground truth of launches (sim_truth.c) ------------------------------ */
+
+/* A log for context c when the configuration records launches (else
+ * c->truth stays NULL): SIM_OK or OUT_OF_MEMORY. Before registration. */
+sim_status sim_truth_attach(sim_ctx *c);
+/* Makes c's log findable by c's handle (after registration). */
+void sim_truth_publish(sim_ctx *c);
+/* c is being freed: its log stays readable until gg_sim_truth_reset. */
+void sim_truth_detach(sim_ctx *c);
+/* Records a launch accepted on s (under s's queue lock): number, stream
+ * handle (0 for the null stream), position on the stream, kernel and the
+ * misbehaviour it got; QUEUED. *slot says where (log NULL: not recording). */
+sim_status sim_truth_accept(sim_stream *s, const char *kernel, sim_mb_action misbehaviour,
+                            sim_truth_slot *slot);
+/* QUEUED -> RUNNING, with the start time. */
+void sim_truth_started(const sim_truth_slot *slot);
+/* QUEUED or RUNNING -> state (COMPLETED, FAULTED, TIMED_OUT, DISCARDED:
+ * gg_sim_launch_state), with the end time, the core status of a fault and
+ * whether it poisoned the context. A record already ended is left alone. */
+void sim_truth_ended(const sim_truth_slot *slot, int state, sim_status error, bool poisoned);
+/* Copies the records of the context whose handle is context_handle (see
+ * gg_sim_truth_launches); face_error numbers a core status as the face does. */
+unsigned long long sim_truth_copy(uint64_t context_handle, gg_sim_launch_truth *out,
+                                  unsigned long long max, int (*face_error)(sim_status));
+/* Forgets every record (gg_sim_truth_reset). */
+void sim_truth_reset(void);
 
 #endif /* GG_SIM_CORE_H */

@@ -94,3 +94,7 @@ SIM_EXPORT unsigned long long gg_sim_live_objects(void)
     long n = sim_live_objects();
     return n > 0 ? (unsigned long long)n : 0;
 }
+int sim_face_error_code(sim_status st)
+{
+    return (int)sim_cuda_result(st);
+}

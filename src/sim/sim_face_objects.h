@@ -23,6 +23,11 @@ typedef struct sim_face {
     bool by_device;                      /* details name devices and explain lookup misses */
 } sim_face;
 
+/* The face's error code for a core status (CUresult, hipError_t), for the
+ * controls that report a status (the ground truth's errors). Each face
+ * library defines it. */
+int sim_face_error_code(sim_status st);
+
 /* ---- streams ------------------------------------------------------------ */
 
 /* The stream h of context c, retained: c's null stream for a null-stream

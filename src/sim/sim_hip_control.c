@@ -67,3 +67,7 @@ SIM_EXPORT unsigned long long gg_sim_live_objects(void)
     }
     return n > 0 ? (unsigned long long)n : 0;
 }
+int sim_face_error_code(sim_status st)
+{
+    return (int)sim_hip_result(st);
+}

@@ -10,6 +10,12 @@
  * The watchdog measures run time from when the launch starts executing. It
  * is checked between blocks and by rt->cancelled(); a block that never polls
  * cannot be interrupted (host code cannot be preempted safely).
+ *
+ * Ground truth (sim_truth.c): a launch ends COMPLETED only if every block
+ * ran and it was never told to stop; a fault of its own (the kernel's, a
+ * "fault" rule, the watchdog) ends it FAULTED / TIMED_OUT, as the context's
+ * poisoner if its sim_ctx_poison won; a launch stopped by someone else
+ * (another launch's poison, a destroy, a reset) ends DISCARDED.
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -33,6 +39,8 @@ typedef struct sim_launch {
     atomic_int fault;           /* sim_status of the first device fault */
     bool has_deadline;
     struct timespec deadline;
+    bool stopped;               /* worker only: told to stop by someone else */
+    sim_truth_slot truth;       /* its ground-truth record */
     sim_alloc **pins;           /* allocations map() handed out */
     size_t npins, cappins;
 } sim_launch;
@@ -41,6 +49,8 @@ void sim_launch_free(sim_launch *l)
 {
     if (!l)
         return;
+    /* An op freed unrun (its stream freed with work queued) never ran. */
+    sim_launch_truth_discard(l);
     for (size_t i = 0; i < l->npins; i++)
         sim_alloc_release(l->pins[i]);
     free(l->pins);
@@ -48,6 +58,17 @@ void sim_launch_free(sim_launch *l)
     free(l->buf);
     sim_obj_release(&l->fn->obj);
     free(l);
+}
+
+sim_status sim_launch_truth_accept(sim_launch *l)
+{
+    return sim_truth_accept(l->stream, l->fn->name, l->rule ? l->rule->action : SIM_MB_NONE,
+                            &l->truth);
+}
+
+void sim_launch_truth_discard(sim_launch *l)
+{
+    sim_truth_ended(&l->truth, GG_SIM_LAUNCH_DISCARDED, SIM_OK, false);
 }
 
 /* ---- submission ---------------------------------------------------------- */
@@ -164,7 +185,7 @@ sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d)
     }
     l->rule = match_rule(d->fn, c->dev->ordinal);
     op->u.launch = l;
-    return sim_stream_submit(s, op) ? SIM_OK : SIM_ERR_INVALID_HANDLE;
+    return sim_stream_submit_launch(s, op);
 }
 
 /* ---- the runtime a kernel sees ----------------------------------------- */
@@ -186,6 +207,19 @@ static bool should_stop(void *p)
 {
     sim_launch *l = p;
     return atomic_load(&l->fault) != SIM_OK || abandoned(l);
+}
+
+/* should_stop, remembering a stop ordered by someone else: a launch told to
+ * stop did not run to its end, whatever its blocks did with the news. */
+static bool must_stop(sim_launch *l)
+{
+    if (atomic_load(&l->fault) != SIM_OK)
+        return true;
+    if (abandoned(l)) {
+        l->stopped = true;
+        return true;
+    }
+    return false;
 }
 
 static bool watchdog_fired(sim_launch *l)
@@ -245,7 +279,7 @@ static void rt_trap(const gg_sim_block *b, gg_sim_trap kind)
 static bool rt_cancelled(const gg_sim_block *b)
 {
     sim_launch *l = b->launch;
-    return should_stop(l) || watchdog_fired(l);
+    return must_stop(l) || watchdog_fired(l);
 }
 
 static const gg_sim_runtime g_runtime = { rt_map, rt_trap, rt_cancelled };
@@ -259,7 +293,8 @@ static void busy_for(sim_launch *l, uint64_t us)
     if (l->has_deadline && sim_ts_diff_ms(l->deadline, until) > 0)
         until = l->deadline;
     sim_progress_wait(should_stop, l, &until);
-    watchdog_fired(l);
+    if (!must_stop(l))
+        watchdog_fired(l);
 }
 
 static void run_blocks(sim_launch *l)
@@ -282,7 +317,7 @@ static void run_blocks(sim_launch *l)
     for (unsigned z = 0; z < l->grid.z; z++)
         for (unsigned y = 0; y < l->grid.y; y++)
             for (unsigned x = 0; x < l->grid.x; x++) {
-                if (should_stop(l) || watchdog_fired(l))
+                if (must_stop(l) || watchdog_fired(l))
                     goto out;
                 b.block_idx = (gg_sim_dim3){ x, y, z };
                 if (shared)
@@ -305,11 +340,13 @@ static sim_status run_body(sim_launch *l)
         /* Never completes on its own: only the watchdog or a context
          * destroy/reset (which abandons the stream) ends it. */
         sim_progress_wait(should_stop, l, l->has_deadline ? &l->deadline : NULL);
-        watchdog_fired(l);
+        if (!must_stop(l))
+            watchdog_fired(l);
+        l->stopped = true; /* whatever ended it, it did not complete */
         return (sim_status)atomic_load(&l->fault);
     }
     run_blocks(l);
-    if (act == SIM_MB_OVERRUN && atomic_load(&l->fault) == SIM_OK && !abandoned(l)) {
+    if (act == SIM_MB_OVERRUN && !must_stop(l)) {
         if (l->has_deadline)
             busy_for(l, UINT64_MAX / 4); /* until the watchdog kills it */
         else
@@ -323,6 +360,9 @@ void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
     (void)s;
     const sim_device_config *cfg = l->ctx->dev->cfg;
     l->clock = clock;
+    /* Started before the watchdog's clock starts: a timed-out launch's
+     * recorded run time is at least the watchdog's limit. */
+    sim_truth_started(&l->truth);
     l->has_deadline = cfg->watchdog;
     if (cfg->watchdog)
         l->deadline = sim_ts_add_us(sim_now(), (uint64_t)cfg->watchdog_ms * 1000u);
@@ -331,6 +371,15 @@ void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
     for (size_t i = 0; i < l->npins; i++)
         sim_alloc_release(l->pins[i]);
     l->npins = 0;
-    if (st != SIM_OK && !abandoned(l))
-        sim_ctx_poison(l->ctx, st, l->epoch);
+    if (st != SIM_OK) {
+        /* A winning poison writes the truth itself, before the error shows. */
+        if (abandoned(l) || !sim_ctx_poison(l->ctx, st, l->epoch, &l->truth))
+            sim_truth_ended(&l->truth,
+                            st == SIM_ERR_LAUNCH_TIMEOUT ? GG_SIM_LAUNCH_TIMED_OUT
+                                                         : GG_SIM_LAUNCH_FAULTED,
+                            st, false);
+    } else {
+        sim_truth_ended(&l->truth, l->stopped ? GG_SIM_LAUNCH_DISCARDED : GG_SIM_LAUNCH_COMPLETED,
+                        SIM_OK, false);
+    }
 }

@@ -17,6 +17,13 @@
  * earlier op of its stream, and is discarded like them once the context is
  * poisoned, so a value written behind a faulting kernel never lands.
  *
+ * Ground truth (sim_truth.c), when the context records launches: a launch
+ * is recorded as it is queued (under the queue lock, so acceptance order is
+ * queue order), ends before the worker publishes its completion, and one
+ * that will never run is marked DISCARDED by whoever dooms it: the worker
+ * that drops it, the poison that dooms the queue, or the abandon of a
+ * destroy or reset (before the destroy or reset returns).
+ *
  * Fast mode ("fast": true) hands nothing to the worker (which stays idle):
  * each op runs on the submitting thread, under the stream's run lock so that
  * a stream's ops still run one at a time in submission order, and is
@@ -170,8 +177,11 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
         sim_mem_free_passed(s->ctx, op->u.free); /* bookkeeping: runs even when discarding */
         return;
     }
-    if (discard)
+    if (discard) {
+        if (op->kind == SIM_OP_LAUNCH)
+            sim_launch_truth_discard(op->u.launch);
         return;
+    }
     switch (op->kind) {
     case SIM_OP_LAUNCH:
         sim_launch_run(s, op->u.launch, op->clock);
@@ -186,11 +196,11 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
     }
     case SIM_OP_WRITE_VALUE:
         if (!write_value_op(s, op)) /* its memory was freed before it ran */
-            sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch);
+            sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch, NULL);
         break;
     default:
         if (!copy_op(s, op)) /* an async copy that overran its allocation */
-            sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch);
+            sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch, NULL);
         break;
     }
 }
@@ -327,22 +337,45 @@ void sim_stream_close(sim_stream *s)
     pthread_mutex_unlock(&s->qlock);
 }
 
+void sim_stream_truth_discard_queued(sim_stream *s)
+{
+    if (!s->ctx->truth)
+        return;
+    pthread_mutex_lock(&s->qlock);
+    for (sim_op *op = s->head; op; op = op->next)
+        if (op->kind == SIM_OP_LAUNCH)
+            sim_launch_truth_discard(op->u.launch);
+    pthread_mutex_unlock(&s->qlock);
+}
+
 void sim_stream_abandon(sim_stream *s)
 {
     atomic_store(&s->discard, true);
     sim_stream_close(s);
+    /* After discard is set no queued op runs, so marking them now is the
+     * truth, and the caller (destroy, reset) returns with it written. */
+    sim_stream_truth_discard_queued(s);
     sim_progress_notify();
 }
 
 /* ---- submission -------------------------------------------------------- */
 
-static uint64_t enqueue(sim_stream *s, sim_op *op)
+/* Queues op: its sequence number, or 0 with *why (NULL: not wanted) saying
+ * why not. */
+static uint64_t enqueue(sim_stream *s, sim_op *op, sim_status *why)
 {
     op->clock = atomic_fetch_add(&s->ctx->clock, 1);
     pthread_mutex_lock(&s->qlock);
-    if (atomic_load_explicit(&s->closing, memory_order_relaxed)) {
+    sim_status st = SIM_OK;
+    if (atomic_load_explicit(&s->closing, memory_order_relaxed))
+        st = SIM_ERR_INVALID_HANDLE;
+    else if (op->kind == SIM_OP_LAUNCH)
+        st = sim_launch_truth_accept(op->u.launch); /* before the worker can see it */
+    if (st) {
         pthread_mutex_unlock(&s->qlock);
         sim_op_free(op);
+        if (why)
+            *why = st;
         return 0;
     }
     uint64_t seq = atomic_load(&s->submitted) + 1;
@@ -370,7 +403,7 @@ static void wait_behind(sim_stream *s, sim_stream *target)
     sim_obj_retain(&target->obj);
     w->u.wait.target = target;
     w->u.wait.seq = seq;
-    enqueue(s, w);
+    enqueue(s, w, NULL);
 }
 
 static void legacy_ordering(sim_stream *s)
@@ -454,7 +487,14 @@ uint64_t sim_stream_submit(sim_stream *s, sim_op *op)
         legacy_ordering(s);
         break;
     }
-    return enqueue(s, op);
+    return enqueue(s, op, NULL);
+}
+
+sim_status sim_stream_submit_launch(sim_stream *s, sim_op *op)
+{
+    sim_status why = SIM_OK;
+    legacy_ordering(s);
+    return enqueue(s, op, &why) ? SIM_OK : why;
 }
 
 /* ---- waiting ------------------------------------------------------------ */
