@@ -129,6 +129,10 @@ typedef struct gg_kernel { uint64_t id; } gg_kernel;
 /* Errors                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Names and tags keep GG_NAME_MAX - 1 bytes and a terminator: a longer
+ * tag is truncated (always terminated); a longer fault-plan kernel filter
+ * is refused naming the bound. Messages keep GG_MESSAGE_MAX - 1 bytes,
+ * truncated and terminated. (Crossed by tests/core/test_bounds.c.) */
 #define GG_NAME_MAX 64
 #define GG_MESSAGE_MAX 512
 
@@ -147,6 +151,9 @@ typedef struct gg_culprit_candidate {
     uint64_t sequence;
 } gg_culprit_candidate;
 
+/* Candidates listed in a gg_culprit (80 bytes each); candidate_count is
+ * whole, and the message says how many more there were (crossed by
+ * tests/core/test_bounds.c). */
 #define GG_CULPRIT_CANDIDATES_MAX 4
 
 typedef struct gg_culprit {

@@ -52,6 +52,9 @@ void gg__context_observe_all(gg__context *ctx, uint64_t sequence_mark);
 /* The kernels among the suspects, with how many launches each, the
  * streams' tags, and what the record bound hid, for messages
  * (gg__culprit_text). */
+/* Kernels named in a WINDOW's message: 6 (about 100 bytes on the stack of
+ * the call that records a death); past it the launches of the others are
+ * counted as "N more" (crossed by tests/core/test_bounds.c). */
 #define GG__SUSPECT_NAMES_MAX 6
 typedef struct gg__suspect_names {
     uint32_t count;

@@ -141,6 +141,11 @@ void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *wha
         gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called (or gg_init was not)", c->api);
         return NULL;
     }
+    if (c->npins >= GG__PIN_SLOTS) {
+        gg__fail(c, GG_INTERNAL, "%s: internal error: more than %d objects pinned by one call", c->api,
+                 GG__PIN_SLOTS);
+        return NULL;
+    }
     if (gg__handle_lookup(id, type) != NULL && c->pins == NULL) {
         gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for this thread's pin record", c->api);
         return NULL;
@@ -159,7 +164,7 @@ gg_status gg__lookup_status(void)
 bool gg__pin_record_of(gg__call *c, gg__object *o)
 {
     gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
-    if (p == NULL)
+    if (p == NULL || c->npins >= GG__PIN_SLOTS)
         return false;
     unsigned k = c->npins;
     gg__pin_publish(p, k, o);
@@ -182,6 +187,9 @@ gg_status gg__call_open(gg__call *c)
     gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
     if (p == NULL)
         return gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for this thread's pin record", c->api);
+    if (c->npins >= GG__PIN_SLOTS)
+        return gg__fail(c, GG_INTERNAL, "%s: internal error: more than %d objects pinned by one call", c->api,
+                        GG__PIN_SLOTS);
     unsigned k = c->npins;
     gg__pin_publish(p, k, &open_sentinel);
     if (gg__backend_get() == NULL && !c->internal) {

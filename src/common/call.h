@@ -91,7 +91,8 @@ gg_status gg__lookup_status(void);
 /* Pins the object named by `id` of `type` until gg__leave, or returns NULL
  * recording nothing (pin.c R1-R3). A call pins at most GG__PIN_SLOTS
  * objects: the most any call takes is three (a copy between two buffers on
- * a stream). */
+ * a stream); a fifth is refused, never written past the record
+ * (gg__lookup_failed: GG_INTERNAL). */
 GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
 {
     gg__slot *slot = gg__handle_slot(id, type);
@@ -102,6 +103,8 @@ GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
     if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
         return NULL;
     unsigned k = c->npins;
+    if (GG__UNLIKELY(k >= GG__PIN_SLOTS))
+        return NULL; /* past the thread's record: gg__lookup_failed says so */
     gg__pin_publish(p, k, obj);                                           /* R2 */
     if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
         GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
@@ -217,6 +220,11 @@ gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms);
  * driver's, wherever it is in it (stack.c). */
 void gg__context_unwind_stacks(gg__call *c, gg__context *ctx);
 /* Copies the ids of up to `max` live contexts into out (context.c). */
+/* Live contexts at most (context.c's table; the snapshots of report.c and
+ * lifetime.c are this size): 32 KiB of table. Past it gg_context_create
+ * and gg_context_adopt return GG_OUT_OF_MEMORY saying "too many contexts"
+ * (crossed by tests/core/test_bounds.c). */
+#define GG__CONTEXTS_MAX 4096
 size_t gg__contexts_snapshot(uint64_t *out, size_t max);
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,

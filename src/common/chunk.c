@@ -138,6 +138,10 @@ static gg_status check_chunk_params(gg__call *c, const gg__kernel *k, const gg_l
     if (desc->params == NULL || offset_param >= desc->param_count)
         return gg__fail(c, GG_INVALID_ARGUMENT, "%s: the offset parameter %u is not one of the launch's %u "
                         "parameter(s)", c->api, offset_param, desc->params ? desc->param_count : 0);
+    if (k != NULL && k->params_known && offset_param >= GG__KNOWN_PARAMS)
+        return gg__fail(c, GG_INVALID_ARGUMENT, "%s: the offset parameter %u of kernel '%s' is past the first %d, "
+                        "whose sizes gpuguard keeps: its width cannot be checked against the 4-byte offset "
+                        "written there", c->api, offset_param, k->name, GG__KNOWN_PARAMS);
     if (k != NULL && k->params_known && offset_param < GG__KNOWN_PARAMS && k->param_sizes[offset_param] != 4)
         return gg__fail(c, GG_INVALID_ARGUMENT, "%s: the offset parameter %u of kernel '%s' is %u bytes wide; "
                         "chunking writes a 4-byte unsigned block offset there", c->api, offset_param, k->name,
@@ -382,6 +386,11 @@ gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32
         if (k->params_known && offset_param >= k->param_count)
             status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_set_chunking: offset_param %u is not one of "
                               "kernel '%s''s %u parameter(s)", offset_param, k->name, k->param_count);
+        else if (k->params_known && offset_param >= GG__KNOWN_PARAMS)
+            status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_set_chunking: offset_param %u of kernel '%s' is "
+                              "past the first %d parameters, whose sizes gpuguard keeps: its width cannot be "
+                              "checked against the 4-byte offset chunking writes there", offset_param, k->name,
+                              GG__KNOWN_PARAMS);
         else if (k->params_known && offset_param < GG__KNOWN_PARAMS && k->param_sizes[offset_param] != 4)
             status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_set_chunking: parameter %u of kernel '%s' is "
                               "%u bytes wide; chunking writes a 4-byte unsigned block offset there", offset_param,

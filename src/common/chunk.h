@@ -4,7 +4,9 @@
 
 #include "common/call.h"
 
-/* The most parameters a chunked launch takes (its slices copy them). */
+/* The most parameters a chunked launch takes (its slices copy them: 2 KiB
+ * of stack). Past it GG_INVALID_ARGUMENT naming the bound (crossed by
+ * tests/core/test_bounds.c). */
 #define GG__CHUNK_PARAMS_MAX 256
 
 /* Decides what a plain launch on a watchdog device does: GG_OK to go ahead

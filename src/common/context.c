@@ -13,7 +13,7 @@
 #include "common/wait.h"
 
 /* Every context, for gg_shutdown, the exit report and gg_dump_json. */
-#define MAX_CONTEXTS 4096
+#define MAX_CONTEXTS GG__CONTEXTS_MAX
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static gg__context *contexts[MAX_CONTEXTS];
 static size_t context_count;
@@ -118,10 +118,11 @@ static gg_status context_register(gg__call *c, int device, const gg_context_desc
         if (ctx != NULL)
             gg__launch_log_close(&ctx->default_log);
         gg__object_delete(ctx);
+        if (listed)
+            return gg__fail(c, GG_OUT_OF_MEMORY, "%s: no id for the context: %s", c->api, gg__handle_alloc_failure());
         return gg__fail(c, GG_OUT_OF_MEMORY, ctx == NULL ? "%s: out of host memory for the context record"
                             : !records ? "%s: out of host memory for the default stream's launch records"
-                            : !listed ? "%s: too many contexts (%d live)"
-                                      : "%s: out of host memory for the context's id (a page of the handle table)",
+                                       : "%s: too many contexts (%d live)",
                         c->api, MAX_CONTEXTS);
     }
     ctx->children.next = ctx->children.prev = &ctx->children;

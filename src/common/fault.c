@@ -31,6 +31,8 @@ static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static fault_plan *plan;
 static _Atomic unsigned latched_contexts;
 
+_Static_assert(GG__OP_COUNT <= GG_FAULT_TARGETS_MAX, "a plan's target set cannot hold every operation");
+
 static const char *const op_names[GG__OP_COUNT] = {
 #define GG__OP_NAME(name, str) str,
     GG__OP_LIST(GG__OP_NAME)

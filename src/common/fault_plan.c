@@ -211,9 +211,12 @@ static bool parse_rule(const cJSON *j, size_t index, uint64_t seed, const gg__fa
     }
     const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(j, "kernel");
     if (kernel != NULL) {
-        if (!cJSON_IsString(kernel) || kernel->valuestring[0] == '\0' ||
-            strlen(kernel->valuestring) >= sizeof r->kernel)
+        if (!cJSON_IsString(kernel) || kernel->valuestring[0] == '\0')
             PLAN_ERROR("fault plan: rule %zu: \"kernel\" must be a non-empty kernel name", index);
+        /* Kernel names are compared whole: a longer one could never match. */
+        if (strlen(kernel->valuestring) >= sizeof r->kernel)
+            PLAN_ERROR("fault plan: rule %zu: \"kernel\" is %zu bytes long; a kernel filter names at most %zu",
+                       index, strlen(kernel->valuestring), sizeof r->kernel - 1);
         if (naming->kernel_filter_allowed == NULL)
             PLAN_ERROR("fault plan: rule %zu: \"kernel\" filters are not available here", index);
         if (!naming->kernel_filter_allowed(naming->self, &r->targets, r->any_target))

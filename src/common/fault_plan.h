@@ -19,7 +19,9 @@
 
 #include "gpuguard/gpuguard.h"
 
-/* Up to this many targets (operations or driver functions) can be named. */
+/* Up to this many targets (operations or driver functions) can be named: a
+ * 256-byte bit set per rule. Fixed at build time: fault.c and the
+ * interposer check their target counts against it with _Static_assert. */
 #define GG_FAULT_TARGETS_MAX 2048
 
 typedef struct gg__fault_targets {

@@ -55,6 +55,16 @@ static uint32_t fresh_slot(void)
     return index;
 }
 
+_Static_assert((uint64_t)GG__DIR_PAGES * GG__PAGE_SLOTS == 268435456u, "the message below names the bound");
+
+const char *gg__handle_alloc_failure(void)
+{
+    if ((atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed) >> GG__PAGE_BITS) >= GG__DIR_PAGES)
+        return "the handle table is full (268435456 ids live or retired; ids of destroyed objects of the same "
+               "kind are reused)";
+    return "out of host memory for a page of the handle table";
+}
+
 uint64_t gg__handle_alloc(gg__type type, void *object)
 {
     if (type <= GG__T_NONE || type >= GG__T_COUNT)

@@ -43,7 +43,13 @@ typedef enum gg__free_reason {
 #define GG__GEN_MAX ((1u << GG__GEN_BITS) - 1u)
 #define GG__PAGE_BITS 12
 #define GG__PAGE_SLOTS (1u << GG__PAGE_BITS)
-#define GG__DIR_PAGES (1u << 16) /* 2^28 slots at most: plenty, and the directory is 512 KiB of BSS */
+/* 2^28 slots at most: plenty, and the directory is 512 KiB of BSS (pages of
+ * 4096 slots, 128 KiB each, allocated as ids are first handed out). Past it
+ * a creation fails with GG_OUT_OF_MEMORY saying the handle table is full,
+ * until an id of the same kind is freed; a slot whose generation would wrap
+ * (GG__GEN_MAX) is retired instead. Crossed by tests/core/test_bounds.c
+ * (and the generation by test_handles.c). */
+#define GG__DIR_PAGES (1u << 16)
 
 typedef struct gg__slot {
     _Atomic uint64_t id;        /* the live id, 0 when free */
@@ -94,6 +100,10 @@ static inline bool gg__handle_live(uint64_t id, gg__type type)
 
 /* A new id for `object`; 0 when the table is full (then OUT_OF_MEMORY). */
 uint64_t gg__handle_alloc(gg__type type, void *object);
+/* Why gg__handle_alloc returned 0, for the message: "the handle table is
+ * full (...)" once every slot was handed out, else the failed page
+ * allocation. */
+const char *gg__handle_alloc_failure(void);
 /* Frees the id (no effect if it is not live). */
 void gg__handle_free(uint64_t id, gg__free_reason reason);
 

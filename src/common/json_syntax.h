@@ -16,7 +16,10 @@
 #include <stddef.h>
 
 /* How deeply arrays and objects may nest; deeper texts are refused (the
- * checker recurses, and no setting needs more than a few levels). */
+ * checker recurses, and no setting needs more than a few levels). The top
+ * value is at depth 0: a value at depth 65 is refused naming the bound,
+ * with its offset (about 100 bytes of stack a level; crossed by
+ * tests/core/test_bounds.c). */
 #define GG_JSON_MAX_DEPTH 64
 
 /* True when `text` is exactly one JSON value (RFC 8259) with only

@@ -12,6 +12,9 @@
 
 typedef struct gg__config {
     char backend[16];            /* "auto", "cuda", "hip", "sim", "sim-hip" */
+    /* Paths keep 511 bytes: a longer one is refused by gg_init naming the
+     * bound (desc or environment), never truncated (crossed by
+     * tests/core/test_bounds.c; the report path too). */
     char cuda_library[512];
     char hip_library[512];
     gg_log_fn log_fn;

@@ -141,7 +141,8 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
             o->owned = false; /* an adoption that failed leaves the native object its owner's */
             gg__kinds[type].release(c, o, true, &op);
             gg__object_delete(o);
-            status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object's id", c->api);
+            status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: no id for the object: %s", c->api,
+                              gg__handle_alloc_failure());
         } else {
             o->created_by = c->api;
             gg__copy_tag(o->tag, sizeof o->tag, tag);
@@ -332,7 +333,7 @@ void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason)
 
 void gg__contexts_release_all(bool driver_alive)
 {
-    uint64_t ids[4096];
+    uint64_t ids[GG__CONTEXTS_MAX]; /* every live context (32 KiB of stack) */
     size_t n = gg__contexts_snapshot(ids, sizeof ids / sizeof ids[0]);
     for (size_t i = 0; i < n; i++) {
         gg__call c = GG__CALL("gg_shutdown");

@@ -86,7 +86,10 @@ void gg__object_pools_release(void)
     pthread_mutex_unlock(&pool_lock);
 }
 
-/* Interned names: an append-only list, freed at gg_shutdown. */
+/* Interned names: an append-only list, freed at gg_shutdown. No count
+ * bound: each distinct kernel name costs its length and 16 bytes until
+ * gg_shutdown, and a look-up is linear in the distinct names (a program
+ * has a few hundred kernels at most). */
 typedef struct interned {
     struct interned *next;
     char name[];

@@ -128,7 +128,10 @@ typedef struct gg__module {
     gg__nmodule native;
 } gg__module;
 
-/* Parameters whose sizes a kernel record keeps (the count is kept whole). */
+/* Parameters whose sizes a kernel record keeps (128 bytes a kernel; the
+ * count is kept whole, and checked whole). Past it a parameter's width is
+ * unknown: it cannot be a chunk offset (GG_INVALID_ARGUMENT naming the
+ * bound; crossed by tests/core/test_bounds.c). */
 #define GG__KNOWN_PARAMS 64
 
 typedef struct gg__kernel {

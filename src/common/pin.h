@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Pins per call (one 64-byte record per thread that ever called in). The
+ * most a call takes is three; a fifth is refused with GG_INTERNAL, never
+ * written past the record (crossed by tests/core/test_bounds.c). */
 #define GG__PIN_SLOTS 4
 
 typedef struct gg__pin_record {

@@ -9,7 +9,11 @@
 #include "common/call.h"
 #include "common/lifetime.h"
 
-#define MAX_CONTEXTS 4096
+/* Every live context: the snapshot is 32 KiB on the heap. */
+#define MAX_CONTEXTS GG__CONTEXTS_MAX
+/* Leak lines logged per report (contexts and tagged objects); past it the
+ * objects are only counted, in the summary line that follows (crossed by
+ * tests/core/test_bounds.c). */
 #define MAX_LISTED_LEAKS 16
 
 /* "3 stream(s), 1 event(s)" for the kinds with a nonzero count. */

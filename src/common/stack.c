@@ -11,6 +11,9 @@
 #include "common/call.h"
 #include "common/fork.h"
 
+/* Contexts per thread's stack: 512 bytes of TLS per thread. The 65th push
+ * fails with GG_INVALID_ARGUMENT naming the bound, both stacks untouched
+ * (crossed by tests/core/test_bounds.c). */
 #define STACK_MAX 64
 
 typedef struct context_stack {

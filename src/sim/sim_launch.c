@@ -360,10 +360,12 @@ void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
     (void)s;
     const sim_device_config *cfg = l->ctx->dev->cfg;
     l->clock = clock;
+    /* Started before the watchdog's clock starts: a timed-out launch's
+     * recorded run time is at least the watchdog's limit. */
+    sim_truth_started(&l->truth);
     l->has_deadline = cfg->watchdog;
     if (cfg->watchdog)
         l->deadline = sim_ts_add_us(sim_now(), (uint64_t)cfg->watchdog_ms * 1000u);
-    sim_truth_started(&l->truth);
     sim_status st = run_body(l);
     /* Unpin now: the allocations may be freed while the op is released. */
     for (size_t i = 0; i < l->npins; i++)
