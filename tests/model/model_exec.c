@@ -1237,9 +1237,21 @@ static void after_step(run *r)
 static void teardown(run *r)
 {
     r->step = r->p->count;
-    for (int c = 0; c < MODEL_CTX; c++)
-        if (r->ctx[c].live)
-            destroy_ctx(r, c);
+    for (int c = 0; c < MODEL_CTX; c++) {
+        if (!r->ctx[c].live)
+            continue;
+        if (is_hip(r)) {
+            /* HIP: destroying the gg context leaves the device's primary
+             * context, and the work still queued in it, running into the
+             * next program (after gg_sim_truth_reset, where the referee
+             * cannot see it). A context with work left is killed by a
+             * short deadline and recovered (the device reset drops it). */
+            gg_status q = gg_context_synchronize(r->ctx[c].h, 100);
+            if (q != GG_OK && gg_context_state(r->ctx[c].h) == GG_STATE_DEAD)
+                gg_context_recover(r->ctx[c].h);
+        }
+        destroy_ctx(r, c);
+    }
     uint64_t live = 0;
     if (gg_live_objects(&live) == GG_OK && live != 0) {
         char *json = NULL;
