@@ -23,6 +23,7 @@
 #include "common/attribution.h"
 #include "common/alloc.h"
 #include "common/call.h"
+#include "common/departed.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -400,6 +401,26 @@ void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out, gg__
     }
     if (names != NULL)
         names->unkept = g.unkept;
+    /* A native context other gg contexts use too (HIP: every context is
+     * its device's; CUDA: a primary context): their launches, or those of
+     * one destroyed with its work still running, fault there as well, and
+     * may be what killed it. No culprit is named then. (A deadline on one
+     * stream is that stream's own.) */
+    gg__backend *b = gg__backend_get();
+    if (only == NULL && b != NULL && (ctx->use_primary || b->one_context_per_device)) {
+        char who[GG_NAME_MAX + 64] = "";
+        bool departed = gg__departed_note(b, ctx->native, who, sizeof who) > 0;
+        if (departed || gg__context_sharers_busy(ctx, who, sizeof who) > 0) {
+            memset(out, 0, sizeof *out);
+            if (names != NULL) {
+                memset(names, 0, sizeof *names);
+                snprintf(names->shared_with, sizeof names->shared_with, "%s", who);
+                names->shared_departed = departed;
+            }
+            out->certainty = GG_ATTRIBUTION_NONE;
+            return;
+        }
+    }
     if (out->window_count == 0)
         out->certainty = GG_ATTRIBUTION_NONE;
     else if (out->window_count == 1 && g.unkept == 0)
@@ -449,6 +470,17 @@ void gg__culprit_text(const gg_culprit *cul, const gg__suspect_names *names, cha
         stream_text(where, sizeof where, cul->stream.id, names != NULL ? names->suspect_tag : NULL);
         snprintf(buf, size, "culprit: kernel '%s' (launch #%llu, on %s)", cul->kernel_name,
                  (unsigned long long)cul->sequence, where);
+        return;
+    }
+    if (cul->certainty == GG_ATTRIBUTION_NONE && names != NULL && names->shared_with[0] != '\0') {
+        if (names->shared_departed)
+            snprintf(buf, size, "culprit unknown: %s, destroyed with its work still running on this native "
+                     "context (shared: on HIP a device has one, and a primary context is everyone's), may be to "
+                     "blame", names->shared_with);
+        else
+            snprintf(buf, size, "culprit unknown: %s shares this native context (on HIP a device has one, and a "
+                     "primary context is everyone's) and had launches unfinished: one of them may be to blame",
+                     names->shared_with);
         return;
     }
     if (cul->certainty != GG_ATTRIBUTION_WINDOW)

@@ -69,6 +69,10 @@ typedef struct gg__suspect_names {
     uint64_t suspect_behind; /* the suspect unkept: launches queued behind it on its stream */
     uint64_t suspect_position; /* the suspect unkept: its position on its stream (1-based) */
     char candidate_tags[GG_CULPRIT_CANDIDATES_MAX][GG_NAME_MAX];
+    /* NONE because another gg context's work on the same native context
+     * may be to blame: who, and how ("shares" or "departed"); "" else. */
+    char shared_with[GG_NAME_MAX + 64];
+    bool shared_departed;
     uint64_t candidate_behind[GG_CULPRIT_CANDIDATES_MAX]; /* as suspect_behind, per candidate */
     uint64_t candidate_position[GG_CULPRIT_CANDIDATES_MAX];
 } gg__suspect_names;

@@ -145,6 +145,10 @@ struct gg__backend {
     /* Resets the device's primary context (recovery of a primary context):
      * destroys all its resources; the next ctx_create(use_primary) gets a fresh one. */
     int (*ctx_reset_primary)(void *self, int device);
+    /* Optional (NULL: none): how many times the backend reset the device's
+     * primary context on its own (HIP's ctx_create resets a device a sticky
+     * error poisoned), so that records of work on it can be known void. */
+    unsigned (*device_resets)(void *self, int device);
     int (*ctx_get_current)(void *self, gg__nctx *out);  /* NULL when none */
     int (*ctx_set_current)(void *self, gg__nctx ctx);    /* NULL clears */
     int (*ctx_push)(void *self, gg__nctx ctx);

@@ -226,6 +226,11 @@ void gg__context_unwind_stacks(gg__call *c, gg__context *ctx);
  * (crossed by tests/core/test_bounds.c). */
 #define GG__CONTEXTS_MAX 4096
 size_t gg__contexts_snapshot(uint64_t *out, size_t max);
+/* Other live gg contexts on ctx's native context (HIP: the device's; CUDA:
+ * a primary context) with launches not known complete: how many, the first
+ * one's label into `label`. A context or list that could not be locked
+ * there and then counts. Caller holds ctx->lock. */
+uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size);
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
                             const char *b_what);

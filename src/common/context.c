@@ -8,6 +8,7 @@
 #include "common/attribution.h"
 #include "common/timeline.h"
 #include "common/call.h"
+#include "common/departed.h"
 #include "common/fork.h"
 #include "common/lifetime.h"
 #include "common/wait.h"
@@ -99,6 +100,27 @@ static bool is_primary(const gg__call *c, const gg__context *ctx)
     return ctx->use_primary || c->b->one_context_per_device;
 }
 
+/* Destroying the gg context leaves its native context (and the work on
+ * it) running: HIP's and primary contexts (a CUDA one unless that was its
+ * last reference: checked after the release). */
+static bool native_outlives(const gg__call *c, const gg__context *ctx)
+{
+    /* An adopted context its owner keeps is left out: the owner may
+     * destroy it as soon as the gg context is gone, and the events kept of
+     * its work with it. */
+    return is_primary(c, ctx) && !gg__object_borrowed(&ctx->h);
+}
+
+/* Some of the context's work may still run, or write its timeline: a
+ * launch not observed complete, a destroyed stream's log kept, or a
+ * default-stream launch whose timeline write may not have landed. */
+static bool work_maybe_pending(gg__context *ctx)
+{
+    uint64_t submitted = atomic_load_explicit(&ctx->default_log.submitted, memory_order_acquire);
+    return ctx->retired != NULL || atomic_load_explicit(&ctx->default_log.completed, memory_order_relaxed) < submitted ||
+           (ctx->timeline_page != NULL && submitted > 0);
+}
+
 /* Makes the record of a native context and publishes its id. `adopt`
  * NULL: gpuguard made the native context, and destroys it if the record
  * cannot be made; otherwise it was adopted and stays its owner's on
@@ -173,6 +195,68 @@ static uint64_t context_of_native(gg__nctx native)
     }
     pthread_mutex_unlock(&contexts_lock);
     return found;
+}
+
+/* Whether a log has a launch not known complete (its timeline counted). */
+static bool log_busy(const gg__context *ctx, gg__launch_log *log)
+{
+    uint64_t submitted = atomic_load_explicit(&log->submitted, memory_order_acquire);
+    uint64_t done = atomic_load_explicit(&log->completed, memory_order_relaxed);
+    _Atomic uint64_t *slot = log->timeline_slot;
+    if (slot != NULL && !atomic_load_explicit(&log->timeline_broken, memory_order_relaxed)) {
+        uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
+        if (!ctx->timeline_wide)
+            v = submitted - (uint32_t)((uint32_t)submitted - (uint32_t)v);
+        if (v > done)
+            done = v;
+    }
+    return done < submitted;
+}
+
+/* Whether `other` has a launch not known complete. Caller holds its lock. */
+static bool context_busy(gg__context *other)
+{
+    if (log_busy(other, &other->default_log) || other->retired != NULL)
+        return true;
+    for (gg__object *o = other->children.next; o != &other->children; o = o->next)
+        if (o->type == GG__T_STREAM && log_busy(other, &((gg__stream *)o)->log))
+            return true;
+    return false;
+}
+
+uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size)
+{
+    gg__backend *b = gg__backend_get();
+    bool one_per_device = b != NULL && b->one_context_per_device;
+    /* Called under ctx->lock, against the usual order (the list's lock,
+     * then a context's): only tried, never waited for. A lock not had
+     * counts as busy, which costs a culprit, never names a wrong one. */
+    uint32_t busy = 0;
+    if (pthread_mutex_trylock(&contexts_lock) != 0) {
+        snprintf(label, size, "another gg context (the list of contexts was busy)");
+        return 1;
+    }
+    for (size_t i = 0; i < context_count; i++) {
+        gg__context *other = contexts[i];
+        /* Device and use_primary are fixed before a context is listed: a
+         * context that cannot share ctx's native one is passed unlocked. */
+        if (other == ctx || atomic_load_explicit(&other->h.id, memory_order_acquire) == 0 ||
+            other->device != ctx->device || !(other->use_primary || one_per_device))
+            continue;
+        if (pthread_mutex_trylock(&other->lock) != 0) {
+            if (busy++ == 0)
+                snprintf(label, size, "a gg context that was busy");
+            continue;
+        }
+        /* A DEAD sharer counts too: its unfinished launch may be the one
+         * that killed both. */
+        if (atomic_load_explicit(&other->h.id, memory_order_relaxed) != 0 && other->native == ctx->native &&
+            gg__context_state(other) != GG_STATE_FORKED && context_busy(other) && busy++ == 0)
+            snprintf(label, size, "gg context %s", gg__object_label(&other->h).text);
+        pthread_mutex_unlock(&other->lock);
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    return busy;
 }
 
 /* Serialises adoptions of contexts: the check that a native context is not
@@ -310,22 +394,43 @@ int gg__context_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op
 {
     gg__context *ctx = (gg__context *)o;
     *op = GG__OP_CTX_DESTROY;
+    bool alive = call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
+    /* A native context that stays (HIP's, a primary) keeps running what
+     * this context left unobserved: that work, its destroyed streams'
+     * events and its timeline page are handed to departed.c. */
+    if (alive && native_outlives(c, ctx) && work_maybe_pending(ctx)) {
+        void *page = (void *)ctx->timeline_page;
+        if (gg__departed_leave(c->b, ctx, page))
+            gg__timeline_close(c, ctx, false);
+    }
     /* A dead context's page and events go with its native teardown. */
-    gg__retired_logs_release(ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE ? c->b : NULL);
-    gg__timeline_close(c, ctx, call_driver && gg__context_state(ctx) == GG_STATE_ALIVE);
+    gg__retired_logs_release(ctx, alive ? c->b : NULL);
+    gg__timeline_close(c, ctx, alive);
     gg__launch_log_close(&ctx->default_log);
     if (!call_driver || gg__object_borrowed(&ctx->h)) /* an adopted context its owner keeps */
         return 0;
     if (gg__context_state(ctx) == GG_STATE_DEAD && is_primary(c, ctx) && (!ctx->h.adopted || ctx->allow_reset)) {
         /* A dead primary context stays poisoned for every user until reset;
          * releasing our reference alone would leave it so. */
+        gg__departed_reset_seen(ctx->device);
         int n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_reset_primary(c->b->self, ctx->device));
         if (n != 0)
             gg__log(GG_LOG_WARN, 0, "%s: resetting the dead primary context returned %s", c->api,
                     c->b->code_name(n));
     }
     /* Even a DEAD native context is destroyed: that is how its memory comes back. */
-    return gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_destroy(c->b->self, ctx->device, ctx->use_primary, ctx->native));
+    int n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_destroy(c->b->self, ctx->device, ctx->use_primary,
+                                                             ctx->native));
+    /* A CUDA primary context whose last reference that was is torn down
+     * with its work (HIP's never are): what departed.c holds of it is void,
+     * and its events must not be queried. Unknown counts as torn down. */
+    if (is_primary(c, ctx) && !c->b->one_context_per_device) {
+        bool active = false;
+        if (c->b->ctx_is_primary == NULL || c->b->ctx_is_primary(c->b->self, ctx->device, ctx->native, &active) != 0 ||
+            !active)
+            gg__departed_reset_seen(ctx->device);
+    }
+    return n;
 }
 
 static const char *state_name(gg_state s)
@@ -407,6 +512,7 @@ static gg_status recreate_native(gg__call *c, gg__context *ctx, uint64_t id)
 {
     int n;
     if (is_primary(c, ctx)) {
+        gg__departed_reset_seen(ctx->device);
         n = gg__drv(c, GG__OP_CTX_DESTROY, c->b->ctx_reset_primary(c->b->self, ctx->device));
         /* Drop our retain; an adopted primary context gpuguard does not own
          * is retained by its owner only, who keeps that reference. */
@@ -528,8 +634,13 @@ gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms)
      * wait covers them, and only them. */
     uint64_t mark = atomic_load_explicit(&ctx->launch_sequence, memory_order_acquire);
     gg_status status = gg__wait(c, GG__OP_STREAM_QUERY, poll_context, ctx, timeout_ms, "all work in the context", NULL);
-    if (status == GG_OK)
+    if (status == GG_OK) {
         gg__context_observe_all(ctx, mark);
+        /* While all is well, free what departed contexts left here and is
+         * done (after a fault, their events report the fault instead). */
+        if (is_primary(c, ctx))
+            gg__departed_note(c->b, ctx->native, NULL, 0);
+    }
     return status;
 }
 

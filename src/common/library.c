@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/departed.h"
 #include "common/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"
@@ -104,6 +105,7 @@ static void on_process_exit(void)
         atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
         if (gg__pins_wait_all(EXIT_DRAIN_MS)) {
             gg__contexts_release_all(false);
+            gg__departed_forget_all(NULL);
             b->close(b->self, false);
         }
         /* Last, so that it counts the host allocations of the whole exit. */
@@ -251,6 +253,7 @@ gg_status gg_shutdown(void)
     atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
     gg__pins_wait_all(0);
     gg__contexts_release_all(true);
+    gg__departed_forget_all(b);
     /* After the releases, so that it counts their host allocations too. */
     gg__fault_write_report(gg__lib.config.fault_report_path, live, "gg_shutdown");
     gg__fault_clear_plan();

@@ -33,8 +33,9 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
         snprintf(what, sizeof what, "%s", what_kind);
     gg__context *ctx = c->ctx;
     gg_culprit pending;
+    gg__suspect_names names;
     pthread_mutex_lock(&ctx->lock);
-    gg__attribute(ctx, c->stream ? &c->stream->log : NULL, &pending, NULL);
+    gg__attribute(ctx, c->stream ? &c->stream->log : NULL, &pending, &names);
     pthread_mutex_unlock(&ctx->lock);
     char detail[GG_MESSAGE_MAX];
     if (pending.certainty == GG_ATTRIBUTION_EXACT && pending.window_count == 1)
@@ -51,6 +52,9 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
                  "deadline of %u ms passed waiting for %s; %u launch(es) unfinished, the oldest of them not "
                  "kept by name (more launches were queued than the %u records kept per stream)", timeout_ms,
                  what, pending.window_count, gg__lib.config.launch_records);
+    else if (names.shared_with[0] != '\0')
+        snprintf(detail, sizeof detail, "deadline of %u ms passed waiting for %s; work of %s on the same native "
+                 "context (shared) may be what is stuck", timeout_ms, what, names.shared_with);
     else
         snprintf(detail, sizeof detail, "deadline of %u ms passed waiting for %s (no launch pending: "
                  "a copy or an event wait is stuck)", timeout_ms, what);

@@ -74,6 +74,9 @@ typedef struct hip_backend {
      * has not been reset since. Devices 64 and up are not tracked (their new
      * contexts are never reset). */
     _Atomic uint64_t dead_devices;
+    /* Resets of each device (reset_device), for backend.h's device_resets;
+     * devices 64 and up are not counted. */
+    _Atomic unsigned resets[64];
 } hip_backend;
 
 static inline hip_backend *backend_of(void *self)
@@ -137,6 +140,8 @@ static int reset_device(void *self, int device)
     if (rc != GGHIP_Success)
         return rc;
     rc = (int)rt->hipDeviceReset();
+    if (device >= 0 && device < 64)
+        atomic_fetch_add(&b->resets[device], 1);
     int restored = (int)rt->hipSetDevice(saved);
     if (rc == GGHIP_Success)
         atomic_fetch_and(&b->dead_devices, ~device_bit(device));
@@ -407,6 +412,11 @@ static int hip_pointer_range(void *self, gg__dptr p, gg__nctx *ctx, gg__dptr *ba
     *base = (gg__dptr)(uintptr_t)start;
     *bytes = size;
     return GGHIP_Success;
+}
+
+static unsigned hip_device_resets(void *self, int device)
+{
+    return device >= 0 && device < 64 ? atomic_load(&backend_of(self)->resets[device]) : 0;
 }
 
 static int hip_ctx_reset_primary(void *self, int device)
@@ -811,6 +821,7 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     out->pointer_range = hip_pointer_range;
     out->ctx_destroy = hip_ctx_destroy;
     out->ctx_reset_primary = hip_ctx_reset_primary;
+    out->device_resets = hip_device_resets;
     out->ctx_get_current = hip_ctx_get_current;
     out->ctx_set_current = hip_ctx_set_current;
     out->ctx_push = hip_ctx_push;

@@ -251,3 +251,112 @@ Test(culprit_bounds, a_slot_of_a_destroyed_stream_is_not_reused_while_its_write_
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
+
+/* ---- a native context shared by several gg contexts --------------------
+ * HIP has one context per device, and a CUDA primary context is everyone's:
+ * two gg contexts on it share fate, and one destroyed leaves its work
+ * running there. A fault may then be another gg context's: none of this
+ * context's launches is named (NONE, the message says whose work may be to
+ * blame), and a late timeline write of the departed one never lands in
+ * this one's page. */
+
+/* A rig on device 1's primary context (every HIP context is one). */
+static void open_shared_rig(gg_test_rig *r, const char *tag)
+{
+    GG_OK_(gg_context_create(1, &(gg_context_desc){ .tag = tag, .use_primary = true }, &r->ctx));
+    GG_OK_(gg_module_load_file(r->ctx, gg_test_kernel_module("core_kernels"), NULL, &r->module));
+    GG_OK_(gg_kernel_get(r->module, "touch", &r->touch));
+    GG_OK_(gg_kernel_get(r->module, "sleep_ms", &r->sleep_ms));
+    GG_OK_(gg_kernel_get(r->module, "noop", &r->noop));
+    GG_OK_(gg_kernel_get(r->module, "fill_u32", &r->fill_u32));
+}
+
+static void init_shared(void)
+{
+    gg_init_desc desc = { .timeline = GG_TIMELINE_AUTO, .wait_timeout_ms = 5000 };
+    gg_test_init_sim_desc(HANG_CONFIG, &desc);
+}
+
+Test(culprit_bounds, a_fault_of_another_gg_context_on_the_same_native_context_names_none_of_ours)
+{
+    init_shared();
+    gg_test_rig a, b;
+    open_shared_rig(&a, "a");
+    open_shared_rig(&b, "b");
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(a.ctx, 4096, NULL, &buf));
+    uint64_t dptr = device_ptr(buf);
+    gg_stream sa, sb;
+    GG_OK_(gg_stream_create(a.ctx, NULL, &sa));
+    GG_OK_(gg_stream_create(b.ctx, NULL, &sb));
+    GG_OK_(launch_sleep(&a, sa, 100));
+    GG_OK_(launch_touch(&a, sa, dptr, 1u << 30)); /* a's: faults after 100 ms */
+    GG_OK_(launch_sleep(&b, sb, 2000));            /* b's: unfinished when it does */
+    gg_status st = gg_stream_synchronize(sb, 5000);
+    cr_assert_eq(st, GG_ILLEGAL_ADDRESS, "%s", gg_test_last_message());
+    gg_error_info death;
+    GG_OK_(gg_context_death(b.ctx, &death));
+    cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_NONE, "b's sleep must not be blamed: %s", death.message);
+    cr_assert_not_null(strstr(death.message, "culprit unknown: gg context 'a' shares this native context"), "%s",
+                       death.message);
+    /* a shares the fate: its next call finds it dead (and a destroy of a
+     * dead primary context resets it under every other user). */
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(a.ctx, 5000));
+    GG_OK_(gg_context_destroy(a.ctx));
+    GG_OK_(gg_context_destroy(b.ctx));
+    gg_test_finish();
+}
+
+Test(culprit_bounds, work_left_running_by_a_destroyed_gg_context_is_not_blamed_on_the_next)
+{
+    init_shared();
+    gg_test_rig a, b;
+    open_shared_rig(&a, "a");
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(a.ctx, 4096, NULL, &buf));
+    uint64_t dptr = device_ptr(buf);
+    /* a's default stream: a sleep, then a fault; a goes while they run
+     * (on HIP and with a primary context still retained, they go on). */
+    GG_OK_(launch_sleep(&a, GG_NO_STREAM, 150));
+    GG_OK_(launch_touch(&a, GG_NO_STREAM, dptr, 1u << 30));
+    open_shared_rig(&b, "b"); /* retains the primary context first, so it stays */
+    GG_OK_(gg_context_destroy(a.ctx));
+    gg_stream sb;
+    GG_OK_(gg_stream_create(b.ctx, NULL, &sb));
+    GG_OK_(launch_sleep(&b, sb, 2000));
+    gg_status st = gg_stream_synchronize(sb, 5000);
+    cr_assert_eq(st, GG_ILLEGAL_ADDRESS, "%s", gg_test_last_message());
+    gg_error_info death;
+    GG_OK_(gg_context_death(b.ctx, &death));
+    cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_NONE, "b's sleep must not be blamed: %s", death.message);
+    cr_assert_not_null(strstr(death.message, "culprit unknown: gg context 'a', destroyed with its work still running"),
+                       "%s", death.message);
+    GG_OK_(gg_context_destroy(b.ctx));
+    gg_test_finish();
+}
+
+Test(culprit_bounds, work_a_destroyed_gg_context_finished_leaves_the_next_its_culprits)
+{
+    /* The departed work completed (its timeline says so, even after the
+     * fault): the next context's own faulting launch is named. */
+    init_shared();
+    gg_test_rig a, b;
+    open_shared_rig(&a, "a");
+    open_shared_rig(&b, "b");
+    GG_OK_(launch_sleep(&a, GG_NO_STREAM, 20));
+    GG_OK_(gg_context_destroy(a.ctx));
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(b.ctx, 4096, NULL, &buf));
+    gg_stream sb;
+    GG_OK_(gg_stream_create(b.ctx, NULL, &sb));
+    GG_OK_(launch_sleep(&b, sb, 200));
+    GG_OK_(launch_touch(&b, sb, device_ptr(buf), 1u << 30)); /* b's #2 faults, long after a's sleep ended */
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(sb, 5000));
+    gg_error_info death;
+    GG_OK_(gg_context_death(b.ctx, &death));
+    cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
+    cr_assert_str_eq(death.culprit.kernel_name, "touch", "%s", death.message);
+    cr_assert_eq(death.culprit.sequence, 2, "%s", death.message);
+    GG_OK_(gg_context_destroy(b.ctx));
+    gg_test_finish();
+}

@@ -30,6 +30,12 @@
 /* ---- the process: one simulator configuration -------------------------- */
 
 static void *sim_lib;
+/* HIP: the simulator's own device calls, to reset both devices between
+ * programs (a destroyed gg context leaves its work running in the
+ * device's primary context; gpuguard keeps its timeline page while it
+ * does, and the next program must not inherit either). */
+static int (*hip_set_device)(int);
+static int (*hip_device_reset)(void);
 static gg_sim_truth_launches_fn truth_launches;
 static gg_sim_truth_reset_fn truth_reset;
 static gg_sim_live_objects_fn sim_live_objects;
@@ -69,6 +75,8 @@ bool model_process_setup(const model_env *env)
     truth_launches = (gg_sim_truth_launches_fn)dlsym(sim_lib, "gg_sim_truth_launches");
     truth_reset = (gg_sim_truth_reset_fn)dlsym(sim_lib, "gg_sim_truth_reset");
     sim_live_objects = (gg_sim_live_objects_fn)dlsym(sim_lib, "gg_sim_live_objects");
+    hip_set_device = (int (*)(int))dlsym(sim_lib, "hipSetDevice");
+    hip_device_reset = (int (*)(void))dlsym(sim_lib, "hipDeviceReset");
     if (truth_launches == NULL || truth_reset == NULL) {
         truth_launches = NULL;
         fprintf(stderr, "model: the simulator has no ground truth (gg_sim_truth_launches): only the checks "
@@ -585,6 +593,24 @@ static void check_deadline_culprit(run *r, int c, const gg_error_info *e, size_t
     }
 }
 
+/* A launch on this native context that is not this gg context's own (of
+ * another gg context sharing it, or of one destroyed with its work still
+ * running: HIP, primary contexts) had not ended when the step began: from
+ * what gpuguard can know, it may be what faulted, so naming no culprit is
+ * honest. */
+static bool foreign_unfinished(const run *r, const truthv *t, size_t native, uint64_t own_ctx)
+{
+    const ids *launches = &r->natives[native].launches;
+    for (size_t i = 0; i < t->n && i < launches->n; i++) {
+        const xlaunch *l = &r->launches[launches->v[i]];
+        if (l->gg_ctx == own_ctx && i >= r->natives[native].epoch)
+            continue;
+        if (unfinished_at_start(r, &t->rec[i]))
+            return true;
+    }
+    return false;
+}
+
 /* Context c was found dead by this step: its death against the truth. */
 static void check_death(run *r, int c)
 {
@@ -627,9 +653,19 @@ static void check_death(run *r, int c)
                      : e.status != GG_ILLEGAL_ADDRESS && e.status != GG_LAUNCH_FAILED)
             failure(r, &e, (long)x->native, "the context died of %s, but launch #%llu %s", gg_status_name(e.status),
                     (unsigned long long)p->seq, state_name(poison->state));
-        if (cul->certainty == GG_ATTRIBUTION_NONE) {
+        if (p->gg_ctx != x->h.id) {
+            /* Another gg context on the same native context (HIP: the
+             * device's; a primary context) faulted: none of this context's
+             * launches may be named. */
+            if (cul->certainty != GG_ATTRIBUTION_NONE)
+                failure(r, &e, (long)x->native, "the launch that faulted is gg context 0x%llx's '%s' #%llu (step %zu), "
+                                                "which shares this native context, but the culprit is %s",
+                        (unsigned long long)p->gg_ctx, kernel_symbol[p->kernel], (unsigned long long)p->seq, p->step,
+                        certainty_name(cul->certainty));
+        } else if (cul->certainty == GG_ATTRIBUTION_NONE && !foreign_unfinished(r, &t, x->native, x->h.id)) {
             failure(r, &e, (long)x->native, "certainty NONE, but launch #%llu ('%s' on stream 0x%llx, step %zu) "
-                                            "faulted and poisoned the context",
+                                            "faulted and poisoned the context, and no other gg context's launch on "
+                                            "this native context was unfinished",
                     (unsigned long long)p->seq, kernel_symbol[p->kernel], (unsigned long long)p->stream_id, p->step);
         } else if (cul->certainty == GG_ATTRIBUTION_EXACT) {
             if (cul->sequence != p->seq || cul->stream.id != p->stream_id ||
@@ -661,9 +697,14 @@ static void check_death(run *r, int c)
             }
         }
     } else if (earlier_poison) {
-        /* HIP: a launch of an earlier gg context on this device's primary
-         * context (destroyed without a reset) poisoned it: gpuguard
-         * cannot name it. */
+        /* HIP: a launch made before this context's life on the device's
+         * primary context (by a gg context destroyed with its work still
+         * running, or by another one) poisoned it: gpuguard must not name
+         * one of this context's launches. */
+        if (cul->certainty != GG_ATTRIBUTION_NONE &&
+            (e.status == GG_ILLEGAL_ADDRESS || e.status == GG_LAUNCH_FAILED || e.status == GG_LAUNCH_TIMEOUT))
+            failure(r, &e, (long)x->native, "a launch from before this context's life on the native context "
+                                            "poisoned it, but the culprit is %s", certainty_name(cul->certainty));
     } else if (e.status == GG_ILLEGAL_ADDRESS || e.status == GG_LAUNCH_FAILED || e.status == GG_LAUNCH_TIMEOUT) {
         failure(r, &e, (long)x->native, "the context died of %s, but no launch of it poisoned it in the truth",
                 gg_status_name(e.status));
@@ -1261,6 +1302,10 @@ static void teardown(run *r)
         gg_free(json);
     }
     gg_shutdown();
+    if (is_hip(r) && hip_set_device != NULL && hip_device_reset != NULL)
+        for (int d = 0; d < 2; d++)
+            if (hip_set_device(d) == 0)
+                hip_device_reset();
     if (sim_live_objects != NULL) {
         uint64_t deadline = now_ns() + 2000ull * 1000000ull;
         unsigned long long left;
