@@ -136,15 +136,25 @@ typedef struct gg_kernel { uint64_t id; } gg_kernel;
 #define GG_NAME_MAX 64
 #define GG_MESSAGE_MAX 512
 
+/* How sure the culprit is. Certainty is a proof: EXACT only when no other
+ * launch can have failed; a launch is named only from its own record. */
 typedef enum gg_attribution {
-    GG_ATTRIBUTION_NONE = 0,   /* no launch could be blamed (error not from a launch) */
+    GG_ATTRIBUTION_NONE = 0,   /* no launch is blamed: the error is not from a launch, or
+                                  launches gpuguard cannot judge may be to blame (another gg
+                                  context's on the same native context: HIP has one per
+                                  device, a primary context is everyone's; the message says
+                                  whose) */
     GG_ATTRIBUTION_EXACT = 1,  /* exactly one launch could have failed */
-    GG_ATTRIBUTION_WINDOW = 2  /* one of several unobserved launches failed */
+    GG_ATTRIBUTION_WINDOW = 2  /* one of several unobserved launches failed, or one whose
+                                  record was overwritten (see gg_culprit) */
 } gg_attribution;
 
-/* The launch suspected of causing an asynchronous error. */
 /* One suspect launch: with completion timelines, the first unfinished
- * launch of one stream. */
+ * launch of one stream. kernel_name "" and sequence 0: a launch whose
+ * record was overwritten (more launches were queued behind it than
+ * GPUGUARD_LAUNCH_RECORDS keeps): located on its stream, name and number
+ * unknown (the number is given, with the name "", when the records kept
+ * after it prove it). */
 typedef struct gg_culprit_candidate {
     char kernel_name[GG_NAME_MAX];
     gg_stream stream;              /* 0 = the default stream (or a destroyed stream's id) */
@@ -158,10 +168,13 @@ typedef struct gg_culprit_candidate {
 
 typedef struct gg_culprit {
     gg_attribution certainty;
-    char kernel_name[GG_NAME_MAX]; /* suspect: EXACT the culprit; WINDOW the oldest candidate */
+    char kernel_name[GG_NAME_MAX]; /* suspect: EXACT the culprit; WINDOW the oldest suspect
+                                      ("" when its record was overwritten) */
     gg_stream stream;              /* stream of the suspect (0 = default stream) */
-    uint64_t sequence;             /* launch sequence number of the suspect (1-based, per context) */
-    uint64_t window_first;         /* WINDOW: the oldest and newest candidate sequence numbers */
+    uint64_t sequence;             /* launch sequence number of the suspect (1-based, per context;
+                                      0: unknown, its record overwritten) */
+    uint64_t window_first;         /* WINDOW: bounds proven for the suspects' sequence numbers
+                                      (a suspect whose record was overwritten widens them) */
     uint64_t window_last;
     uint32_t window_count;         /* number of candidate launches (1 when EXACT) */
     /* With completion timelines, the first unfinished launch of each stream
