@@ -139,8 +139,13 @@ bool gg__launch_log_retire(gg__context *ctx, gg__stream *st, gg__backend *b, boo
     if (!log_unobserved(&st->log) && !write_pending)
         return false;
     gg__retired_log *r = gg__calloc(1, sizeof *r);
-    if (r == NULL)
-        return false; /* attribution then lacks these launches; logged by the caller's debug trail */
+    if (r == NULL) {
+        /* Out of host memory: attribution then lacks these launches, and
+         * the slot is not handed to another stream (a write may still
+         * land in it): the context has one timeline slot fewer. */
+        st->log.timeline_slot = NULL;
+        return false;
+    }
     if (b != NULL) {
         /* Bookkeeping driver calls (not gated, as the context switches are):
          * without the event a context synchronize cannot wait for this work. */

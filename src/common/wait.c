@@ -40,7 +40,8 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
     char detail[GG_MESSAGE_MAX];
     if (pending.certainty == GG_ATTRIBUTION_EXACT && pending.window_count == 1)
         snprintf(detail, sizeof detail,
-                 "deadline of %u ms passed waiting for %s; kernel '%s' (launch #%llu) has not finished",
+                 "deadline of %u ms passed waiting for %s; its work has not got past kernel '%s' (launch "
+                 "#%llu)",
                  timeout_ms, what, pending.kernel_name, (unsigned long long)pending.sequence);
     else if (pending.window_count > 0 && pending.kernel_name[0] != '\0')
         snprintf(detail, sizeof detail,
