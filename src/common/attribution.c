@@ -339,20 +339,26 @@ static void add_suspect(gathering *g, const log_view *v, uint64_t submitted, uin
     out->candidate_count++;
 }
 
-/* How many launches the log's timeline says are complete; false when the
- * log has none (or it cannot be trusted). 32-bit timelines hold the low
- * half: the full count is the one below `submitted` with that low half
- * (valid while fewer than 2^32 launches of the stream are unfinished). */
-static bool timeline_done(const gg__context *ctx, gg__launch_log *log, uint64_t submitted, uint64_t *done)
+bool gg__launch_log_timeline(gg__launch_log *log, bool wide, uint64_t submitted, uint64_t *done)
 {
     _Atomic uint64_t *slot = log->timeline_slot;
     if (slot == NULL || atomic_load_explicit(&log->timeline_broken, memory_order_relaxed))
         return false;
     uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
-    if (!ctx->timeline_wide)
+    if (!wide)
         v = submitted - (uint32_t)((uint32_t)submitted - (uint32_t)v);
     *done = v;
     return true;
+}
+
+bool gg__launch_log_all_done(gg__launch_log *log, bool wide)
+{
+    uint64_t submitted = atomic_load_explicit(&log->submitted, memory_order_acquire);
+    uint64_t done = atomic_load_explicit(&log->completed, memory_order_relaxed);
+    uint64_t written = 0;
+    if (done < submitted && gg__launch_log_timeline(log, wide, submitted, &written) && written > done)
+        done = written;
+    return done >= submitted;
 }
 
 /* Adds one log's suspects: with a timeline, its first unfinished launch
@@ -365,7 +371,7 @@ static void collect(gathering *g, const log_view *v)
     if (completed >= submitted)
         return;
     uint64_t done = 0;
-    if (timeline_done(g->ctx, log, submitted, &done)) {
+    if (gg__launch_log_timeline(log, g->ctx->timeline_wide, submitted, &done)) {
         /* Observation may run ahead of a write that has not landed yet. */
         if (done < completed)
             done = completed;

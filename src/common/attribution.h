@@ -33,6 +33,14 @@ static inline uint64_t gg__launch_log_submitted(gg__launch_log *log)
     return atomic_load_explicit(&log->submitted, memory_order_acquire);
 }
 
+/* How many launches of the log its completion timeline says are complete
+ * (32-bit timelines hold the low half: the full count is the one below
+ * `submitted` with that low half, valid while fewer than 2^32 launches of
+ * the stream are unfinished); false when it has none, or one not trusted. */
+bool gg__launch_log_timeline(gg__launch_log *log, bool wide, uint64_t submitted, uint64_t *done);
+/* Every launch of the log is known complete: observed, or by its timeline. */
+bool gg__launch_log_all_done(gg__launch_log *log, bool wide);
+
 /* Everything submitted before `submitted_mark` is now known complete (a
  * query's success path: one load when nothing new was launched). */
 static inline void gg__launch_log_observe(gg__launch_log *log, uint64_t submitted_mark)

@@ -197,29 +197,13 @@ static uint64_t context_of_native(gg__nctx native)
     return found;
 }
 
-/* Whether a log has a launch not known complete (its timeline counted). */
-static bool log_busy(const gg__context *ctx, gg__launch_log *log)
-{
-    uint64_t submitted = atomic_load_explicit(&log->submitted, memory_order_acquire);
-    uint64_t done = atomic_load_explicit(&log->completed, memory_order_relaxed);
-    _Atomic uint64_t *slot = log->timeline_slot;
-    if (slot != NULL && !atomic_load_explicit(&log->timeline_broken, memory_order_relaxed)) {
-        uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
-        if (!ctx->timeline_wide)
-            v = submitted - (uint32_t)((uint32_t)submitted - (uint32_t)v);
-        if (v > done)
-            done = v;
-    }
-    return done < submitted;
-}
-
 /* Whether `other` has a launch not known complete. Caller holds its lock. */
 static bool context_busy(gg__context *other)
 {
-    if (log_busy(other, &other->default_log) || other->retired != NULL)
+    if (!gg__launch_log_all_done(&other->default_log, other->timeline_wide) || other->retired != NULL)
         return true;
     for (gg__object *o = other->children.next; o != &other->children; o = o->next)
-        if (o->type == GG__T_STREAM && log_busy(other, &((gg__stream *)o)->log))
+        if (o->type == GG__T_STREAM && !gg__launch_log_all_done(&((gg__stream *)o)->log, other->timeline_wide))
             return true;
     return false;
 }

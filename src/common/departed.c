@@ -79,27 +79,15 @@ static void retired_chain_free(gg__backend *b, gg__retired_log *r)
     }
 }
 
-/* Every launch of the log is complete by its timeline, or was observed. */
-static bool log_done(const departed *d, gg__launch_log *log)
-{
-    uint64_t submitted = atomic_load_explicit(&log->submitted, memory_order_acquire);
-    uint64_t done = atomic_load_explicit(&log->completed, memory_order_relaxed);
-    _Atomic uint64_t *slot = log->timeline_slot;
-    if (done < submitted && slot != NULL && !atomic_load_explicit(&log->timeline_broken, memory_order_relaxed)) {
-        uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
-        done = d->timeline_wide ? v : submitted - (uint32_t)((uint32_t)submitted - (uint32_t)v);
-    }
-    return done >= submitted;
-}
-
 /* The record's work is over by its timelines (no driver call: true after a
  * fault as well): every launch complete and its mark landed. */
 static bool timelines_done(const departed *d)
 {
-    if (d->default_log.timeline_slot == NULL || !log_done(d, (gg__launch_log *)&d->default_log))
+    if (d->default_log.timeline_slot == NULL ||
+        !gg__launch_log_all_done((gg__launch_log *)&d->default_log, d->timeline_wide))
         return false;
     for (gg__retired_log *r = d->retired; r != NULL; r = r->next)
-        if (r->log.timeline_slot == NULL || !log_done(d, &r->log))
+        if (r->log.timeline_slot == NULL || !gg__launch_log_all_done(&r->log, d->timeline_wide))
             return false;
     return true;
 }
