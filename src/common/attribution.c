@@ -179,8 +179,7 @@ bool gg__launch_log_retire(gg__context *ctx, gg__stream *st, gg__backend *b, boo
 
 void gg__retired_logs_release(gg__context *ctx, gg__backend *b)
 {
-    retired_free_if(ctx, b, NULL, NULL);
-    ctx->retired_count = 0;
+    retired_free_if(ctx, b, NULL, NULL); /* counts retired_count down to 0 */
 }
 
 int gg__retired_logs_query(gg__context *ctx, gg__backend *b)

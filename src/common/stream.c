@@ -151,12 +151,12 @@ gg_status gg_stream_context(gg_stream s, gg_context *ctx)
     gg__stream *st = gg__lookup(&c, s.id, GG__T_STREAM, "stream");
     if (st == NULL)
         return gg__lookup_status();
-    /* The context's id from its birth, not its live h.id: a context
-     * destroy revokes that first and only then claims the children, so
-     * while this pin holds the stream the context's h.id may already read
-     * 0. The pin keeps the context record (pin.c), and its birth id is
-     * never changed: the answer is the stream's context, as it was before
-     * the destroy (which waits for this call). */
+    /* The context's id from its birth, not its live h.id: a destroy
+     * revokes the context (with its children, in one step) while this pin
+     * may still hold the stream, and h.id then reads 0. The pin keeps the
+     * context record (pin.c), and its birth id never changes: the answer is
+     * the stream's context, as it was before the destroy (which waits for
+     * this call). */
     ctx->id = st->h.context->h.birth_id;
     gg__leave(&c);
     return GG_OK;
