@@ -32,6 +32,13 @@
  *     destroy released the object).
  *   - gg_shutdown racing other calls: they either finish before it releases
  *     anything or fail with GG_NOT_INITIALIZED.
+ *   - exit() in one thread while others are inside gpuguard: no call
+ *     returns a result the exit made. A call either finishes as it would
+ *     have without the exit or blocks until the process ends (a wait the
+ *     exit would end; any call begun after the exit began); nothing a busy
+ *     thread holds is released under it. The exiting thread's own later
+ *     calls (later atexit handlers, destructors) fail with
+ *     GG_NOT_INITIALIZED naming the exit.
  *   - A child forked while other threads are inside gpuguard can call every
  *     function (each fails with GG_FORKED, or is a silent release for
  *     destroys) and exit without blocking.

@@ -1,4 +1,5 @@
 #include "common/call.h"
+#include "common/process_exit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +62,11 @@ static void driver_detail(const gg__call *c, gg__op op, int native, char *out, s
 
 static void record(gg__call *c, gg_status status, gg__op op, int native, const char *fmt, va_list ap)
 {
+    /* Once gpuguard's exit handler has run, the drivers' own exit code may
+     * fail any call still in flight: no such failure reaches the program
+     * (process_exit.h). Before, only the failures the exit makes park. */
+    if (GG__UNLIKELY(gg__process_exit_phase() == GG__EXIT_DONE))
+        gg__process_exit_park();
     gg_error_info *e = &last_error;
     memset(e, 0, sizeof *e);
     e->status = status;
@@ -129,16 +135,28 @@ gg_status gg__require_initialized(gg__call *c)
                             "%s: this process was forked from one that initialised the GPU driver; "
                             "the driver cannot be used after fork() (start workers with spawn)",
                             c->api);
+        if (gg__process_exit_phase() != GG__EXIT_NONE)
+            return gg__fail_shut_down(c, NULL);
         return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_init has not been called (or gg_shutdown was)",
                         c->api);
     }
     return GG_OK;
 }
 
+gg_status gg__fail_shut_down(gg__call *c, const char *waiting_for)
+{
+    gg__process_exit_park(); /* returns only when not exiting, or on the exiting thread */
+    const char *cause = gg__process_exit_phase() != GG__EXIT_NONE ? "the process is exiting (exit() was called)"
+                                                                  : "gg_shutdown was called";
+    if (waiting_for != NULL)
+        return gg__fail(c, GG_NOT_INITIALIZED, "%s: %s while waiting for %s", c->api, cause, waiting_for);
+    return gg__fail(c, GG_NOT_INITIALIZED, "%s: %s", c->api, cause);
+}
+
 void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *what)
 {
     if (gg__backend_get() == NULL && !c->internal) {
-        gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called (or gg_init was not)", c->api);
+        gg__fail_shut_down(c, NULL);
         return NULL;
     }
     if (c->npins >= GG__PIN_SLOTS) {
@@ -194,7 +212,7 @@ gg_status gg__call_open(gg__call *c)
     gg__pin_publish(p, k, &open_sentinel);
     if (gg__backend_get() == NULL && !c->internal) {
         gg__pin_clear(p, k);
-        return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called", c->api);
+        return gg__fail_shut_down(c, NULL);
     }
     c->npins = k + 1;
     return GG_OK;

@@ -73,6 +73,13 @@ gg_status gg__fail_native(gg__call *c, gg_status status, gg__op op, int native, 
 gg_status gg__require_initialized(gg__call *c);
 gg_status gg__require_library_failed(gg__call *c);
 
+/* The failure of a call that found the library shut down mid-call or before
+ * it (the backend cleared): NOT_INITIALIZED naming gg_shutdown, and the
+ * object waited for when `waiting_for` is not NULL. While the process exits
+ * the call parks instead (process_exit.h); on the exiting thread itself the
+ * message names the exit. */
+gg_status gg__fail_shut_down(gg__call *c, const char *waiting_for);
+
 /* NOT_INITIALIZED unless gg_init succeeded, FORKED in a forked child. */
 GG__HOT gg_status gg__require_library(gg__call *c)
 {

@@ -11,6 +11,7 @@
 #include "common/departed.h"
 #include "common/fork.h"
 #include "common/lifetime.h"
+#include "common/process_exit.h"
 #include "common/wait.h"
 
 /* Every context, for gg_shutdown, the exit report and gg_dump_json. */
@@ -458,8 +459,10 @@ gg_status gg_context_destroy(gg_context handle)
 gg_state gg_context_state(gg_context handle)
 {
     gg__call c = GG__CALL("gg_context_state");
-    if (c.b == NULL)
+    if (c.b == NULL) {
+        gg__process_exit_park(); /* INVALID would be the exit's answer, not the context's */
         return GG_STATE_INVALID;
+    }
     gg__context *ctx = gg__handle_lookup(handle.id, GG__T_CONTEXT) ? gg__lookup(&c, handle.id, GG__T_CONTEXT, "context")
                                                                     : NULL;
     gg_state state = ctx ? gg__context_state(ctx) : GG_STATE_INVALID;

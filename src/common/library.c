@@ -14,6 +14,7 @@
 #include "common/fork.h"
 #include "common/library.h"
 #include "common/lifetime.h"
+#include "common/process_exit.h"
 #include "common/report.h"
 
 gg__library gg__lib;
@@ -79,9 +80,11 @@ static gg__backend_open_result open_backend(const char *backend, gg__backend *ou
     return both;
 }
 
-/* How long the exit handler waits for other threads' calls to leave before
- * it leaves everything to the OS instead. */
-#define EXIT_DRAIN_MS 2000
+/* How long the exit handler waits for calls in progress to leave before it
+ * leaves everything to the OS instead: a call that is not waiting for the
+ * device leaves in microseconds, and one that waits parks (and ends the
+ * wait at once: process_exit.c). */
+#define EXIT_DRAIN_MS 100
 
 static void on_process_exit(void)
 {
@@ -90,20 +93,25 @@ static void on_process_exit(void)
      * memory goes with the process. */
     if (gg__forked_from_initialized())
         return;
+    /* From here on a call that the exit would fail parks instead of
+     * returning into the program (process_exit.h). */
+    gg__process_exit_begin();
     /* A thread may be inside gg_init or gg_shutdown as the process exits:
      * waiting for it could hang the exit, so leave everything to the OS. */
-    if (pthread_mutex_trylock(&init_lock) != 0)
+    if (pthread_mutex_trylock(&init_lock) != 0) {
+        gg__process_exit_end();
         return;
+    }
     gg__backend *b = gg__backend_get();
     if (b != NULL) {
         /* At exit the driver may already be unloading: report what is alive
-         * and release it without a single driver call. Other threads may
-         * still be inside a call: from here on they fail NOT_INITIALIZED;
-         * those inside are waited for, a bounded time. */
+         * and release it without a single driver call, but only when no
+         * other thread is inside a call: what a busy or parked thread holds
+         * is never freed under it. */
         uint64_t live = gg__handle_live_count();
         gg__report_leaks("process exit");
         atomic_store_explicit(&gg__lib.backend, NULL, memory_order_seq_cst);
-        if (gg__pins_wait_all(EXIT_DRAIN_MS)) {
+        if (gg__process_exit_drained(EXIT_DRAIN_MS)) {
             gg__contexts_release_all(false);
             gg__departed_forget_all(NULL);
             b->close(b->self, false);
@@ -111,6 +119,7 @@ static void on_process_exit(void)
         /* Last, so that it counts the host allocations of the whole exit. */
         gg__fault_write_report(gg__lib.config.fault_report_path, live, "exit");
     }
+    gg__process_exit_end();
     pthread_mutex_unlock(&init_lock);
 }
 
@@ -163,6 +172,10 @@ static gg_status load_devices(char *message, size_t size)
 gg_status gg_init(const gg_init_desc *desc)
 {
     gg__call c = GG__CALL("gg_init");
+    if (gg__process_exit_phase() != GG__EXIT_NONE) {
+        gg__process_exit_park(); /* returns only on the exiting thread */
+        return gg__fail(&c, GG_NOT_INITIALIZED, "gg_init: the process is exiting (exit() was called)");
+    }
     pthread_mutex_lock(&init_lock);
     gg__fork_watch();
     if (gg__forked_from_initialized()) {
@@ -301,6 +314,8 @@ gg_status gg_get_config(gg_init_desc *out)
 const char *gg_backend_name(void)
 {
     gg__backend *b = gg__backend_get();
+    if (b == NULL)
+        gg__process_exit_park(); /* "" would be the exit's answer, not the library's */
     return b ? b->name : "";
 }
 

@@ -175,7 +175,7 @@ static gg_status destroy_in_forked_child(const char *api, uint64_t id)
 static gg_status gone(gg__call *c, uint64_t id, gg__type type)
 {
     if (gg__backend_get() == NULL && !c->internal)
-        return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called", c->api);
+        return gg__fail_shut_down(c, NULL);
     if (gg__id_type(id) != type)
         return gg__lookup_failed(c, id, type, gg__type_name(type)), gg__lookup_status();
     /* Destroying an id that is already gone is harmless (as free(NULL)). */

@@ -96,7 +96,7 @@ gg_status gg__wait(gg__call *c, gg__op op, gg__poll_fn poll, void *arg, uint32_t
          * than hold them until the deadline (pin.c). */
         if (GG__UNLIKELY(gg__pins_revoked(c))) {
             if (gg__backend_get() == NULL && !c->internal)
-                return gg__fail(c, GG_NOT_INITIALIZED, "%s: gg_shutdown was called while waiting for %s", c->api, what);
+                return gg__fail_shut_down(c, what);
             return gg__fail(c, GG_INVALID_HANDLE, "%s: the object was destroyed by another thread while waiting for %s",
                             c->api, what);
         }
