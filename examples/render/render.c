@@ -95,7 +95,8 @@ static void usage(FILE *to)
             "  --help               this text\n"
             "\n"
             "Environment: GPUGUARD_BACKEND=sim forces the simulated driver (used anyway\n"
-            "when no GPU driver is found); GPUGUARD_WATCHDOG=auto:MS sets the budget.\n"
+            "when no GPU driver is found), sim-hip the same simulator through the HIP\n"
+            "runtime; GPUGUARD_WATCHDOG=auto:MS sets the budget.\n"
             "Exit status: 0 image written, 1 failure, 2 bad options.\n",
             MAX_SIDE, MAX_SIDE, DEFAULT_ITERATIONS);
 }
@@ -364,8 +365,10 @@ static int run(const options *o, gg_context *made)
     /* gpuguard cannot query a device's limit, only whether it has one: the
      * budget is a setting (2000 ms, Windows' default, unless changed). */
     uint32_t budget_ms = config.watchdog_budget_ms ? config.watchdog_budget_ms : 2000;
-    printf("device %d: %s (%s, %s)\n", o->device, info.name, info.simulated ? "simulated" : "real GPU",
-           info.watchdog ? "watchdog on" : "no watchdog");
+    /* The backend too: GPUGUARD_BACKEND=sim and sim-hip give the same
+     * simulated devices, over the CUDA driver API or the HIP runtime. */
+    printf("device %d: %s (%s, %s, %s backend)\n", o->device, info.name, info.simulated ? "simulated" : "real GPU",
+           info.watchdog ? "watchdog on" : "no watchdog", strcmp(gg_backend_name(), "hip") == 0 ? "HIP" : "CUDA");
     if (info.watchdog)
         printf("   gpuguard's watchdog budget: %u ms\n", budget_ms);
 

@@ -25,22 +25,41 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 #define SIM_HIP_LIBRARY "libgpuguard_sim_hip.so"
 
 /* The simulator sits next to libgpuguard when installed or built; failing
- * that, in the build tree, then in the install prefix. */
-static void find_sim_library(const char *file, char *out, size_t size)
+ * that, in the build tree, then in the install prefix. Returns whether it
+ * found `file`; if not, *out is the last place tried and `looked` names
+ * every folder looked in, for the error message. */
+static bool find_sim_library(const char *file, char *out, size_t size, char *looked, size_t looked_size)
 {
+    struct place {
+        const char *dir;
+        int len;
+        const char *what;
+    } places[3];
+    int count = 0;
     Dl_info info;
     if (dladdr((void *)&gg_init, &info) && info.dli_fname != NULL) {
         const char *slash = strrchr(info.dli_fname, '/');
-        if (slash != NULL) {
-            snprintf(out, size, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, file);
-            if (access(out, R_OK) == 0)
-                return;
-        }
+        if (slash != NULL)
+            places[count++] = (struct place){ info.dli_fname, (int)(slash - info.dli_fname), "libgpuguard's folder" };
     }
-    snprintf(out, size, "%s/%s", GG_SIM_BUILD_DIR, file);
-    if (access(out, R_OK) == 0)
-        return;
-    snprintf(out, size, "%s/%s", GG_SIM_INSTALL_DIR, file);
+    places[count++] = (struct place){ GG_SIM_BUILD_DIR, (int)strlen(GG_SIM_BUILD_DIR), "the build tree" };
+    places[count++] = (struct place){ GG_SIM_INSTALL_DIR, (int)strlen(GG_SIM_INSTALL_DIR), "the install prefix" };
+    looked[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        bool again = false; /* a folder already looked in (the build tree is usually libgpuguard's) */
+        for (int j = 0; j < i; j++)
+            again = again || (places[j].len == places[i].len &&
+                              strncmp(places[j].dir, places[i].dir, (size_t)places[i].len) == 0);
+        if (again)
+            continue;
+        snprintf(out, size, "%.*s/%s", places[i].len, places[i].dir, file);
+        if (access(out, R_OK) == 0)
+            return true;
+        size_t used = strlen(looked);
+        snprintf(looked + used, looked_size - used, "%s%.*s (%s)", used ? ", " : "", places[i].len,
+                 places[i].dir, places[i].what);
+    }
+    return false;
 }
 
 static gg__backend_open_result open_backend(const char *backend, gg__backend *out)
@@ -50,19 +69,24 @@ static gg__backend_open_result open_backend(const char *backend, gg__backend *ou
         return gg__cuda_backend_open(gg__lib.config.cuda_library[0] ? gg__lib.config.cuda_library : NULL, out);
     if (strcmp(backend, "hip") == 0)
         return gg__hip_backend_open(gg__lib.config.hip_library[0] ? gg__lib.config.hip_library : NULL, out);
-    if (strcmp(backend, "sim") == 0) {
-        if (gg__lib.config.cuda_library[0])
-            snprintf(path, sizeof path, "%s", gg__lib.config.cuda_library);
+    if (strcmp(backend, "sim") == 0 || strcmp(backend, "sim-hip") == 0) {
+        bool hip = strcmp(backend, "sim-hip") == 0;
+        const char *configured = hip ? gg__lib.config.hip_library : gg__lib.config.cuda_library;
+        const char *file = hip ? SIM_HIP_LIBRARY : SIM_CUDA_LIBRARY;
+        char looked[GG_MESSAGE_MAX] = "";
+        bool found = true;
+        if (configured[0])
+            snprintf(path, sizeof path, "%s", configured);
         else
-            find_sim_library(SIM_CUDA_LIBRARY, path, sizeof path);
-        return gg__cuda_backend_open(path, out);
-    }
-    if (strcmp(backend, "sim-hip") == 0) {
-        if (gg__lib.config.hip_library[0])
-            snprintf(path, sizeof path, "%s", gg__lib.config.hip_library);
-        else
-            find_sim_library(SIM_HIP_LIBRARY, path, sizeof path);
-        return gg__hip_backend_open(path, out);
+            found = find_sim_library(file, path, sizeof path, looked, sizeof looked);
+        gg__backend_open_result opened = hip ? gg__hip_backend_open(path, out) : gg__cuda_backend_open(path, out);
+        /* Not found: the loader's message names only the last place. */
+        if (opened.status != GG_OK && !found)
+            snprintf(opened.message, sizeof opened.message,
+                     "cannot load the simulated driver: %s is in none of the folders gpuguard looks in: %.380s; "
+                     "build or install it, or set %s to its path",
+                     file, looked, hip ? "GPUGUARD_HIP_LIBRARY" : "GPUGUARD_CUDA_LIBRARY");
+        return opened;
     }
     /* auto: CUDA, then HIP; report both failures if neither works. */
     gg__backend_open_result cuda = gg__cuda_backend_open(
