@@ -460,6 +460,10 @@ gg_state gg_context_state(gg_context handle)
 {
     gg__call c = GG__CALL("gg_context_state");
     if (c.b == NULL) {
+        /* In a forked child every inherited context is FORKED, also when
+         * the parent's gg_shutdown or exit had begun at the fork. */
+        if (gg__forked_from_initialized())
+            return gg__handle_lookup(handle.id, GG__T_CONTEXT) != NULL ? GG_STATE_FORKED : GG_STATE_INVALID;
         gg__process_exit_park(); /* INVALID would be the exit's answer, not the context's */
         return GG_STATE_INVALID;
     }

@@ -1,5 +1,6 @@
 #include "common/fork.h"
 #include "common/pin.h"
+#include "common/process_exit.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -14,6 +15,9 @@ static void on_fork_child(void)
 {
     atomic_fetch_add(&gg__fork_generation, 1);
     atomic_store(&watched_pid, getpid());
+    /* A child forked while its parent exits is not exiting itself: its
+     * calls fail FORKED and return, they never park. */
+    atomic_store(&gg__exit_phase_now, GG__EXIT_NONE);
     if (atomic_load(&initialized_in_this_process))
         atomic_store(&child_of_initialized, true);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/departed.h"
@@ -121,8 +122,19 @@ static void on_process_exit(void)
      * returning into the program (process_exit.h). */
     gg__process_exit_begin();
     /* A thread may be inside gg_init or gg_shutdown as the process exits:
-     * waiting for it could hang the exit, so leave everything to the OS. */
-    if (pthread_mutex_trylock(&init_lock) != 0) {
+     * waiting long for it could hang the exit, so past a bound leave
+     * everything to the OS. The bound is not 0: a fork() in another thread
+     * holds the lock for a moment (fork.c), and an exit that skipped the
+     * handler for it would leave the backend set for the children forked
+     * after the C library has dropped gpuguard's fork handlers (at the
+     * unloading of libgpuguard, late in exit), whose calls would then
+     * reach the driver instead of failing FORKED. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += EXIT_DRAIN_MS * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    if (pthread_mutex_timedlock(&init_lock, &until) != 0) {
         gg__process_exit_end();
         return;
     }
