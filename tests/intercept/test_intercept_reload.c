@@ -98,6 +98,9 @@ static void load_and_call(const char *name, const char *function, int calls, int
 {
     void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL || dlsym(lib, "gg_intercept_marker") == NULL) {
+        /* Said here: the exit code only carries which check failed. */
+        fprintf(stderr, "process %ld: dlopen(\"%s\"): %s\n", (long)getpid(), name,
+                lib == NULL ? dlerror() : "a library that is not the interposer");
         *wrong = 1;
         return;
     }
@@ -243,35 +246,59 @@ Test(intercept_reload, hip_nth_rule_and_counts_go_on_across_three_reloads)
     unlink(report_path);
 }
 
-/* ---- a forked child that reloads it ------------------------------------ */
+/* ---- a forked child, and an exec'd one, that reload it ------------------ */
 
-/* The parent: one load with one call (rule match 1), a child that reloads
- * three times with one call each, then the parent's second load with two
- * calls (its matches 2 and 3). Exit code: the parent's injected calls in
- * bits 0-2, the child's in bits 3-5, WRONG + what when something went
- * wrong. */
-static void parent_with_a_reloading_child(void)
+/* The child's part: three loads with one call each; exits with the mask of
+ * its injected calls (bits 0-2), or WRONG + what. */
+static void child_reloads_and_exits(void)
+{
+    int call_index = 0, wrong = 0;
+    unsigned injected = 0;
+    for (int load = 0; load < LOADS && !wrong; load++)
+        load_and_call("libcuda.so.1", "cuMemAlloc_v2", 1, &call_index, &injected, &wrong);
+    exit(wrong ? WRONG + wrong : (int)injected);
+}
+
+/* The exec'd child: a fresh image of this program, started with
+ * GG_TEST_RELOAD_EXEC_CHILD set, which does the child's part before
+ * Criterion's main starts (and, being a new image, loads a new interposer
+ * that reads the same environment as its parent's). */
+__attribute__((constructor)) static void run_as_exec_child(void)
+{
+    if (getenv("GG_TEST_RELOAD_EXEC_CHILD") == NULL)
+        return;
+    alarm(LIMIT_S);
+    child_reloads_and_exits();
+}
+
+/* The parent: one load with one call (rule match 1), a child (forked, or
+ * forked and exec'd when `exec_child`) that reloads three times with one
+ * call each, then the parent's second load with two calls (its matches 2
+ * and 3). Exit code: the parent's injected calls in bits 0-2, the child's
+ * in bits 3-5, WRONG + what when something went wrong. */
+static void parent_with_a_reloading_child(bool exec_child)
 {
     alarm(LIMIT_S);
     int call_index = 0, wrong = 0;
-    unsigned parent_injected = 0, child_injected = 0;
+    unsigned parent_injected = 0;
     load_and_call("libcuda.so.1", "cuMemAlloc_v2", 1, &call_index, &parent_injected, &wrong);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
         exit(WRONG + 5);
-    if (pid == 0) {
-        int child_index = 0;
-        for (int load = 0; load < LOADS && !wrong; load++)
-            load_and_call("libcuda.so.1", "cuMemAlloc_v2", 1, &child_index, &child_injected, &wrong);
-        exit(wrong ? WRONG + wrong : (int)child_injected);
+    if (pid == 0 && exec_child) {
+        setenv("GG_TEST_RELOAD_EXEC_CHILD", "1", 1);
+        execl("/proc/self/exe", "test_intercept_reload (exec'd child)", (char *)NULL);
+        exit(WRONG + 5);
     }
+    if (pid == 0)
+        child_reloads_and_exits();
     int status = wait_bounded(pid);
     if (status < 0 || !WIFEXITED(status))
         exit(WRONG + 5);
     if (WEXITSTATUS(status) >= WRONG)
         exit(WEXITSTATUS(status));
-    child_injected = (unsigned)WEXITSTATUS(status);
+    unsigned child_injected = (unsigned)WEXITSTATUS(status);
     load_and_call("libcuda.so.1", "cuMemAlloc_v2", 2, &call_index, &parent_injected, &wrong);
     /* The child's pid, for the test to find its report. */
     FILE *f = fopen(getenv("GG_TEST_CHILD_PID_FILE"), "w");
@@ -280,16 +307,29 @@ static void parent_with_a_reloading_child(void)
     exit(wrong ? WRONG + wrong : (int)(parent_injected | child_injected << 3));
 }
 
-Test(intercept_reload, cuda_forked_child_counts_its_own_calls_in_its_own_report)
+static void parent_with_a_forked_child(void)
 {
-    /* nth 2: the parent's second allocation (its first after the fork)
-     * and the child's second (its first three loads' middle one): each
-     * process counts from its own start, the child from the fork. */
-    setup("reload_fork", "{\"rules\": [{\"function\": \"cuMemAlloc\", \"nth\": 2, \"error\": \"out_of_memory\"}]}");
+    parent_with_a_reloading_child(false);
+}
+
+static void parent_with_an_exec_child(void)
+{
+    parent_with_a_reloading_child(true);
+}
+
+/* Runs `scenario` under rule cuMemAlloc nth 2 and checks both processes:
+ * nth 2 is the parent's second allocation (its first after the child) and
+ * the child's second (the middle one of its three loads), each process
+ * counting from its own start, a forked child from the fork; the parent's
+ * report holds its three calls and none of the child's, and the child's,
+ * beside it at REPORT.<its pid>, its three and none of the parent's. */
+static void check_parent_and_child(const char *tag, void (*scenario)(void))
+{
+    setup(tag, "{\"rules\": [{\"function\": \"cuMemAlloc\", \"nth\": 2, \"error\": \"out_of_memory\"}]}");
     char pid_file[300];
     snprintf(pid_file, sizeof pid_file, "%s.child-pid", report_path);
     setenv("GG_TEST_CHILD_PID_FILE", pid_file, 1);
-    int injected = in_child(parent_with_a_reloading_child);
+    int injected = in_child(scenario);
     FILE *f = fopen(pid_file, "r");
     cr_assert_not_null(f, "the parent did not say its child's pid");
     long child = 0;
@@ -298,11 +338,9 @@ Test(intercept_reload, cuda_forked_child_counts_its_own_calls_in_its_own_report)
     unlink(pid_file);
     cr_assert_eq(injected & 7, 1 << 1, "the parent's injected calls: %#x; its 2nd was due", injected & 7);
     cr_assert_eq(injected >> 3, 1 << 1, "the child's injected calls: %#x; its 2nd was due", injected >> 3);
-    /* The parent's report: its three calls, not the child's. */
     cJSON *report = read_report();
     assert_report(report, "cuMemAlloc_v2", 3, 2);
     cJSON_Delete(report);
-    /* The child's, beside it: its three calls, not the parent's. */
     char parent_path[sizeof report_path], child_path[sizeof report_path];
     snprintf(parent_path, sizeof parent_path, "%s", report_path);
     cr_assert_lt(snprintf(child_path, sizeof child_path, "%s.%ld", parent_path, child), (int)sizeof child_path);
@@ -317,4 +355,17 @@ Test(intercept_reload, cuda_forked_child_counts_its_own_calls_in_its_own_report)
     cJSON_Delete(report);
     unlink(child_path);
     unlink(parent_path);
+}
+
+Test(intercept_reload, cuda_forked_child_counts_its_own_calls_in_its_own_report)
+{
+    check_parent_and_child("reload_fork", parent_with_a_forked_child);
+}
+
+/* An exec'd child loads an interposer of its own, with the same
+ * environment: its calls are its own as a forked child's are, and it must
+ * not overwrite the report of the parent, which still holds the path. */
+Test(intercept_reload, cuda_exec_child_counts_its_own_calls_in_its_own_report)
+{
+    check_parent_and_child("reload_exec", parent_with_an_exec_child);
 }
