@@ -25,7 +25,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -398,6 +397,12 @@ bool gg_icpt_faults_configure(void)
                 snprintf(message, sizeof message, "GPUGUARD_INTERCEPT_FAULTS: out of memory for the plan");
                 gg__fault_plan_free(plan);
                 plan = NULL;
+                gg__free(first_fired);
+                gg__free(first_fired_match);
+                gg__free(initial_rng);
+                first_fired = NULL;
+                first_fired_match = NULL;
+                initial_rng = NULL;
             }
             for (size_t i = 0; plan != NULL && i < plan->count; i++) {
                 first_fired[i] = -1;
