@@ -14,9 +14,11 @@
  * to GG_REAL_LIBCUDA when it is set (ctest's
  * test_intercept_reload_real_driver, through tests/cuda/real_libcuda.sh:
  * Debian's 535 driver, no GPU here), else to the simulator; the HIP test
- * to the simulator's HIP face. The calls need no device: cuMemAlloc_v2
- * with no context answers the driver's own error (201 or 3, never 2), so
- * an injected out_of_memory (2) is told apart from every forwarded answer.
+ * to GG_REAL_LIBAMDHIP64 when it is set (test_intercept_reload_real_hip:
+ * Debian's HIP 5.2.3 runtime), else to the simulator's HIP face. The calls
+ * need no device: cuMemAlloc_v2 with no context answers the driver's own
+ * error (201 or 3, never 2), and hipMalloc with no GPU HIP's, so an
+ * injected out_of_memory (2) is told apart from every forwarded answer.
  *
  * The report is written at a process's exit, so each scenario runs in a
  * child of the test that exits, bounded by alarm(); the test reads what
@@ -65,11 +67,19 @@ static const char *cuda_driver(void)
     return real != NULL && real[0] != '\0' ? real : GG_TEST_LIB_DIR "/libgpuguard_sim_cuda.so";
 }
 
+/* The HIP runtime, likewise: GG_REAL_LIBAMDHIP64 (Debian's 5.2.3, ctest's
+ * test_intercept_reload_real_hip) or the simulator's HIP face. */
+static const char *hip_runtime(void)
+{
+    const char *real = getenv("GG_REAL_LIBAMDHIP64");
+    return real != NULL && real[0] != '\0' ? real : GG_TEST_LIB_DIR "/libgpuguard_sim_hip.so";
+}
+
 static void setup(const char *tag, const char *plan)
 {
     test_process = getpid();
     setenv("GPUGUARD_INTERCEPT_DRIVER", cuda_driver(), 1);
-    setenv("GPUGUARD_INTERCEPT_HIP_RUNTIME", GG_TEST_LIB_DIR "/libgpuguard_sim_hip.so", 1);
+    setenv("GPUGUARD_INTERCEPT_HIP_RUNTIME", hip_runtime(), 1);
     set_plan_and_report(tag, plan, true);
 }
 
@@ -232,14 +242,13 @@ static void hip_reloads(void)
 
 Test(intercept_reload, hip_nth_rule_and_counts_go_on_across_three_reloads)
 {
-    if (getenv("GG_REAL_LIBCUDA") != NULL)
-        cr_skip_test("over the real CUDA driver only the CUDA face is tested (HIP: test_intercept_reload)");
     setup("reload_hip", "{\"rules\": [{\"function\": \"hipMalloc\", \"nth\": 5, \"error\": \"out_of_memory\"}]}");
     int injected = in_child(hip_reloads);
     cr_assert_eq(injected, 1 << 4, "injected calls (bit i: call i+1 of the process): %#x; only the 5th was due",
                  injected);
     cJSON *report = read_report();
     assert_report(report, "hipMalloc", LOADS * CALLS_PER_LOAD, 5);
+    cr_assert_str_eq(string_field(report, "hip_runtime"), hip_runtime());
     cJSON_Delete(report);
     char other[300] = "";
     cr_assert_eq(other_reports(other, sizeof other), 0, "one process, one report: there is also %s", other);
