@@ -4,21 +4,24 @@
  * again, as Python programs, plugin hosts and test runners do. Within one
  * process the counts, the rules' counters and the report go on across the
  * reloads: an nth rule fires on exactly the nth call of the process, and
- * one report counts every call once. A forked child counts its own calls
- * from zero and writes a report of its own, REPORT.<pid>, never the
- * parent's (src/intercept/README.md, "Processes").
+ * one report counts every call once. A forked or exec'd child counts its
+ * own calls from zero and writes a report of its own, REPORT.<pid>, never
+ * the parent's (src/intercept/README.md, "Loading once, reloading, and
+ * several processes").
  *
  * This executable is not linked against the interposer: it finds it by
- * name through its run path (build/lib/intercept), as a program that
- * dlopens the driver finds it on LD_LIBRARY_PATH. The CUDA tests forward
+ * name on LD_LIBRARY_PATH (set by ctest; its run path too, but under ASan
+ * the loader takes the interceptor's, see CMakeLists.txt), as a program
+ * run by gpuguard run does. The CUDA tests forward
  * to GG_REAL_LIBCUDA when it is set (ctest's
  * test_intercept_reload_real_driver, through tests/cuda/real_libcuda.sh:
  * Debian's 535 driver, no GPU here), else to the simulator; the HIP test
  * to GG_REAL_LIBAMDHIP64 when it is set (test_intercept_reload_real_hip:
  * Debian's HIP 5.2.3 runtime), else to the simulator's HIP face. The calls
- * need no device: cuMemAlloc_v2 with no context answers the driver's own
- * error (201 or 3, never 2), and hipMalloc with no GPU HIP's, so an
- * injected out_of_memory (2) is told apart from every forwarded answer.
+ * need no device, and none of their own answers is 2 (measured: cuMemAlloc_v2
+ * before cuInit, 3 from the 535 driver and the simulator; hipMalloc, 101
+ * from HIP 5.2.3 with no GPU, 0 from the simulator), so an injected
+ * out_of_memory (2) is told apart from every forwarded answer.
  *
  * The report is written at a process's exit, so each scenario runs in a
  * child of the test that exits, bounded by alarm(); the test reads what
