@@ -24,11 +24,15 @@
 #include "intercept.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
@@ -49,8 +53,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static gg__fault_plan *plan;
 static int *first_fired;                 /* per rule: the function it first fired on, or -1 */
 static uint64_t *first_fired_match;      /* per rule: its match number then (the n of "nth") */
+static uint64_t *initial_rng;            /* per rule: its generator's state as parsed, for a forked child */
 static char plan_error[512];
 static char report_path[PATH_MAX];
+/* The process that holds report_path (see claim_report_path); every other
+ * process, a forked child included, writes REPORT.<its pid>. */
+static pid_t report_owner;
+static int report_claim = -1; /* the owner's claim (a socket), -1: none held here */
 static _Atomic uint64_t calls[GG_ICPT_TRACKED_COUNT];
 static latched_context latched[MAX_LATCHED];
 static _Atomic int latched_count;
@@ -215,9 +224,25 @@ static void log_problem(const char *what)
 
 static void write_report(const char *written_at);
 
+/* Whether this process counted a call of its own (a forked child starts
+ * with none). */
+static bool made_calls(void)
+{
+    for (int i = 0; i < GG_ICPT_TRACKED_COUNT; i++)
+        if (atomic_load_explicit(&calls[i], memory_order_relaxed) != 0)
+            return true;
+    return false;
+}
+
+/* Linked -z nodelete (CMakeLists.txt): a dlclose never unloads the
+ * interposer, so this runs once, at the process's exit, whatever the
+ * program loaded and unloaded before. A process that is not the report
+ * path's owner writes its own only when it made calls: a forked child that
+ * never touched the driver (a worker, an exec about to happen) leaves no
+ * file behind. */
 __attribute__((destructor)) static void report_at_exit(void)
 {
-    if (report_path[0] != '\0') {
+    if (report_path[0] != '\0' && (report_owner == getpid() || made_calls())) {
         pthread_mutex_lock(&lock);
         write_report("exit");
         pthread_mutex_unlock(&lock);
@@ -269,13 +294,91 @@ static void unlock_after_fork(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* A forked child is a process of its own to the interposer, as an exec'd
+ * one is (it loads a fresh interposer): its calls are counted from zero
+ * and the rules start over (an nth rule fires on the child's nth call),
+ * and its report is REPORT.<its pid>, never its parent's file. So a
+ * parent's report counts the parent's calls only, and every process that
+ * used the driver has a report saying what it did. Sticky errors are kept:
+ * they stand for the state of contexts the child inherited. */
+static void start_over_in_child(void)
+{
+    for (int i = 0; i < GG_ICPT_TRACKED_COUNT; i++)
+        atomic_store_explicit(&calls[i], 0, memory_order_relaxed);
+    for (size_t i = 0; plan != NULL && i < plan->count; i++) {
+        plan->rules[i].matched = 0;
+        plan->rules[i].fired = 0;
+        plan->rules[i].rng = initial_rng[i];
+        first_fired[i] = -1;
+        first_fired_match[i] = 0;
+    }
+    /* The claim is the parent's: released when the parent ends, not when
+     * the last of its children does. */
+    if (report_claim >= 0) {
+        close(report_claim);
+        report_claim = -1;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* A name for `path`'s claim in Linux's abstract socket namespace: the FNV-1a
+ * hash of its absolute form (a relative path is the working directory's:
+ * the processes of a run may have different ones, but a tool gives an
+ * absolute path). */
+static void claim_name(const char *path, struct sockaddr_un *addr, socklen_t *len)
+{
+    char cwd[PATH_MAX] = "";
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd) == NULL)
+        cwd[0] = '\0';
+    uint64_t h = 14695981039346656037ull;
+    for (const char *parts[] = { cwd, path[0] != '/' ? "/" : "", path }, **p = parts; p < parts + 3; p++)
+        for (const unsigned char *c = (const unsigned char *)*p; *c; c++)
+            h = (h ^ *c) * 1099511628211ull;
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    /* sun_path[0] = '\0': abstract, no file; gone when its last descriptor closes. */
+    int n = snprintf(addr->sun_path + 1, sizeof addr->sun_path - 1, "gpuguard-intercept-report-%016llx",
+                     (unsigned long long)h);
+    *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* One report per process, and the report path for one of them: the first
+ * process to make a call with GPUGUARD_INTERCEPT_REPORT set claims it for
+ * as long as it lives, by binding a socket name made from the path (bound
+ * once at a time; freed by the kernel when the process ends, however it
+ * ends). A process that finds the name taken (an exec'd child of the
+ * owner, a program it started, another program given the same path at the
+ * same time) writes REPORT.<its pid> instead of overwriting the owner's
+ * report. One that comes after the owner ended takes the path over, as a
+ * rerun with the same path must. Where no such socket can be made (a
+ * sandbox), the process owns the path, as before claims existed. */
+static void claim_report_path(void)
+{
+    report_owner = getpid();
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    struct sockaddr_un addr;
+    socklen_t len;
+    claim_name(report_path, &addr, &len);
+    if (bind(fd, (const struct sockaddr *)&addr, len) == 0) {
+        report_claim = fd;
+        return;
+    }
+    if (errno == EADDRINUSE)
+        report_owner = 0; /* another process holds it */
+    close(fd);
+}
+
 bool gg_icpt_faults_configure(void)
 {
-    pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
+    pthread_atfork(lock_before_fork, unlock_after_fork, start_over_in_child);
     choose_answers_when_sticky();
     const char *path = getenv("GPUGUARD_INTERCEPT_REPORT");
-    if (path != NULL && path[0] != '\0')
+    if (path != NULL && path[0] != '\0') {
         snprintf(report_path, sizeof report_path, "%s", path);
+        claim_report_path();
+    }
     const char *value = getenv("GPUGUARD_INTERCEPT_FAULTS");
     if (value != NULL) {
         gg_status status;
@@ -288,14 +391,23 @@ bool gg_icpt_faults_configure(void)
         if (status == GG_OK && plan->count > 0) {
             first_fired = gg__malloc(plan->count * sizeof *first_fired);
             first_fired_match = gg__calloc(plan->count, sizeof *first_fired_match);
-            if (first_fired == NULL || first_fired_match == NULL) {
+            initial_rng = gg__calloc(plan->count, sizeof *initial_rng);
+            if (first_fired == NULL || first_fired_match == NULL || initial_rng == NULL) {
                 status = GG_OUT_OF_MEMORY;
                 snprintf(message, sizeof message, "GPUGUARD_INTERCEPT_FAULTS: out of memory for the plan");
                 gg__fault_plan_free(plan);
                 plan = NULL;
+                gg__free(first_fired);
+                gg__free(first_fired_match);
+                gg__free(initial_rng);
+                first_fired = NULL;
+                first_fired_match = NULL;
+                initial_rng = NULL;
             }
-            for (size_t i = 0; first_fired != NULL && i < plan->count; i++)
+            for (size_t i = 0; plan != NULL && i < plan->count; i++) {
                 first_fired[i] = -1;
+                initial_rng[i] = plan->rules[i].rng;
+            }
         }
         if (status != GG_OK) {
             snprintf(plan_error, sizeof plan_error, "GPUGUARD_INTERCEPT_FAULTS: %s", message);
@@ -510,17 +622,25 @@ static void write_report(const char *written_at)
         cJSON_AddItemToArray(rules, rj);
     }
     cJSON_AddStringToObject(root, "written_at", written_at);
+    /* Whose calls these are: the owner of the path, or the process named
+     * in REPORT.<pid>. */
+    cJSON_AddNumberToObject(root, "pid", (double)getpid());
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
+    char target[PATH_MAX + 32];
+    if (report_owner == getpid())
+        snprintf(target, sizeof target, "%s", report_path);
+    else
+        snprintf(target, sizeof target, "%s.%ld", report_path, (long)getpid());
     /* Written whole to a temporary file and renamed, so that a reader never
      * sees half a report (a crash may follow the fault at once). */
-    char tmp[PATH_MAX + 32];
+    char tmp[PATH_MAX + 64];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", report_path, (long)getpid());
     FILE *f = text ? fopen(tmp, "w") : NULL;
     if (f != NULL) {
         bool ok = fputs(text, f) >= 0;
         ok = fclose(f) == 0 && ok;
-        if (!ok || rename(tmp, report_path) != 0)
+        if (!ok || rename(tmp, target) != 0)
             log_problem("cannot write the report");
     } else {
         log_problem("cannot write the report");

@@ -53,7 +53,8 @@ static void run_usage(FILE *out)
             "                    variants, \"cuMemAlloc_v2\" that one only); e.g.\n"
             "                    '{\"rules\":[{\"function\":\"cuMemAlloc\",\"nth\":2,\"error\":\"out_of_memory\"}]}'\n"
             "  --report PATH     keep the interposer's report there (JSON: calls per driver\n"
-            "                    function, what each rule matched and fired)\n"
+            "                    function, what each rule matched and fired), the first\n"
+            "                    process's to call the driver; any other's: PATH.<pid>\n"
             "  --driver PATH     the driver to forward to (default: GPUGUARD_INTERCEPT_DRIVER;\n"
             "                    with GPUGUARD_BACKEND=sim gpuguard's simulated driver; else\n"
             "                    GPUGUARD_CUDA_LIBRARY; else the loader's libcuda.so.1; none\n"
@@ -289,6 +290,14 @@ static void describe_report(const run_options *opt, const char *plan, const char
                     functions);
         }
     }
+    /* The interposer's report is the first process's: any other process of
+     * COMMAND that called the driver counted its calls and applied the plan
+     * on its own, in a report of its own. */
+    size_t others = intercept_process_reports(report_path, false);
+    if (others > 0 && (opt->verbose || plan != NULL))
+        fprintf(stderr, WHO ": %zu other process(es) of %s called the driver too, each with the plan applied to "
+                "its own calls from its first (their reports: %s.<pid>); the above is the first process's\n",
+                others, opt->command[0], report_path);
     if (any_fired || opt->verbose)
         describe_end(opt, end);
     cJSON_Delete(plan_json);
@@ -341,8 +350,10 @@ int cmd_run(int argc, char **argv)
         intercept_describe_setup(WHO, &setup);
         fprintf(stderr, WHO ": fault plan: %s; report: %s\n", plan ? plan : "none", report_path);
     }
-    if (!temporary)
+    if (!temporary) {
         unlink(report_path); /* an old report must not pass for this run's */
+        intercept_process_reports(report_path, true);
+    }
     child_env env[INTERCEPT_ENV_COUNT];
     size_t env_count = intercept_environment(&setup, plan, report_path, env);
     child_spec spec = { .command = opt.command, .env = env, .env_count = env_count };
@@ -350,8 +361,10 @@ int cmd_run(int argc, char **argv)
     if (child_run(WHO, &spec, &end) != 0)
         goto out;
     describe_report(&opt, plan, report_path, &end);
-    if (temporary)
+    if (temporary) {
         unlink(report_path);
+        intercept_process_reports(report_path, true);
+    }
     intercept_release(&setup);
     free(plan);
     return exit_like(&end);

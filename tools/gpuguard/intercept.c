@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -306,6 +307,30 @@ bool intercept_temp_path(const char *who, const char *tag, char *path, size_t si
     }
     close(fd);
     return true;
+}
+
+size_t intercept_process_reports(const char *report_path, bool remove)
+{
+    char pattern[PATH_MAX + 8];
+    if (snprintf(pattern, sizeof pattern, "%s.[0-9]*", report_path) >= (int)sizeof pattern)
+        return 0;
+    glob_t found;
+    size_t count = 0;
+    if (glob(pattern, GLOB_NOSORT, NULL, &found) != 0)
+        return 0;
+    size_t prefix = strlen(report_path) + 1;
+    for (size_t i = 0; i < found.gl_pathc; i++) {
+        /* REPORT.<pid> exactly: not the interposer's REPORT.<pid>.tmp,
+         * nor the sweep's REPORT.stderr. */
+        const char *pid = found.gl_pathv[i] + prefix;
+        if (pid[strspn(pid, "0123456789")] != '\0')
+            continue;
+        count++;
+        if (remove)
+            unlink(found.gl_pathv[i]);
+    }
+    globfree(&found);
+    return count;
 }
 
 intercept_rule_report intercept_rule(const cJSON *report, int index)

@@ -90,6 +90,14 @@ bool intercept_plan_check(const intercept_setup *setup, const char *plan, char *
  * stderr. */
 bool intercept_temp_path(const char *who, const char *tag, char *path, size_t size);
 
+/* The reports the program's other processes wrote beside `report_path`:
+ * the interposer gives the path to the first process that calls the driver
+ * with it, and every other process that makes calls (a forked or exec'd
+ * child) writes REPORT.<pid> (src/intercept/README.md, "Processes").
+ * Removes them when `remove` is set (the tool's temporary paths); how many
+ * there were. */
+size_t intercept_process_reports(const char *report_path, bool remove);
+
 /* What the interposer's report says about one rule, for the messages of
  * `gpuguard run` and the sweep. */
 typedef struct intercept_rule_report {

@@ -77,6 +77,39 @@ case "$case" in
         expect_err "; CUDA driver: "
         expect_err "libgpuguard_sim_cuda.so (GPUGUARD_BACKEND=sim)"
         expect_err "gpuguard run: $prog exited with status 0" ;;
+    run_other_processes)
+        # $1: reloading_forking_program (tests/intercept): the parent and its
+        # forked child each reload the driver and allocate twice. Each
+        # process's own 2nd allocation fails; the report is the parent's
+        # (the first to call), the child's is REPORT.<pid>, and the tool
+        # says there was one other process.
+        prog="$1"
+        nth2='{"rules":[{"function":"cuMemAlloc","nth":2,"error":"out_of_memory"}]}'
+        expect_exit 0 run --faults "$nth2" --report "$work/r.json" -- "$prog"
+        grep -qE '^parent: [0-9]+ 2$' "$out" || fail "the parent's 2nd allocation was not the one failed"
+        grep -qE '^child: [0-9]+ 2$' "$out" || fail "the child's 2nd allocation was not the one failed"
+        grep -qE '^(parent|child): 2 ' "$out" && fail "a 1st allocation failed"
+        expect_err "gpuguard run: 1 other process(es) of $prog called the driver too"
+        expect_json "$work/r.json" 'd["calls"]["cuMemAlloc_v2"] == 2 and d["rules"][0]["fired"] == 1 and
+            d["rules"][0]["first_fired_match"] == 2 and d["written_at"] == "exit"'
+        set -- "$work"/r.json.[0-9]*
+        [ $# -eq 1 ] && [ -f "$1" ] || fail "not exactly one child's report beside the parent's: $*"
+        expect_json "$1" 'd["calls"]["cuMemAlloc_v2"] == 2 and d["rules"][0]["fired"] == 1 and
+            d["rules"][0]["first_fired_match"] == 2 and str(d["pid"]) == sys.argv[1].rsplit(".", 1)[1]'
+        # A rerun under the same --report: the earlier run's child report is
+        # removed before it, and this run's child writes its own.
+        old_child="$1"
+        expect_exit 0 run --report "$work/r.json" -- "$prog"
+        [ ! -e "$old_child" ] || fail "the earlier run's child report $old_child was left beside this run's"
+        set -- "$work"/r.json.[0-9]*
+        [ $# -eq 1 ] && [ -f "$1" ] || fail "not exactly one child's report after the rerun: $*"
+        # With the tool's own temporary report (in TMPDIR, as --verbose
+        # shows), nothing is left there.
+        mkdir "$work/tmp"
+        (TMPDIR="$work/tmp"; export TMPDIR; expect_exit 0 run -v --faults "$nth2" -- "$prog") || exit 1
+        expect_err "report: $work/tmp/gpuguard-run-"
+        expect_err "gpuguard run: 1 other process(es)"
+        [ -z "$(ls -A "$work/tmp")" ] || fail "left in TMPDIR: $(ls -A "$work/tmp")" ;;
     run_refuses)
         # $1: unchecked_alloc. Every refusal exits 2 before the program runs
         # (it would leave a marker) and names what is wrong.

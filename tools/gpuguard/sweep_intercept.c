@@ -145,6 +145,9 @@ static int run_over_interposer(intercept_sweep *s, const char *plan, child_resul
         return -1;
     *report = child_read_json_file(s->report_path);
     unlink(s->report_path);
+    /* The sweep follows the first process that calls the driver (the
+     * report's owner); other processes' reports (REPORT.<pid>) go. */
+    intercept_process_reports(s->report_path, true);
     if (tail != NULL) {
         *tail = stderr_tail(s->stderr_path);
         unlink(s->stderr_path);
