@@ -2,7 +2,8 @@
  * that the code reads through, checked here against the sources (every
  * getenv("GPUGUARD_...") names a table entry, every entry is read) and the
  * documentation (README.md's table and gg_init's comment in gpuguard.h);
- * and one keyword comparison, ignoring ASCII case, for all of them. */
+ * and one keyword comparison, ignoring ASCII case, for all of them (through
+ * gg_init: test_init.c). */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #include "common/env.h"
-#include "support/gg_test.h"
 
 static char *read_text(const char *path)
 {
@@ -123,40 +123,4 @@ Test(env, keywords_ignore_ascii_case_only)
     cr_assert_not(gg__keyword("\xc4\xb0NFO", info, 1, &k));
     cr_assert_not(gg__keyword("\xc9nfo", info, 1, &k));
     cr_assert(gg__keyword("INFO", info, 1, &k));
-}
-
-/* GPUGUARD_LOG=DEBUG would otherwise write to stderr. */
-static void quiet_log(void *user, gg_log_level level, uint64_t context, const char *message)
-{
-    (void)user, (void)level, (void)context, (void)message;
-}
-
-/* Issue 26: GPUGUARD_TIMELINE=ON was refused while
- * GPUGUARD_TIMEOUT_POLICY=Return was accepted. Every keyword of every
- * variable, in upper and mixed case, through gg_init. */
-Test(env, every_keyword_variable_takes_any_case)
-{
-    static const struct {
-        const char *name, *value;
-    } cases[] = {
-        { "GPUGUARD_TIMELINE", "ON" },        { "GPUGUARD_TIMELINE", "Off" },     { "GPUGUARD_TIMELINE", "AUTO" },
-        { "GPUGUARD_TIMEOUT_POLICY", "Return" }, { "GPUGUARD_TIMEOUT_POLICY", "KILL" },
-        { "GPUGUARD_LOG", "DEBUG" },          { "GPUGUARD_LOG", "Off" },          { "GPUGUARD_WATCHDOG", "Refuse:500" },
-        { "GPUGUARD_WATCHDOG", "ALLOW" },     { "GPUGUARD_BACKEND", "SIM" },      { "GPUGUARD_BACKEND", "Sim" },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        setenv(cases[i].name, cases[i].value, 1);
-        gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA, .log_fn = quiet_log };
-        gg_status status = gg_init(&desc);
-        unsetenv(cases[i].name);
-        cr_assert_eq(status, GG_OK, "%s=%s gave %s: %s", cases[i].name, cases[i].value, gg_status_name(status),
-                     gg_test_last_message());
-        GG_OK_(gg_shutdown());
-    }
-    /* Still refused: a keyword with something around it. */
-    setenv("GPUGUARD_TIMELINE", "ON ", 1);
-    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
-    unsetenv("GPUGUARD_TIMELINE");
-    cr_assert(strstr(gg_test_last_message(), "GPUGUARD_TIMELINE='ON '") != NULL, "%s", gg_test_last_message());
 }
