@@ -93,6 +93,10 @@ Test(env, the_sources_read_exactly_the_table)
             cr_expect(in_table(name, n), "%s reads %.*s, which is not in src/common/env.h's table", e->d_name,
                       (int)n, name);
         }
+        /* Keywords are compared by gg__keyword alone: no locale-dependent
+         * comparison of its own anywhere (comments aside, which say why). */
+        for (const char *p = strstr(text, "casecmp("); p != NULL; p = strstr(p + 1, "casecmp("))
+            cr_expect(false, "%s compares ignoring case itself (...casecmp): use gg__keyword", e->d_name);
         for (int i = 0; i < GG__ENV_COUNT; i++) {
             char use[64];
             snprintf(use, sizeof use, "gg__env(GG__ENV_%s)", gg__env_names[i] + strlen("GPUGUARD_"));
