@@ -287,13 +287,16 @@ typedef struct gg_init_desc {
  * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_TIMEOUT_POLICY
  * (kill|return), GPUGUARD_WATCHDOG (auto|refuse|allow, optionally
  * ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_TIMELINE (auto|on|off),
- * GPUGUARD_FAULTS (JSON text,
- * or a file's path after an '@'), GPUGUARD_FAULT_REPORT (a path in an existing, writable folder:
+ * GPUGUARD_LAUNCH_RECORDS (a power of two from 1 to 65536: launches kept per
+ * stream), GPUGUARD_FAULTS (JSON text,
+ * or a file's path after an '@'; a file with a NUL byte is refused),
+ * GPUGUARD_FAULT_REPORT (a path in an existing, writable folder:
  * gg_fault_counts_json is written there at gg_shutdown or exit),
  * GPUGUARD_FAIL_HOST_ALLOC (N: the N-th host allocation gpuguard makes
- * fails, once; for `gpuguard sweep --host-alloc`). Keywords are matched
- * ignoring case; paths are taken as written; numbers are plain decimal
- * digits (no spaces or signs).
+ * fails, once; for `gpuguard sweep --host-alloc`). Every keyword of every
+ * variable is matched ignoring ASCII case, whatever the locale
+ * (GPUGUARD_TIMELINE=ON, GPUGUARD_LOG=Debug); paths are taken as written;
+ * numbers are plain decimal digits (no spaces or signs).
  *
  * Returns GG_OK; GG_INVALID_ARGUMENT for an out-of-range desc field or an
  * invalid variable (the message names it and what it accepts);
@@ -948,7 +951,10 @@ GG_API gg_status gg_kernel_adopt(gg_context ctx, void *native_function, const ch
  * it with gg_free. GG_OK; json NULL: GG_INVALID_ARGUMENT; out of memory:
  * GG_OUT_OF_MEMORY (*json NULL); GG_NOT_INITIALIZED. Makes no driver call;
  * a snapshot (objects created or destroyed meanwhile may or may not be
- * in it). */
+ * in it). Always valid JSON in valid UTF-8: tags and names (the program's
+ * and the driver's bytes, tags cut at GG_NAME_MAX - 1 bytes, possibly
+ * inside a character) are written with each byte that does not belong to
+ * a valid UTF-8 sequence replaced by U+FFFD. */
 GG_API gg_status gg_dump_json(char **json);
 /** Frees a string the library allocated (gg_dump_json,
  * gg_fault_counts_json). NULL: nothing. Needs no gg_init (and may be
@@ -998,7 +1004,14 @@ GG_API gg_status gg_live_objects(uint64_t *count);
  * uses; an object without "rules" is refused. A malformed plan is refused
  * with GG_INVALID_ARGUMENT naming the rule and the field (a syntax error:
  * the byte offset and what was expected there), GG_OUT_OF_MEMORY when host
- * memory ran out; the plan in force is then left as it was. Requires gg_init. */
+ * memory ran out; the plan in force is then left as it was. Beyond JSON's
+ * grammar, a plan is refused (naming the byte offset) when a string holds
+ * bytes that are not UTF-8 (overlong forms, surrogates, raw or as an
+ * unpaired \uD800-style escape, code points above U+10FFFF, stray or
+ * missing continuation bytes) or a NUL (\u0000: "alloc\u0000junk" would
+ * otherwise run as "alloc"), or when an object names a member twice
+ * (readers disagree on which one counts; the message names the member).
+ * Requires gg_init. */
 GG_API gg_status gg_fault_set_plan(const char *json);
 /** Removes the plan (errors already latched on contexts stay). GG_OK, also
  * when there is none; GG_NOT_INITIALIZED; GG_FORKED. Thread-safe. */
@@ -1006,9 +1019,12 @@ GG_API gg_status gg_fault_clear(void);
 /** Calls seen per operation since the plan was loaded, and each rule's hits:
  * {"plan": TEXT or null, "calls": {"alloc": 3, ...}, "rules": [{"rule": 0,
  * "op": "alloc", "matched": 3, "fired": 1}], "live_objects": N,
- * "host_allocations": {"made": N, "fail_at": N, "failed": BOOL}}. "plan" is
+ * "host_allocations": {"made": N, "fail_at": N, "failed": BOOL}}. A rule
+ * with a "kernel" filter also has "kernel": NAME. "plan" is
  * the text of the plan in force (null: none), so that a tool that set one
- * can tell whether the program replaced it. Free *json with gg_free.
+ * can tell whether the program replaced it. Always valid JSON in valid
+ * UTF-8 (what a plan holds was checked when it was loaded; any other byte
+ * that is not UTF-8 would be written as U+FFFD). Free *json with gg_free.
  * GG_OK; json NULL: GG_INVALID_ARGUMENT; out of memory: GG_OUT_OF_MEMORY;
  * GG_NOT_INITIALIZED. Thread-safe. */
 GG_API gg_status gg_fault_counts_json(char **json);

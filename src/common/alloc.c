@@ -1,5 +1,6 @@
 /* The counted host allocator and its countdown (see alloc.h). */
 #include "common/alloc.h"
+#include "common/env.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,7 +31,7 @@ static bool parse_count(const char *text, uint64_t *out)
 
 static void read_env(void)
 {
-    const char *v = getenv("GPUGUARD_FAIL_HOST_ALLOC");
+    const char *v = gg__env(GG__ENV_FAIL_HOST_ALLOC);
     if (v != NULL && !parse_count(v, &fail_at)) {
         env_valid = false;
         fail_at = 0;

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/env.h"
 #include "common/fault_plan.h"
 #include "common/library.h"
 #include "common/object.h"
@@ -44,29 +44,42 @@ static bool parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *ou
     return true;
 }
 
-/* One rule for case: every keyword value (backend, log level, watchdog and
- * timeout policies) is matched ignoring case; paths and numbers are taken
- * as written. *canonical: the keyword as listed (lower case). */
+/* One rule for case: every keyword value (backend, log level, watchdog,
+ * timeout policy, timeline) is matched ignoring ASCII case, by gg__keyword
+ * alone (env.h); paths and numbers are taken as written. */
+#define KEYWORD(text, names, index) gg__keyword((text), (names), sizeof(names) / sizeof(names)[0], (index))
+
+/* *canonical: the keyword as listed (lower case). */
 static bool parse_backend(const char *text, const char **canonical)
 {
     static const char *const names[] = { "auto", "cuda", "hip", "sim", "sim-hip" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(text, names[i]) == 0) {
-            *canonical = names[i];
-            return true;
-        }
-    return false;
+    size_t k;
+    if (!KEYWORD(text, names, &k))
+        return false;
+    *canonical = names[k];
+    return true;
 }
 
 /* "kill" or "return": what a passed wait deadline does. */
 static bool parse_timeout_policy(const char *text, gg_timeout_policy *out)
 {
-    if (strcasecmp(text, "kill") == 0)
-        *out = GG_TIMEOUT_KILLS_CONTEXT;
-    else if (strcasecmp(text, "return") == 0)
-        *out = GG_TIMEOUT_RETURNS;
-    else
+    static const char *const names[] = { "kill", "return" };
+    static const gg_timeout_policy policies[] = { GG_TIMEOUT_KILLS_CONTEXT, GG_TIMEOUT_RETURNS };
+    size_t k;
+    if (!KEYWORD(text, names, &k))
         return false;
+    *out = policies[k];
+    return true;
+}
+
+static bool parse_timeline(const char *text, gg_timeline_mode *out)
+{
+    static const char *const names[] = { "auto", "on", "off" };
+    static const gg_timeline_mode modes[] = { GG_TIMELINE_AUTO, GG_TIMELINE_ON, GG_TIMELINE_OFF };
+    size_t k;
+    if (!KEYWORD(text, names, &k))
+        return false;
+    *out = modes[k];
     return true;
 }
 
@@ -92,34 +105,30 @@ static bool report_folder_usable(const char *path, char *why, size_t why_size)
 
 static bool parse_log_level(const char *text, gg_log_level *out)
 {
-    static const char *const names[] = { "off", "error", "warn", "info", "debug" };
-    for (int i = 0; i < 5; i++) {
-        if (strcasecmp(text, names[i]) == 0) {
-            *out = (gg_log_level)i;
-            return true;
-        }
-    }
-    return false;
+    static const char *const names[] = { "off", "error", "warn", "info", "debug" }; /* gg_log_level's order */
+    size_t k;
+    if (!KEYWORD(text, names, &k))
+        return false;
+    *out = (gg_log_level)k;
+    return true;
 }
 
 /* "auto", "refuse" or "allow", optionally followed by ":BUDGET_MS". */
 static bool parse_watchdog(const char *text, gg_watchdog_policy *policy, uint32_t *budget)
 {
+    static const char *const names[] = { "auto", "refuse", "allow" };
+    static const gg_watchdog_policy policies[] = { GG_WATCHDOG_AUTO_CHUNK, GG_WATCHDOG_REFUSE, GG_WATCHDOG_ALLOW };
     char word[16];
     const char *colon = strchr(text, ':');
     size_t len = colon ? (size_t)(colon - text) : strlen(text);
+    size_t k;
     if (len == 0 || len >= sizeof word)
         return false;
     memcpy(word, text, len);
     word[len] = '\0';
-    if (strcasecmp(word, "auto") == 0)
-        *policy = GG_WATCHDOG_AUTO_CHUNK;
-    else if (strcasecmp(word, "refuse") == 0)
-        *policy = GG_WATCHDOG_REFUSE;
-    else if (strcasecmp(word, "allow") == 0)
-        *policy = GG_WATCHDOG_ALLOW;
-    else
+    if (!KEYWORD(word, names, &k))
         return false;
+    *policy = policies[k];
     return colon == NULL || parse_u32(colon + 1, 1, 3600000, budget);
 }
 
@@ -169,27 +178,27 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
 
     /* The environment, for what a user sets from outside the program. */
     const char *v;
-    if ((v = getenv("GPUGUARD_BACKEND")) != NULL) {
+    if ((v = gg__env(GG__ENV_BACKEND)) != NULL) {
         if (!parse_backend(v, &backend))
             BAD("GPUGUARD_BACKEND='%s' is not one of auto, cuda, hip, sim, sim-hip", v);
         copy_string(out->backend, sizeof out->backend, backend);
     }
-    if ((v = getenv("GPUGUARD_CUDA_LIBRARY")) != NULL &&
+    if ((v = gg__env(GG__ENV_CUDA_LIBRARY)) != NULL &&
         (v[0] == '\0' || !copy_string(out->cuda_library, sizeof out->cuda_library, v)))
         BAD("GPUGUARD_CUDA_LIBRARY must be a non-empty path shorter than %zu bytes", sizeof out->cuda_library);
-    if ((v = getenv("GPUGUARD_HIP_LIBRARY")) != NULL &&
+    if ((v = gg__env(GG__ENV_HIP_LIBRARY)) != NULL &&
         (v[0] == '\0' || !copy_string(out->hip_library, sizeof out->hip_library, v)))
         BAD("GPUGUARD_HIP_LIBRARY must be a non-empty path shorter than %zu bytes", sizeof out->hip_library);
-    if ((v = getenv("GPUGUARD_LOG")) != NULL && !parse_log_level(v, &out->log_level))
+    if ((v = gg__env(GG__ENV_LOG)) != NULL && !parse_log_level(v, &out->log_level))
         BAD("GPUGUARD_LOG='%s' is not one of off, error, warn, info, debug", v);
-    if ((v = getenv("GPUGUARD_WAIT_TIMEOUT_MS")) != NULL && !parse_u32(v, 1, 86400000u, &out->wait_timeout_ms))
+    if ((v = gg__env(GG__ENV_WAIT_TIMEOUT_MS)) != NULL && !parse_u32(v, 1, 86400000u, &out->wait_timeout_ms))
         BAD("GPUGUARD_WAIT_TIMEOUT_MS='%s' is not a whole number of milliseconds from 1 to 86400000", v);
-    if ((v = getenv("GPUGUARD_WATCHDOG")) != NULL &&
+    if ((v = gg__env(GG__ENV_WATCHDOG)) != NULL &&
         !parse_watchdog(v, &out->watchdog, &out->watchdog_budget_ms))
         BAD("GPUGUARD_WATCHDOG='%s' is not auto, refuse or allow, optionally followed by :BUDGET_MS", v);
-    if ((v = getenv("GPUGUARD_TIMEOUT_POLICY")) != NULL && !parse_timeout_policy(v, &out->timeout_policy))
+    if ((v = gg__env(GG__ENV_TIMEOUT_POLICY)) != NULL && !parse_timeout_policy(v, &out->timeout_policy))
         BAD("GPUGUARD_TIMEOUT_POLICY='%s' is not kill or return", v);
-    if ((v = getenv("GPUGUARD_SYNC_LAUNCHES")) != NULL) {
+    if ((v = gg__env(GG__ENV_SYNC_LAUNCHES)) != NULL) {
         if (strcmp(v, "1") == 0)
             out->sync_launches = true;
         else if (strcmp(v, "0") == 0)
@@ -197,30 +206,22 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
         else
             BAD("GPUGUARD_SYNC_LAUNCHES='%s' is not 0 or 1", v);
     }
-    if ((v = getenv("GPUGUARD_TIMELINE")) != NULL) {
-        if (strcmp(v, "auto") == 0)
-            out->timeline = GG_TIMELINE_AUTO;
-        else if (strcmp(v, "on") == 0)
-            out->timeline = GG_TIMELINE_ON;
-        else if (strcmp(v, "off") == 0)
-            out->timeline = GG_TIMELINE_OFF;
-        else
-            BAD("GPUGUARD_TIMELINE='%s' is not one of auto, on, off", v);
-    }
-    if ((v = getenv("GPUGUARD_LAUNCH_RECORDS")) != NULL &&
+    if ((v = gg__env(GG__ENV_TIMELINE)) != NULL && !parse_timeline(v, &out->timeline))
+        BAD("GPUGUARD_TIMELINE='%s' is not one of auto, on, off", v);
+    if ((v = gg__env(GG__ENV_LAUNCH_RECORDS)) != NULL &&
         (!parse_u32(v, 1, GG__LAUNCH_RECORDS_MAX, &out->launch_records) ||
          (out->launch_records & (out->launch_records - 1)) != 0))
         BAD("GPUGUARD_LAUNCH_RECORDS='%s' is not a power of two from 1 to %u (launch records kept per stream)", v,
             GG__LAUNCH_RECORDS_MAX);
-    if ((v = getenv("GPUGUARD_FAULT_REPORT")) != NULL &&
+    if ((v = gg__env(GG__ENV_FAULT_REPORT)) != NULL &&
         (v[0] == '\0' || !copy_string(out->fault_report_path, sizeof out->fault_report_path, v)))
         BAD("GPUGUARD_FAULT_REPORT must be a non-empty path shorter than %zu bytes", sizeof out->fault_report_path);
     char why[600];
     if (out->fault_report_path[0] != '\0' && !report_folder_usable(out->fault_report_path, why, sizeof why))
         BAD("GPUGUARD_FAULT_REPORT='%s' cannot be written: %s", out->fault_report_path, why);
-    if ((v = getenv("GPUGUARD_FAIL_HOST_ALLOC")) != NULL && !gg__alloc_env_valid())
+    if ((v = gg__env(GG__ENV_FAIL_HOST_ALLOC)) != NULL && !gg__alloc_env_valid())
         BAD("GPUGUARD_FAIL_HOST_ALLOC='%s' is not a whole number >= 1 (plain digits)", v);
-    if ((v = getenv("GPUGUARD_FAULTS")) != NULL) {
+    if ((v = gg__env(GG__ENV_FAULTS)) != NULL) {
         gg__free(out->fault_plan_json);
         gg_status status;
         out->fault_plan_json = gg__fault_plan_text(v, "GPUGUARD_FAULTS", &status, message, message_size);

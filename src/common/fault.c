@@ -15,6 +15,7 @@
 #include "common/alloc.h"
 #include "common/fault_plan.h"
 #include "common/fork.h"
+#include "common/json_syntax.h"
 
 #include "common/call.h"
 
@@ -238,6 +239,10 @@ static char *counts_text(uint64_t live_objects, const char *written_at)
         cJSON *rj = cJSON_CreateObject();
         cJSON_AddNumberToObject(rj, "rule", (double)i);
         cJSON_AddStringToObject(rj, "op", r->target_name);
+        /* The kernel filter as accepted, so that a reader can tell which
+         * rule is which when two name the same operation. */
+        if (r->kernel[0] != '\0')
+            cJSON_AddStringToObject(rj, "kernel", r->kernel);
         cJSON_AddNumberToObject(rj, "matched", (double)r->matched);
         cJSON_AddNumberToObject(rj, "fired", (double)r->fired);
         cJSON_AddItemToArray(rules, rj);
@@ -251,7 +256,9 @@ static char *counts_text(uint64_t live_objects, const char *written_at)
     cJSON_AddNumberToObject(host, "made", (double)a.made);
     cJSON_AddNumberToObject(host, "fail_at", (double)a.fail_at);
     cJSON_AddBoolToObject(host, "failed", a.failed);
-    char *text = cJSON_Print(root);
+    /* cJSON copies a string's bytes as they are; the plan's were checked,
+     * but the report is valid UTF-8 whatever comes into it later. */
+    char *text = gg__json_valid_utf8(cJSON_Print(root));
     cJSON_Delete(root);
     return text;
 }

@@ -248,7 +248,7 @@ static bool whole_number(const cJSON *v, double max)
 gg_status gg__fault_plan_parse(const char *json, const gg__fault_naming *naming, gg__fault_plan **out,
                                char *message, size_t message_size)
 {
-    char syntax[128];
+    char syntax[256];
     *out = NULL;
     if (!gg__json_check_syntax(json, syntax, sizeof syntax)) {
         snprintf(message, message_size, "fault plan: not valid JSON: %s", syntax);
@@ -365,5 +365,14 @@ char *gg__fault_plan_text(const char *value, const char *variable, gg_status *st
     }
     text[size] = '\0';
     fclose(f);
+    /* The plan is handled as a C string: a NUL byte in the file would end
+     * it there, and the rest would be dropped without a word. */
+    const char *nul = memchr(text, '\0', (size_t)size);
+    if (nul != NULL) {
+        snprintf(message, message_size, "%s: '%s' has a NUL byte at offset %zu (a plan is UTF-8 text)", variable,
+                 value + 1, (size_t)(nul - text));
+        gg__free(text);
+        return NULL;
+    }
     return text;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/call.h"
+#include "common/json_syntax.h"
 #include "common/lifetime.h"
 
 /* Every live context: the snapshot is 32 KiB on the heap. */
@@ -124,7 +125,10 @@ gg_status gg_dump_json(char **json)
             pthread_mutex_unlock(&ctx->lock);
             gg__pin_clear(c.pins, --c.npins);
         }
-        *json = cJSON_Print(root);
+        /* Tags, kernel and module names come from the program and the
+         * driver as bytes: invalid UTF-8 among them becomes U+FFFD, so
+         * that the dump is always valid JSON (gpuguard.h, gg_dump_json). */
+        *json = gg__json_valid_utf8(cJSON_Print(root));
         cJSON_Delete(root);
     }
     gg__free(ids);

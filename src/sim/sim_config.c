@@ -353,7 +353,7 @@ sim_status sim_config_parse(const char *text, sim_config *out, char *err, size_t
         err[0] = '\0';
     if (!text)
         return defaults(out);
-    char syntax[128];
+    char syntax[256];
     if (!gg__json_check_syntax(text, syntax, sizeof syntax))
         return fail(&e, "GPUGUARD_SIM_CONFIG: not valid JSON: %s", syntax);
     /* The syntax is right, so cJSON fails only for want of memory. */
@@ -385,6 +385,14 @@ static char *read_file(const char *path, perr *e, sim_status *st)
         return NULL;
     }
     buf[n] = '\0';
+    /* Parsed as a C string: a NUL byte would silently end the text there. */
+    const char *nul = memchr(buf, '\0', n);
+    if (nul) {
+        *st = fail(e, "GPUGUARD_SIM_CONFIG: \"%s\" has a NUL byte at offset %zu (the config is UTF-8 text)", path,
+                   (size_t)(nul - buf));
+        free(buf);
+        return NULL;
+    }
     return buf;
 }
 

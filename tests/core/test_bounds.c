@@ -24,6 +24,8 @@
  *   messages 511 bytes             gpuguard.h GG_MESSAGE_MAX  message_past_message_max_is_truncated_terminated
  *   JSON nesting 64                json_syntax.h GG_JSON_MAX_DEPTH
  *                                                             fault_plan_nesting_past_64_refused_naming_it
+ *   JSON open member names 512     json_syntax.h GG_JSON_MAX_OPEN_MEMBERS
+ *                                                             fault_plan_members_past_512_refused_naming_it
  *   listed leaks 16                report.c MAX_LISTED_LEAKS  leak_report_lists_16_and_counts_all
  *   handle table 2^28 slots        handle.h GG__DIR_PAGES     handle_table_full_fails_naming_the_bound
  *   pins per call 4                pin.h GG__PIN_SLOTS        pins_past_4_in_one_call_refused
@@ -41,6 +43,7 @@
 
 #include "common/call.h"
 #include "common/handle.h"
+#include "common/json_syntax.h"
 #include "common/object.h"
 #include "core/launches.h"
 
@@ -636,6 +639,28 @@ Test(bounds, fault_plan_nesting_past_64_refused_naming_it)
         GG_EXPECT(GG_INVALID_ARGUMENT, gg_fault_set_plan(plan));
         bool depth = has(gg_test_last_message(), "nested at most 64 deep");
         cr_assert_eq(depth, arrays == 65, "%d arrays: %s", arrays, gg_test_last_message());
+    }
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+Test(bounds, fault_plan_members_past_512_refused_naming_it)
+{
+    open_with(NULL, GG_TIMELINE_AUTO);
+    /* {"rules":[], "k0":0, ...}: 512 names pass the duplicate check (the
+     * plan is then refused for its unknown fields); 513 are refused naming
+     * the bound. */
+    static char plan[GG_JSON_MAX_OPEN_MEMBERS * 16 + 64];
+    for (int members = GG_JSON_MAX_OPEN_MEMBERS; members <= GG_JSON_MAX_OPEN_MEMBERS + 1; members++) {
+        size_t n = (size_t)snprintf(plan, sizeof plan, "{\"rules\":[]");
+        for (int i = 1; i < members; i++)
+            n += (size_t)snprintf(plan + n, sizeof plan - n, ",\"k%d\":0", i);
+        snprintf(plan + n, sizeof plan - n, "}");
+        GG_EXPECT(GG_INVALID_ARGUMENT, gg_fault_set_plan(plan));
+        bool bound = has(gg_test_last_message(), "at most 512 members in the objects open at this point");
+        cr_assert_eq(bound, members == GG_JSON_MAX_OPEN_MEMBERS + 1, "%d members: %s", members,
+                     gg_test_last_message());
+        cr_assert(bound || has(gg_test_last_message(), "unknown top-level field \"k1\""), "%s", gg_test_last_message());
     }
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();

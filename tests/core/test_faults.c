@@ -2,6 +2,7 @@
  * async errors flow through the same machinery as real ones; malformed
  * plans are refused naming the rule and field. */
 #include <criterion/criterion.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -195,6 +196,24 @@ static const bad_plan bad_plans[] = {
     { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"mode\":\"async\"}]", "rule 0: \"mode\"" },
     { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"mode\":\"later\"}]", "rule 0: \"mode\"" },
     { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"device\":-1}]", "rule 0: \"device\"" },
+    /* Issue 26: these were accepted. A NUL cut the string short for cJSON
+     * ("alloc\u0000junk" ran as "alloc"), bytes that are not UTF-8 came
+     * back out of the counts as invalid JSON, and of two "op"s the first
+     * won where most readers take the last. */
+    { "{\"rules\":[{\"op\":\"alloc\\u0000junk\",\"error\":\"out_of_memory\"}]}",
+      "not valid JSON: at offset 22: expected a character other than NUL (\\u0000 is not allowed in strings)" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\\u0000x\"}]", "at offset 37: expected a character other than NUL" },
+    { "[{\"op\":\"launch\",\"error\":\"launch_failed\",\"mode\":\"async\\u0000later\"}]",
+      "at offset 53: expected a character other than NUL" },
+    { "[{\"op\":\"launch\",\"kernel\":\"k\xff\",\"error\":\"launch_failed\"}]",
+      "at offset 27: expected valid UTF-8, found byte 0xff (a byte that never occurs in UTF-8)" },
+    { "[{\"op\":\"launch\",\"kernel\":\"k\xc0\x80\",\"error\":\"launch_failed\"}]", "(an overlong form)" },
+    { "[{\"op\":\"launch\",\"kernel\":\"k\\ud800\",\"error\":\"launch_failed\"}]",
+      "a \\u escape of a low surrogate after a high one" },
+    { "[{\"op\":\"alloc\",\"op\":\"bogus\",\"error\":\"out_of_memory\"}]",
+      "at offset 15: expected a member name not already in this object, found \"op\" again (first at offset 2)" },
+    { "[{\"op\":\"alloc\",\"error\":\"out_of_memory\",\"error\":\"driver\"}]", "found \"error\" again" },
+    { "{\"rules\":[],\"rules\":[{\"op\":\"alloc\",\"error\":\"out_of_memory\"}]}", "found \"rules\" again" },
 };
 
 Test(faults, malformed_plans_are_refused_naming_rule_and_field)
@@ -275,4 +294,108 @@ Test(faults, plans_from_the_environment_and_the_report_file)
                           .hip_library = tb->hip ? tb->library : NULL };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
     cr_assert(strstr(gg_test_last_message(), "GPUGUARD_FAULTS") != NULL, "%s", gg_test_last_message());
+}
+
+/* Issue 26: a plan file is read whole; a NUL byte in it used to end the
+ * plan there without a word. */
+Test(faults, a_plan_file_with_a_nul_byte_is_refused)
+{
+    GG_OK_(gg_context_destroy(rig.ctx));
+    GG_OK_(gg_shutdown());
+    char plan_path[] = "/tmp/gg_plan_XXXXXX";
+    int fd = mkstemp(plan_path);
+    static const char plan[] = "[]\0[{\"op\":\"alloc\",\"error\":\"out_of_memory\"}]";
+    cr_assert_eq(write(fd, plan, sizeof plan - 1), (ssize_t)(sizeof plan - 1));
+    close(fd);
+    char arg[64];
+    snprintf(arg, sizeof arg, "@%s", plan_path);
+    setenv("GPUGUARD_FAULTS", arg, 1);
+    const gg_test_backend *tb = gg_test_backend_in_use();
+    gg_init_desc desc = { .backend = tb->name, .cuda_library = tb->hip ? NULL : tb->library,
+                          .hip_library = tb->hip ? tb->library : NULL };
+    gg_status status = gg_init(&desc);
+    unsetenv("GPUGUARD_FAULTS");
+    unlink(plan_path);
+    cr_assert_eq(status, GG_INVALID_ARGUMENT, "%s", gg_status_name(status));
+    cr_assert(strstr(gg_test_last_message(), "GPUGUARD_FAULTS") != NULL &&
+                  strstr(gg_test_last_message(), "has a NUL byte at offset 2") != NULL,
+              "%s", gg_test_last_message());
+}
+
+/* Well-formed UTF-8 as RFC 3629's table lists the byte ranges (written
+ * independently of the library's decoder, so that one cannot vouch for
+ * itself). */
+static bool valid_utf8(const char *text, size_t *bad)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (s[i] != 0) {
+        unsigned char b = s[i];
+        unsigned char lo = 0x80, hi = 0xBF;
+        int more;
+        if (b <= 0x7F) more = 0;
+        else if (b >= 0xC2 && b <= 0xDF) more = 1;
+        else if (b == 0xE0) more = 2, lo = 0xA0;
+        else if (b == 0xED) more = 2, hi = 0x9F;
+        else if (b >= 0xE1 && b <= 0xEF) more = 2;
+        else if (b == 0xF0) more = 3, lo = 0x90;
+        else if (b == 0xF4) more = 3, hi = 0x8F;
+        else if (b >= 0xF1 && b <= 0xF3) more = 3;
+        else { *bad = i; return false; }
+        for (int k = 1; k <= more; k++) {
+            unsigned char c = s[i + k];
+            if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) {
+                *bad = i;
+                return false;
+            }
+        }
+        i += (size_t)more + 1;
+    }
+    return true;
+}
+
+/* Issue 26: what gpuguard writes is valid JSON in valid UTF-8 whatever
+ * bytes a program gave it: a tag that is not UTF-8, and one cut at
+ * GG_NAME_MAX - 1 bytes inside a character, become U+FFFD in the dump. */
+Test(faults, dumps_are_valid_utf8_whatever_the_tags)
+{
+    char cut[GG_NAME_MAX + 2];
+    memset(cut, 'a', GG_NAME_MAX - 2);
+    memcpy(cut + GG_NAME_MAX - 2, "\xc3\xa9", 3); /* the tag keeps the 0xc3 */
+    gg_stream s1, s2;
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "bad\xff" "tag" }, &s1));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = cut }, &s2));
+    char *dump = NULL;
+    GG_OK_(gg_dump_json(&dump));
+    size_t bad = 0;
+    cr_assert(valid_utf8(dump, &bad), "the dump is not UTF-8 at byte %zu: %s", bad, dump);
+    cr_assert(strstr(dump, "\"bad\xef\xbf\xbdtag\"") != NULL, "%s", dump);
+    cr_assert(strstr(dump, "aaaaaaaa\xef\xbf\xbd\"") != NULL, "%s", dump);
+    cJSON *root = cJSON_Parse(dump);
+    cr_assert_not_null(root, "the dump is not JSON: %s", dump);
+    cJSON_Delete(root);
+    gg_free(dump);
+    /* The counts, with a plan whose names are all UTF-8, name its rules as
+     * accepted, kernel filters included. */
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"kernel\":\"\xc3\xa9t\xc3\xa9\",\"error\":\"launch_failed\"},"
+                             "{\"op\":\"alloc\",\"nth\":9,\"error\":\"out_of_memory\"}]"));
+    char *counts = NULL;
+    GG_OK_(gg_fault_counts_json(&counts));
+    cr_assert(valid_utf8(counts, &bad), "the counts are not UTF-8 at byte %zu: %s", bad, counts);
+    root = cJSON_Parse(counts);
+    cr_assert_not_null(root, "the counts are not JSON: %s", counts);
+    const cJSON *rules = cJSON_GetObjectItemCaseSensitive(root, "rules");
+    cr_assert_eq(cJSON_GetArraySize(rules), 2, "%s", counts);
+    const cJSON *r0 = cJSON_GetArrayItem(rules, 0), *r1 = cJSON_GetArrayItem(rules, 1);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r0, "op")->valuestring, "launch");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r0, "kernel")->valuestring, "\xc3\xa9t\xc3\xa9");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r1, "op")->valuestring, "alloc");
+    cr_assert_null(cJSON_GetObjectItemCaseSensitive(r1, "kernel"), "%s", counts);
+    cJSON_Delete(root);
+    gg_free(counts);
+    GG_OK_(gg_fault_clear());
+    GG_OK_(gg_stream_destroy(s1));
+    GG_OK_(gg_stream_destroy(s2));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
 }

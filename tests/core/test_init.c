@@ -205,3 +205,39 @@ Test(init, device_info_of_the_simulator)
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_device_info_get(0, NULL));
     gg_test_finish();
 }
+
+/* GPUGUARD_LOG=DEBUG would otherwise write to stderr. */
+static void quiet_log(void *user, gg_log_level level, uint64_t context, const char *message)
+{
+    (void)user, (void)level, (void)context, (void)message;
+}
+
+/* Issue 26: GPUGUARD_TIMELINE=ON was refused while
+ * GPUGUARD_TIMEOUT_POLICY=Return was accepted. Every keyword of every
+ * variable, in upper and mixed case, through gg_init. */
+Test(init, every_keyword_variable_takes_any_case)
+{
+    static const struct {
+        const char *name, *value;
+    } cases[] = {
+        { "GPUGUARD_TIMELINE", "ON" },        { "GPUGUARD_TIMELINE", "Off" },     { "GPUGUARD_TIMELINE", "AUTO" },
+        { "GPUGUARD_TIMEOUT_POLICY", "Return" }, { "GPUGUARD_TIMEOUT_POLICY", "KILL" },
+        { "GPUGUARD_LOG", "DEBUG" },          { "GPUGUARD_LOG", "Off" },          { "GPUGUARD_WATCHDOG", "Refuse:500" },
+        { "GPUGUARD_WATCHDOG", "ALLOW" },     { "GPUGUARD_BACKEND", "SIM" },      { "GPUGUARD_BACKEND", "Sim" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv(cases[i].name, cases[i].value, 1);
+        gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA, .log_fn = quiet_log };
+        gg_status status = gg_init(&desc);
+        unsetenv(cases[i].name);
+        cr_assert_eq(status, GG_OK, "%s=%s gave %s: %s", cases[i].name, cases[i].value, gg_status_name(status),
+                     gg_test_last_message());
+        GG_OK_(gg_shutdown());
+    }
+    /* Still refused: a keyword with something around it. */
+    setenv("GPUGUARD_TIMELINE", "ON ", 1);
+    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
+    unsetenv("GPUGUARD_TIMELINE");
+    cr_assert(strstr(gg_test_last_message(), "GPUGUARD_TIMELINE='ON '") != NULL, "%s", gg_test_last_message());
+}

@@ -3,17 +3,58 @@
  * rest is its value. Contracts: gg_init succeeds or fails with a status the
  * API defines and, for GG_INVALID_ARGUMENT, a message naming one of the
  * variables; after gg_shutdown nothing is left alive and a second gg_init
- * behaves the same (no state leaks between inits). */
+ * behaves the same (no state leaks between inits); and (issue 26, where
+ * GPUGUARD_TIMELINE=ON was refused and GPUGUARD_TIMEOUT_POLICY=Return
+ * accepted) flipping the ASCII case of every keyword variable's value
+ * changes nothing: the same status, the same message but for case. */
+#include <strings.h>
+
 #include "fuzz_support.h"
 
 /* Not fuzzed: the library paths (they would load anything), the report
  * path (it would write anywhere), GPUGUARD_FAIL_HOST_ALLOC (read once per
  * process, so it cannot vary between inputs) and "@file" plans. */
 static const char *const variables[] = {
-    "GPUGUARD_BACKEND",       "GPUGUARD_LOG",    "GPUGUARD_WAIT_TIMEOUT_MS", "GPUGUARD_WATCHDOG",
-    "GPUGUARD_SYNC_LAUNCHES", "GPUGUARD_FAULTS",
+    "GPUGUARD_BACKEND",        "GPUGUARD_LOG",      "GPUGUARD_WAIT_TIMEOUT_MS", "GPUGUARD_WATCHDOG",
+    "GPUGUARD_SYNC_LAUNCHES",  "GPUGUARD_FAULTS",   "GPUGUARD_TIMELINE",        "GPUGUARD_TIMEOUT_POLICY",
+    "GPUGUARD_LAUNCH_RECORDS",
 };
 #define VARIABLE_COUNT (sizeof variables / sizeof variables[0])
+
+/* The variables whose values are keywords (gpuguard.h: matched ignoring
+ * case); the others hold numbers or JSON, where case matters. */
+static bool keyword_variable(const char *name)
+{
+    static const char *const keywords[] = { "GPUGUARD_BACKEND", "GPUGUARD_LOG", "GPUGUARD_WATCHDOG",
+                                            "GPUGUARD_TIMELINE", "GPUGUARD_TIMEOUT_POLICY" };
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+        if (strcmp(name, keywords[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Every ASCII letter of the keyword variables' values in the other case. */
+static bool flip_keyword_case(void)
+{
+    bool flipped = false;
+    for (size_t i = 0; i < VARIABLE_COUNT; i++) {
+        const char *v = getenv(variables[i]);
+        if (v == NULL || !keyword_variable(variables[i]))
+            continue;
+        char *copy = strdup(v);
+        if (copy == NULL)
+            abort();
+        for (char *p = copy; *p != '\0'; p++) {
+            if (*p >= 'a' && *p <= 'z')
+                *p = (char)(*p - 'a' + 'A'), flipped = true;
+            else if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a'), flipped = true;
+        }
+        setenv(variables[i], copy, 1);
+        free(copy);
+    }
+    return flipped;
+}
 
 static void clear_all(void)
 {
@@ -59,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             *next++ = '\0';
         const char *name = variables[(unsigned char)line[0] % VARIABLE_COUNT];
         /* The backend must stay the simulator: other values would load real drivers. */
-        if ((strcmp(name, "GPUGUARD_BACKEND") == 0 && strcmp(line + 1, "sim") != 0) ||
+        if ((strcmp(name, "GPUGUARD_BACKEND") == 0 && strcasecmp(line + 1, "sim") != 0) ||
             (strcmp(name, "GPUGUARD_FAULTS") == 0 && line[1] == '@'))
             continue;
         setenv(name, line + 1, 1);
@@ -75,6 +116,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gg_status again = init_once(second, sizeof second);
     FUZZ_CHECK(again == s && strcmp(first, second) == 0, "gg_init gave %s (%s), then %s (%s)", gg_status_name(s),
                first, gg_status_name(again), second);
+    if (flip_keyword_case()) {
+        char flipped[GG_MESSAGE_MAX];
+        gg_status other = init_once(flipped, sizeof flipped);
+        FUZZ_CHECK(other == s && strcasecmp(first, flipped) == 0,
+                   "with the keywords' case flipped gg_init gave %s (%s), not %s (%s)", gg_status_name(other), flipped,
+                   gg_status_name(s), first);
+    }
     clear_all();
     free(text);
     return 0;

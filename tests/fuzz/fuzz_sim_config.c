@@ -4,12 +4,15 @@
  * their documented ranges) or is refused with SIM_ERR_INVALID_VALUE and a
  * message (never "out of memory": the strict syntax check and cJSON must
  * agree on what is JSON); a failed parse leaves nothing allocated
- * (LeakSanitizer). */
+ * (LeakSanitizer); an accepted config is valid UTF-8, has no \u0000 and
+ * names no member twice (issue 26: the same checker as fault plans), and
+ * so are the device names it gives the driver. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_json.h"
 #include "sim_core.h"
 
 #define FUZZ_CHECK(cond, ...)                                                                   \
@@ -33,10 +36,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512];
     sim_status st = sim_config_parse(text, &c, err, sizeof err);
     if (st == SIM_OK) {
+        size_t bad = 0;
+        const char *twice = NULL;
+        FUZZ_CHECK(fuzz_utf8_valid(text, &bad), "a config with bytes that are not UTF-8 (at %zu) was accepted", bad);
+        FUZZ_CHECK(!fuzz_has_nul_escape(text), "a config with \\u0000 was accepted");
+        cJSON *tree = size > 0 ? cJSON_Parse(text) : NULL;
+        FUZZ_CHECK(size == 0 || tree != NULL, "an accepted config is not JSON to cJSON");
+        FUZZ_CHECK(fuzz_names_unique(tree, &twice), "a config naming \"%s\" twice in an object was accepted", twice);
+        cJSON_Delete(tree);
         FUZZ_CHECK(c.ndevices >= 0 && (c.ndevices == 0 || c.devices != NULL), "%d devices", c.ndevices);
         for (int i = 0; i < c.ndevices; i++) {
             const sim_device_config *d = &c.devices[i];
             FUZZ_CHECK(memchr(d->name, '\0', sizeof d->name) != NULL, "device %d: unterminated name", i);
+            FUZZ_CHECK(fuzz_utf8_valid(d->name, &bad), "device %d: its name is not UTF-8 at %zu", i, bad);
             FUZZ_CHECK(d->memory_bytes > 0, "device %d: no memory", i);
             FUZZ_CHECK(!d->watchdog || d->watchdog_ms > 0, "device %d: watchdog of 0 ms", i);
         }

@@ -138,6 +138,22 @@ Test(sim_init, bad_configs_are_rejected_naming_the_key)
     /* Only whitespace may follow the value (cJSON alone ignores the rest). */
     expect_bad_config("{\"fast\": true} x", "at offset 15: expected the end of the text after the value");
     expect_bad_config("@/nonexistent/gg-sim.json", "/nonexistent/gg-sim.json");
+    /* Issue 26: the same checker as fault plans. A device name with a NUL
+     * ran cut short, one with bytes that are not UTF-8 reached gpuguard's
+     * JSON, and of two "fast"s the first won. */
+    expect_bad_config("{\"devices\":[{\"name\":\"gpu\\u0000x\"}]}", "at offset 24: expected a character other than NUL");
+    expect_bad_config("{\"devices\":[{\"name\":\"gpu\xff\"}]}", "at offset 24: expected valid UTF-8, found byte 0xff");
+    expect_bad_config("{\"fast\": true, \"fast\": false}", "found \"fast\" again (first at offset 1)");
+    char path[] = "/tmp/gg-sim-config-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    static const char with_nul[] = "{}\0{\"devices\":[]}";
+    cr_assert_eq(write(fd, with_nul, sizeof with_nul - 1), (ssize_t)(sizeof with_nul - 1));
+    close(fd);
+    char env[64];
+    snprintf(env, sizeof env, "@%s", path);
+    expect_bad_config(env, "has a NUL byte at offset 2");
+    unlink(path);
     /* A later cuInit with a good config works: failure leaves nothing behind. */
     sim_test_init("{\"devices\":[{}]}");
     cr_assert_str_eq(gg_sim_last_config_error(), "");

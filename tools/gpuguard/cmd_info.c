@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "common/json_syntax.h"
 
 typedef struct info_options {
     bool json;
@@ -99,7 +100,7 @@ static int report_failure(const info_options *opt, gg_status status)
             if (err.native_name && err.native_name[0])
                 cJSON_AddStringToObject(error, "native_name", err.native_name);
         }
-        char *text = cJSON_Print(root);
+        char *text = gg__json_valid_utf8(cJSON_Print(root)); /* bytes not UTF-8 become U+FFFD */
         if (text)
             puts(text);
         cJSON_free(text);
@@ -243,7 +244,7 @@ static int print_json(const info_report *rep, bool verbose)
         cJSON_AddItemToObject(dev, "max_grid", dims_json(d->max_grid));
         cJSON_AddItemToArray(devices, dev);
     }
-    char *text = cJSON_Print(root);
+    char *text = gg__json_valid_utf8(cJSON_Print(root)); /* bytes not UTF-8 become U+FFFD */
     cJSON_Delete(root);
     if (!text) {
         fprintf(stderr, "gpuguard info: out of memory printing JSON\n");

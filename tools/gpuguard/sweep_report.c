@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sweep.h"
+#include "common/json_syntax.h"
 
 void sweep_count_run(const sweep_options *opt, sweep_totals *t, child_outcome what, bool fired, bool replaced)
 {
@@ -64,7 +65,7 @@ bool sweep_write_json(const sweep_options *opt, const char *kind, cJSON *json_ru
     cJSON_AddNumberToObject(summary, "leaks", (double)t->leaks);
     cJSON_AddNumberToObject(summary, "not_reached", (double)t->not_reached);
     cJSON_AddNumberToObject(summary, "plan_replaced", (double)t->replaced);
-    char *text = cJSON_Print(root);
+    char *text = gg__json_valid_utf8(cJSON_Print(root)); /* bytes not UTF-8 become U+FFFD */
     FILE *f = fopen(opt->json_path, "w");
     bool ok = f != NULL && text != NULL && fputs(text, f) >= 0;
     if (!ok)
