@@ -26,7 +26,8 @@ bool gg__keyword(const char *text, const char *const *keywords, size_t count, si
         while (text[i] != '\0' && ascii_lower(text[i]) == ascii_lower(keywords[k][i]))
             i++;
         if (text[i] == '\0' && keywords[k][i] == '\0') {
-            *index = k;
+            if (index != NULL)
+                *index = k;
             return true;
         }
     }

@@ -30,7 +30,8 @@ extern const char *const gg__env_names[GG__ENV_COUNT];
 const char *gg__env(gg__env_var var);
 
 /* Whether `text` is one of the `count` keywords, compared ignoring ASCII
- * case ("ON", "On" and "on" are the same keyword); *index: which one.
+ * case ("ON", "On" and "on" are the same keyword); *index (when index
+ * is not NULL): which one.
  * ASCII only, not strcasecmp: the process's locale must not change what a
  * setting means (in a Turkish locale "I" is not the capital of "i"). The
  * one comparison every keyword of every variable goes through. */

@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "build_paths.h"
+#include "common/env.h"
 #include "intercept_places.h"
 
 /* Exported so that another copy of the interposer is recognised. */
@@ -159,8 +159,9 @@ static bool find_library(gg_icpt_face face)
     const char *v = getenv(d->driver_env);
     if (v != NULL && v[0] != '\0')
         return open_library(face, v, d->driver_env);
-    v = getenv("GPUGUARD_BACKEND");
-    if (v != NULL && (strcasecmp(v, "sim") == 0 || strcasecmp(v, "sim-hip") == 0)) {
+    static const char *const sim_backends[] = { "sim", "sim-hip" };
+    v = gg__env(GG__ENV_BACKEND);
+    if (v != NULL && gg__keyword(v, sim_backends, 2, NULL)) {
         char path[PATH_MAX];
         if (!sim_path(d->sim_file, path, sizeof path)) {
             snprintf(st->error, sizeof st->error, "GPUGUARD_BACKEND=%s: the simulator's %s is in neither %s nor %s",

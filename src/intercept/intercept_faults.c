@@ -36,6 +36,8 @@
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/env.h"
+#include "common/json_syntax.h"
 #include "common/fault_plan.h"
 
 #define MAX_LATCHED 64
@@ -217,8 +219,10 @@ static const gg__fault_naming naming = {
 
 static void log_problem(const char *what)
 {
-    const char *level = getenv("GPUGUARD_LOG");
-    if (level != NULL && strcmp(level, "off") != 0)
+    /* gpuguard's own keyword rule: "OFF" and "Off" are "off" too. */
+    static const char *const off[] = { "off" };
+    const char *level = gg__env(GG__ENV_LOG);
+    if (level != NULL && !gg__keyword(level, off, 1, NULL))
         fprintf(stderr, "gpuguard intercept: %s\n", what);
 }
 
@@ -625,7 +629,9 @@ static void write_report(const char *written_at)
     /* Whose calls these are: the owner of the path, or the process named
      * in REPORT.<pid>. */
     cJSON_AddNumberToObject(root, "pid", (double)getpid());
-    char *text = cJSON_Print(root);
+    /* Valid UTF-8 whatever the plan, a path or a driver's message held
+     * (json_syntax.h): a reader's JSON parser must be able to read it. */
+    char *text = gg__json_valid_utf8(cJSON_Print(root));
     cJSON_Delete(root);
     char target[PATH_MAX + 32];
     if (report_owner == getpid())

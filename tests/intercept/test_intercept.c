@@ -11,10 +11,12 @@
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -341,4 +343,56 @@ Test(intercept, a_function_that_returns_no_error_code_cannot_be_failed)
     cr_assert_not_null(why, "a plan naming cudbgApiInit was accepted");
     cr_assert(strstr(why, "unknown driver function \"cudbgApiInit\"") != NULL, "plan_error: %s", why);
     cJSON_Delete(report);
+}
+
+/* ---- the interposer's own inputs and outputs, to the byte (issue 26) ---- */
+
+static char stderr_path[64];
+
+/* The child's stderr goes to stderr_path, then the bad plan is met. */
+static void bad_plan_logged_body(void)
+{
+    int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || dup2(fd, 2) < 0)
+        _exit(2);
+    CHILD_IS(cuInit(0), CUDA_ERROR_INVALID_VALUE);
+}
+
+/* What the child wrote to stderr under GPUGUARD_LOG=level. */
+static size_t stderr_bytes_with_log(const char *level)
+{
+    snprintf(stderr_path, sizeof stderr_path, "/tmp/gg_intercept_stderr_%ld", (long)getpid());
+    setup("{\"rules\": [{\"function\": \"cuNoSuchThing\", \"error\": \"out_of_memory\"}]}");
+    setenv("GPUGUARD_LOG", level, 1);
+    run_in_child(bad_plan_logged_body);
+    unsetenv("GPUGUARD_LOG");
+    struct stat st;
+    cr_assert_eq(stat(stderr_path, &st), 0);
+    unlink(stderr_path);
+    return (size_t)st.st_size;
+}
+
+Test(intercept, log_keywords_ignore_case_as_libgpuguard_s_do)
+{
+    cr_assert_gt(stderr_bytes_with_log("warn"), 0, "the bad plan is not logged at all: the test checks nothing");
+    cr_assert_eq(stderr_bytes_with_log("off"), 0);
+    cr_assert_eq(stderr_bytes_with_log("OFF"), 0, "GPUGUARD_LOG=OFF did not silence the interposer");
+    cr_assert_eq(stderr_bytes_with_log("Off"), 0, "GPUGUARD_LOG=Off did not silence the interposer");
+}
+
+Test(intercept, the_report_is_valid_utf8_whatever_the_plan_named)
+{
+    /* A plan file whose path is not UTF-8: the error quotes the path. */
+    setup("@/nonexistent/plan-\xff\xfe.json");
+    run_in_child(bad_plan_body);
+    FILE *f = fopen(report_path, "rb");
+    cr_assert_not_null(f, "no report at %s", report_path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cr_assert_null(memchr(text, 0xff, n), "the report holds the raw byte 0xff: %s", text);
+    cr_assert_null(memchr(text, 0xfe, n), "the report holds the raw byte 0xfe: %s", text);
+    cr_assert_not_null(strstr(text, "plan-\xEF\xBF\xBD\xEF\xBF\xBD.json"),
+                       "the path's bad bytes are not shown as U+FFFD: %s", text);
 }
