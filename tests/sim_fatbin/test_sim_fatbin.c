@@ -124,7 +124,17 @@ static char *ptx_of(const char *name, int cc)
     char *a, *b;
     sim_fatbin_status st = run(img, n, cc, &a, detail, sizeof detail);
     cr_assert_eq(st, SIM_FATBIN_OK, "%s for %d: %s: %s", name, cc, sim_fatbin_status_name(st), detail);
-    st = run(img, 0, cc, &b, detail, sizeof detail);
+    /* With no size, text ends at its NUL (a file has none); a container's
+     * header bounds it, so its buffer stays exact. */
+    unsigned char *unsized = img;
+    if (sim_image_classify(img, n) == SIM_IMAGE_PTX) {
+        unsized = malloc(n + 1);
+        memcpy(unsized, img, n);
+        unsized[n] = '\0';
+    }
+    st = run(unsized, 0, cc, &b, detail, sizeof detail);
+    if (unsized != img)
+        free(unsized);
     cr_assert_eq(st, SIM_FATBIN_OK, "%s for %d, size unknown: %s: %s", name, cc, sim_fatbin_status_name(st), detail);
     cr_assert_str_eq(a, b);
     free(b);
@@ -286,7 +296,9 @@ Test(sim_fatbin, layout_as_documented)
     cr_assert_eq(get(z, E0 + E_ARCH, 4), 75);
     cr_assert_eq(get(z, E0 + E_FLAGS, 8) & 0xA000, 0x8000, "zstd");
     cr_assert_eq(get(z, E0 + 80, 4), 0xFD2FB528u, "a zstd frame");
-    cr_assert_eq(get(z, E0 + E_USIZE, 8), strlen(ptx_of("ptx75_zstd.fatbin", 75)) + 1, "text and its NUL");
+    char *ptx = ptx_of("ptx75_zstd.fatbin", 75);
+    cr_assert_eq(get(z, E0 + E_USIZE, 8), strlen(ptx) + 1, "text and its NUL");
+    free(ptx);
     free(z);
     unsigned char *l = load("ptx75_lz4.fatbin", &n);
     cr_assert_eq(get(l, E0 + E_FLAGS, 8) & 0xA000, 0x2000, "LZ4");
@@ -312,6 +324,31 @@ Test(sim_fatbin, debug_fatbin)
     assert_scale_ptx(ptx, "sm_75, debug");
     cr_assert_not_null(strstr(ptx, ".loc"), "-G PTX has .loc directives");
     free(ptx);
+}
+
+/* Toolkits before CUDA 13 wrote PTX entries with a 64-byte header (and
+ * LZ4): the LZ4 fixture with its entry's header cut to 64 bytes (the 16
+ * bytes past +64 hold only the options record nvcc 13 adds). */
+Test(sim_fatbin, older_toolkits_64_byte_ptx_header)
+{
+    size_t n;
+    unsigned char *img = load("ptx75_lz4.fatbin", &n);
+    cr_assert_eq(get(img, E0 + E_HSIZE, 4), 80);
+    size_t m = n - 16;
+    unsigned char *old = malloc(m);
+    memcpy(old, img, E0 + 64);
+    memcpy(old + E0 + 64, img + E0 + 80, n - (E0 + 80));
+    put(old, E0 + E_HSIZE, 4, 64);
+    put(old, E0 + 20, 4, 0); /* no options record */
+    put(old, C_FSIZE, 8, m - 16);
+    char *a, *b, detail[512];
+    cr_assert_eq(run(old, m, 75, &a, detail, sizeof detail), SIM_FATBIN_OK, "%s", detail);
+    cr_assert_eq(run(img, n, 75, &b, detail, sizeof detail), SIM_FATBIN_OK, "%s", detail);
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    free(old);
+    free(img);
 }
 
 /* PTX text images are copied; with a size, up to it. */

@@ -510,8 +510,8 @@ static sim_fatbin_status entry_ptx(msg *m, const unsigned char *c, const entry *
     unsigned char *buf = NULL;
     sim_fatbin_status st = comp == FLAG_ZSTD ? unzstd(m, payload, (size_t)csize, (size_t)usize, at, &buf)
                                              : unlz4(m, payload, (size_t)csize, (size_t)usize, at, &buf);
-    if (st != SIM_FATBIN_OK)
-        return st;
+    if (st != SIM_FATBIN_OK || !buf)
+        return st != SIM_FATBIN_OK ? st : SIM_FATBIN_INVALID_IMAGE;
     buf[usize] = '\0';
     size_t n = strlen((const char *)buf);
     if (n == 0) {
