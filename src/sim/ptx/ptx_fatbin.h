@@ -49,7 +49,9 @@
  * at its NUL, an ELF header is 64 bytes; nothing past what those headers
  * claim is ever read, and the headers are checked against each other (every
  * entry inside its container, every payload inside its entry's room). A
- * caller that passes a size gets every claim checked against it too.
+ * caller that passes a size gets every claim checked against it too; bytes
+ * after the container (a section's padding, another container) are not
+ * read. Of a cubin only the ELF header is read: it is refused anyway.
  *
  * Nothing here aborts, exits or prints; every function is thread-safe
  * (no state). Allocations go through sim_malloc (the simulator's host
