@@ -3,7 +3,8 @@
 # build-fuzz/, and fuzzes each for a bounded time.
 #
 #   scripts/fuzz.sh                  every harness, GG_FUZZ_SECONDS each (default 60)
-#   scripts/fuzz.sh NAME...          only those (fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model)
+#   scripts/fuzz.sh NAME...          only those (fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model
+#                                    fuzz_fatbin)
 #
 # Each run starts from the committed seed corpus (tests/fuzz/corpus/NAME,
 # never modified here) plus what earlier runs found (build-fuzz/corpus/NAME).
@@ -16,11 +17,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 seconds="${GG_FUZZ_SECONDS:-60}"
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model)
+((${#harnesses[@]})) || harnesses=(fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model fuzz_fatbin)
 dir=build-fuzz
 
 # libFuzzer's runtime is in clang's compiler-rt package.
-gg_ensure_packages clang libclang-rt-14-dev libcjson-dev cmake pkg-config
+gg_ensure_packages clang libclang-rt-14-dev libcjson-dev libzstd-dev liblz4-dev cmake pkg-config
 compgen -G "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null ||
     gg_die "clang's libFuzzer runtime is missing (Debian package libclang-rt-14-dev)"
 gg_configure "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DGG_FUZZ=ON \
