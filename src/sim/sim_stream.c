@@ -501,10 +501,19 @@ sim_status sim_stream_submit_launch(sim_stream *s, sim_op *op)
 
 sim_status sim_stream_query(sim_stream *s)
 {
+    /* Completion first, health second. A worker poisons the context
+     * (sim_ctx_poison) before it publishes the completion of the op that
+     * faulted, so a query that finds the queue drained and only then reads
+     * the health sees the fault, as a real driver's cuStreamQuery does: it
+     * never answers success for a kernel that trapped. Read the other way
+     * round, a fault landing between the two reads looked like a clean
+     * finish (health read before the poison, completion after it). */
+    uint64_t submitted = atomic_load(&s->submitted);
+    bool drained = atomic_load(&s->completed) >= submitted;
     sim_status st = sim_ctx_health(s->ctx);
     if (st)
         return st;
-    return atomic_load(&s->completed) >= atomic_load(&s->submitted) ? SIM_OK : SIM_ERR_NOT_READY;
+    return drained ? SIM_OK : SIM_ERR_NOT_READY;
 }
 
 static bool stream_idle(void *p)

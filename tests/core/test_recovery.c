@@ -2,8 +2,10 @@
  * child id is stale and says why; work runs again. */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/launches.h"
+#include "gpuguard/gg_sim_control.h"
 
 static gg_test_rig rig;
 
@@ -86,6 +88,88 @@ Test(recovery, primary_context_recovers_by_reset)
     GG_OK_(gg_buffer_alloc(primary, 64, NULL, &again));
     GG_OK_(gg_memset(again, 0, 3, 64, GG_NO_STREAM));
     GG_OK_(gg_context_destroy(primary));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
+/* ---- A trap's synchronize, recover, again: thousands of times ----------
+ *
+ * The core promise across recoveries: a synchronize that covers a kernel
+ * which trapped never returns GG_OK. A single-threaded loop of trap,
+ * synchronize, recover, reload once saw the synchronize return GG_OK with
+ * the context ALIVE (iteration ~2454 of 3000 under TSan) although the
+ * simulator's own record said the trap ran, faulted and poisoned its
+ * context before the synchronize returned: the simulator's stream query
+ * read the context's health before the stream's completion, so a fault
+ * landing between its two reads looked like a clean finish. Under TSan the
+ * old simulator failed this loop within a few thousand iterations in every
+ * run tried; without TSan the window is two loads wide and a run rarely
+ * hits it (tests/sim/test_sim_stream.c races the query itself and does).
+ * The loop runs until it has done enough iterations or spent its time,
+ * whichever comes first. The simulator records every launch, and each
+ * iteration checks that it agrees: one launch in the native context,
+ * FAULTED, its poisoner. */
+
+#define LOOP_ITERATIONS 25000
+#define LOOP_BUDGET_S 20.0
+
+static void setup_recording(void)
+{
+    gg_test_init_sim("{\"record_launches\": true}");
+    gg_test_rig_open(&rig, 1);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static unsigned long long ns_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+TestSuite(recovery_loop, .init = setup_recording);
+
+Test(recovery_loop, every_trap_fails_its_synchronize_across_recoveries, .timeout = 120)
+{
+    gg_sim_truth_launches_fn truth = (gg_sim_truth_launches_fn)gg_test_sim_symbol("gg_sim_truth_launches");
+    gg_sim_truth_reset_fn truth_reset = (gg_sim_truth_reset_fn)gg_test_sim_symbol("gg_sim_truth_reset");
+    double deadline = seconds_now() + LOOP_BUDGET_S;
+    int i = 0;
+    for (; i < LOOP_ITERATIONS && seconds_now() < deadline; i++) {
+        /* One record per native context per iteration: HIP recovers by a
+         * primary reset, which keeps the native context (and its log). */
+        truth_reset();
+        void *native = NULL;
+        GG_OK_(gg_context_native(rig.ctx, &native));
+        GG_OK_(launch_plain(rig.trap, GG_NO_STREAM));
+        gg_status st = gg_context_synchronize(rig.ctx, 5000);
+        unsigned long long returned_ns = ns_now();
+        gg_state state = gg_context_state(rig.ctx);
+        gg_sim_launch_truth t[2];
+        memset(t, 0, sizeof t);
+        unsigned long long n = truth(native, t, 2);
+        cr_assert(st == GG_LAUNCH_FAILED && state == GG_STATE_DEAD,
+                  "iteration %d: gg_context_synchronize after a trap returned %s with the context in state %d; "
+                  "the simulator recorded %llu launch(es) in native context %p, the first in state %d "
+                  "(3: FAULTED) poisoning it %d, ended %lld ns before the synchronize returned",
+                  i, gg_status_name(st), (int)state, n, native, t[0].state, t[0].poisoned_context,
+                  (long long)(returned_ns - t[0].ended_ns));
+        cr_assert(n == 1 && t[0].state == GG_SIM_LAUNCH_FAULTED && t[0].poisoned_context == 1 &&
+                      strcmp(t[0].kernel, "trap") == 0 && t[0].stream == 0,
+                  "iteration %d: the simulator's truth disagrees: %llu launch(es), the first %s in state %d "
+                  "poisoning %d on stream %llu",
+                  i, n, t[0].kernel, t[0].state, t[0].poisoned_context, t[0].stream);
+        GG_OK_(gg_context_recover(rig.ctx));
+        GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &rig.module));
+        GG_OK_(gg_kernel_get(rig.module, "trap", &rig.trap));
+    }
+    cr_log_info("%d iterations of trap, synchronize, recover", i);
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }

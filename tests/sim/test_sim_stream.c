@@ -2,6 +2,8 @@
  * elapsed time, destroy with pending work. */
 #include "sim_test.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 TestSuite(sim_stream, .timeout = 60);
@@ -210,5 +212,94 @@ Test(sim_stream, streams_of_another_context_are_refused)
     CU_IS(cuStreamCreate(&sa, 4), CUDA_ERROR_INVALID_VALUE);
     CU_OK(cuCtxDestroy_v2(b));
     CU_OK(cuCtxDestroy_v2(a));
+    sim_test_assert_no_leaks();
+}
+
+/* ---- cuStreamQuery racing a kernel that traps ---------------------------
+ *
+ * A real driver never answers cuStreamQuery with CUDA_SUCCESS for a stream
+ * whose kernel trapped: the fault is the context's before the kernel counts
+ * as finished. The simulator's query once read the context's health before
+ * the stream's completion, so a fault that landed between the two reads
+ * answered CUDA_SUCCESS (gpuguard then returned GG_OK from a synchronize
+ * covering the trap: tests/core/test_recovery.c). The window is two loads
+ * wide; it opens when the querying thread is preempted between them while
+ * the worker poisons and completes. So one thread queries while this one
+ * spins waiting for its answer: with the stream's worker that is three
+ * runnable threads, more than a two-core machine runs at once, and the
+ * scheduler preempts the querier at arbitrary points (the old simulator
+ * failed here in 8 runs of 8 on two cores without TSan, rounds 21 to 2639;
+ * with more cores the race is hit less often). Round after round, a fresh
+ * context each time, until enough rounds or the time budget. */
+
+#define TRAP_RACE_ROUNDS 4000
+#define TRAP_RACE_BUDGET_MS 10000.0
+
+typedef struct trap_race {
+    _Atomic(CUcontext) ctx;     /* the round's context, its trap queued on the null stream */
+    atomic_int round;           /* published after ctx */
+    atomic_int answered;        /* the last round the querier finished */
+    atomic_int answer;          /* its cuStreamQuery result other than NOT_READY */
+    atomic_bool stop;
+} trap_race;
+
+static void *query_the_trap(void *p)
+{
+    trap_race *r = p;
+    int seen = 0;
+    while (!atomic_load(&r->stop)) {
+        int round = atomic_load(&r->round);
+        if (round == seen)
+            continue; /* spinning: keeps both cores busy */
+        seen = round;
+        CUresult res = cuCtxSetCurrent(atomic_load(&r->ctx));
+        struct timespec t0 = sim_test_now();
+        if (res == CUDA_SUCCESS)
+            while ((res = cuStreamQuery(NULL)) == CUDA_ERROR_NOT_READY && sim_test_ms_since(t0) < 5000)
+                ;
+        (void)cuCtxSetCurrent(NULL);
+        atomic_store(&r->answer, (int)res);
+        atomic_store(&r->answered, round);
+    }
+    return NULL;
+}
+
+Test(sim_stream, query_never_answers_success_for_a_stream_whose_kernel_trapped)
+{
+    sim_test_init("{\"record_launches\": true}");
+    CUdevice dev;
+    CU_OK(cuDeviceGet(&dev, 1));
+    static trap_race r; /* static: a failed assert ends this frame while the querier runs */
+    pthread_t querier;
+    cr_assert_eq(pthread_create(&querier, NULL, query_the_trap, &r), 0);
+    struct timespec t0 = sim_test_now();
+    int round = 1;
+    for (; round <= TRAP_RACE_ROUNDS && sim_test_ms_since(t0) < TRAP_RACE_BUDGET_MS; round++) {
+        CUcontext c;
+        CU_OK(cuCtxCreate_v4(&c, NULL, 0, dev));
+        CUmodule m = sim_test_module();
+        CU_OK(cuLaunchKernel(sim_test_kernel(m, "trap_assert"), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+        atomic_store(&r.ctx, c);
+        atomic_store(&r.round, round);
+        struct timespec wait0 = sim_test_now();
+        while (atomic_load(&r.answered) != round && sim_test_ms_since(wait0) < 10000)
+            ;
+        cr_assert_eq(atomic_load(&r.answered), round, "round %d: the querier did not answer in 10 s", round);
+        gg_sim_launch_truth t;
+        memset(&t, 0, sizeof t);
+        unsigned long long n = gg_sim_truth_launches((const void *)c, &t, 1);
+        cr_assert_eq(atomic_load(&r.answer), CUDA_ERROR_ASSERT,
+                     "round %d: cuStreamQuery answered %d after a trap, expected CUDA_ERROR_ASSERT (%d); the "
+                     "simulator recorded %llu launch(es), the first in state %d (3: FAULTED), poisoning the "
+                     "context %d",
+                     round, atomic_load(&r.answer), (int)CUDA_ERROR_ASSERT, n, t.state, t.poisoned_context);
+        cr_assert(n == 1 && t.state == GG_SIM_LAUNCH_FAULTED && t.poisoned_context == 1,
+                  "round %d: the truth disagrees: %llu launch(es), state %d, poisoning %d", round, n, t.state,
+                  t.poisoned_context);
+        CU_OK(cuCtxDestroy_v2(c));
+    }
+    atomic_store(&r.stop, true);
+    pthread_join(querier, NULL);
+    cr_log_info("%d rounds of a trap raced by cuStreamQuery", round - 1);
     sim_test_assert_no_leaks();
 }
