@@ -130,7 +130,7 @@ static sim_status get_dim3(const cJSON *v, const char *where, const char *key,
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
         return fail(e, "%s.%s: expected an array of 3 integers", where, key);
     for (int i = 0; i < 3; i++) {
-        unsigned long long x;
+        unsigned long long x = 0; /* gcc -O3 cannot see that fail() never returns SIM_OK */
         sim_status st = get_uint(cJSON_GetArrayItem(v, i), where, key, 1, INT_MAX, &x, e);
         if (st)
             return st;
