@@ -12,6 +12,19 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 libdir=$(dirname "$(find "$work/prefix" -name libgpuguard.so | head -1)")
+# Everything goes under --prefix (the interposer's links once went to the
+# configured prefix instead, issue 29), and the links lead to the library.
+if grep -E '^-- (Installing|Up-to-date): ' "$work/install.log" | grep -v -- "-- [A-Za-z-]*: $work/prefix/"; then
+    echo "check_install: the lines above were installed outside --prefix $work/prefix" >&2
+    exit 1
+fi
+for face in libcuda.so.1 libamdhip64.so.5; do
+    if [[ ! -e "$libdir/gpuguard/intercept/$face" ]]; then
+        ls -l "$libdir/gpuguard/intercept" >&2 || true
+        echo "check_install: the installed interposer link $face does not lead to the library" >&2
+        exit 1
+    fi
+done
 
 cp -r "$src/consumer" "$work/consumer-src"
 cmake -S "$work/consumer-src" -B "$work/cmake-consumer" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
