@@ -185,7 +185,10 @@ Test(chunking, risky_plain_launch_is_refused_before_the_driver_unless_allowed)
     GG_OK_(gg_context_set_watchdog(rig.ctx, GG_WATCHDOG_REFUSE, 300));
     uint32_t us = 2000, offset = 0;
     void *params[] = { &us, &offset };
-    gg_launch_desc small = { .kernel = spin, .grid = { 20, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+    /* 5 blocks of 2 ms: "fits" holds up to 30 ms per block, a 15x slow-down
+     * (a TSan run on a loaded machine measured 9 ms per block, and 20 blocks
+     * were refused). */
+    gg_launch_desc small = { .kernel = spin, .grid = { 5, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
                              .param_count = 2 };
     /* Timing history from a chunked run... */
     GG_OK_(gg_launch_chunked(&small, &(gg_chunk_desc){ .offset_param = 1 }, NULL));
