@@ -19,6 +19,7 @@
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
+#include "ptx/ptx_module.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +323,10 @@ static void run_blocks(sim_launch *l)
                 b.block_idx = (gg_sim_dim3){ x, y, z };
                 if (shared)
                     memset(shared, 0, l->shared_bytes);
-                l->fn->fn(&b);
+                if (l->fn->ptx)
+                    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, &b);
+                else
+                    l->fn->fn(&b);
                 if (slow)
                     busy_for(l, l->rule->block_us);
             }

@@ -1,0 +1,76 @@
+/* PTX modules: recognition, lifetime and lookup (see ptx_module.h). */
+#include "ptx_module.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+unsigned ptx_type_bytes(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_B8: case PTX_T_U8: case PTX_T_S8: case PTX_T_PRED: return 1;
+    case PTX_T_B16: case PTX_T_U16: case PTX_T_S16: return 2;
+    case PTX_T_B32: case PTX_T_U32: case PTX_T_S32: case PTX_T_F32: return 4;
+    case PTX_T_B64: case PTX_T_U64: case PTX_T_S64: case PTX_T_F64: return 8;
+    default: return 0;
+    }
+}
+
+bool ptx_type_is_signed(ptx_type t)
+{
+    return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
+}
+
+bool ptx_type_is_float(ptx_type t)
+{
+    return t == PTX_T_F32 || t == PTX_T_F64;
+}
+
+bool ptx_image_is_ptx(const char *s)
+{
+    const char *p = s;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n')
+                p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *e = strstr(p + 2, "*/");
+            if (!e)
+                return false;
+            p = e + 2;
+        } else {
+            break;
+        }
+    }
+    return !strncmp(p, ".version", 8) || strstr(p, ".entry") != NULL;
+}
+
+void ptx_module_free(ptx_module *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ptx_kernel *k = &m->kernels[i];
+        free(k->name);
+        for (unsigned j = 0; j < k->nparams; j++)
+            free(k->param_names[j]);
+        free(k->param_names);
+        free(k->param_sizes);
+        free(k->code);
+    }
+    free(m->kernels);
+    for (size_t i = 0; i < m->nvars; i++)
+        free(m->vars[i].name);
+    free(m->vars);
+    free(m->data);
+    free(m);
+}
+
+const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name)
+{
+    for (size_t i = 0; i < m->nkernels; i++)
+        if (!strcmp(m->kernels[i].name, name))
+            return &m->kernels[i];
+    return NULL;
+}
