@@ -10,7 +10,10 @@ if [ ! -x "$nvcc" ]; then
     echo "gen-ptx-fixtures: no nvcc (set NVCC=...); fixtures left as they are" >&2
     exit 0
 fi
-for cu in "$root"/tests/ptx/kernels/*.cu; do
+# From the kernels' folder, so that the file names nvcc embeds (assert's
+# message) are the bare names, not this checkout's path.
+cd "$root/tests/ptx/kernels"
+for cu in *.cu; do
     name=$(basename "$cu" .cu)
     "$nvcc" -ptx -arch=compute_75 -o "$root/tests/ptx/fixtures/$name.ptx" "$cu"
     echo "tests/ptx/fixtures/$name.ptx"
