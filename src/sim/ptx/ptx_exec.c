@@ -24,6 +24,7 @@
  * barrier numbers and thread counts are not told apart yet.
  */
 #include "ptx_alu.h"
+#include "ptx_alu_warp.h"
 #include "ptx_block.h"
 #include "ptx_module.h"
 
@@ -334,7 +335,10 @@ static void step(ptx_block *blk, ptx_warp *w)
     case PTX_OP_ST: do_store(blk, w, in, active); break;
     case PTX_OP_ATOM: do_atomic_add(blk, w, in, active); break;
     case PTX_OP_CVTA: do_cvta(w, in, active, blk); break;
-    default: do_alu(blk, w, in, active); break;
+    default:
+        if (!ptx_alu_warp_b32(w, in, active))
+            do_alu(blk, w, in, active);
+        break;
     }
     w->pc++;
     settle(w);

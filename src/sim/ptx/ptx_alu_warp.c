@@ -1,0 +1,104 @@
+/* Warp-wide 32-bit integer instructions: see ptx_alu_warp.h. */
+#include "ptx_alu_warp.h"
+
+/* An operand as a row of 32 lanes: a register's row, or a constant read
+ * with stride 0. */
+typedef struct lane_row { const uint64_t *v; unsigned stride; } lane_row;
+
+static bool as_row(const ptx_warp *w, const ptx_operand *o, lane_row *r)
+{
+    if (o->negate)
+        return false;
+    if (o->kind == PTX_OPND_REG) {
+        r->v = w->regs + (size_t)o->reg * PTX_WARP_SIZE;
+        r->stride = 1;
+        return true;
+    }
+    if (o->kind == PTX_OPND_IMM) {
+        r->v = &o->imm;
+        r->stride = 0;
+        return true;
+    }
+    return false;
+}
+
+#define A(lane) ((uint32_t)a.v[(lane) * a.stride])
+#define B(lane) ((uint32_t)b.v[(lane) * b.stride])
+#define C(lane) ((uint32_t)c.v[(lane) * c.stride])
+
+/* Runs `expr` (of lane, A, B, C) for every active lane into dst. */
+#define FOR_LANES(expr)                                                     \
+    do {                                                                    \
+        if (active == 0xFFFFFFFFu) {                                        \
+            for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)           \
+                dst[lane] = (uint32_t)(expr);                               \
+        } else {                                                            \
+            for (uint32_t m_ = active; m_; m_ &= m_ - 1) {                  \
+                unsigned lane = (unsigned)__builtin_ctz(m_);                \
+                dst[lane] = (uint32_t)(expr);                               \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+
+static uint32_t shl32(uint32_t x, uint32_t n) { return n >= 32 ? 0 : x << n; }
+static uint32_t shr32u(uint32_t x, uint32_t n) { return n >= 32 ? 0 : x >> n; }
+static uint32_t shr32s(uint32_t x, uint32_t n)
+{
+    int32_t s = (int32_t)x;
+    return (uint32_t)(s >> (n >= 32 ? 31 : n)); /* arithmetic shift: gcc and clang */
+}
+
+static bool setp32(uint64_t *dst, ptx_cmp cmp, bool sgn, lane_row a, lane_row b, uint32_t active)
+{
+    switch (cmp) {
+    case PTX_CMP_EQ: FOR_LANES(A(lane) == B(lane)); return true;
+    case PTX_CMP_NE: FOR_LANES(A(lane) != B(lane)); return true;
+    case PTX_CMP_LT:
+        if (sgn) FOR_LANES((int32_t)A(lane) < (int32_t)B(lane)); else FOR_LANES(A(lane) < B(lane));
+        return true;
+    case PTX_CMP_LE:
+        if (sgn) FOR_LANES((int32_t)A(lane) <= (int32_t)B(lane)); else FOR_LANES(A(lane) <= B(lane));
+        return true;
+    case PTX_CMP_GT:
+        if (sgn) FOR_LANES((int32_t)A(lane) > (int32_t)B(lane)); else FOR_LANES(A(lane) > B(lane));
+        return true;
+    case PTX_CMP_GE:
+        if (sgn) FOR_LANES((int32_t)A(lane) >= (int32_t)B(lane)); else FOR_LANES(A(lane) >= B(lane));
+        return true;
+    case PTX_CMP_LO: FOR_LANES(A(lane) < B(lane)); return true;
+    case PTX_CMP_LS: FOR_LANES(A(lane) <= B(lane)); return true;
+    case PTX_CMP_HI: FOR_LANES(A(lane) > B(lane)); return true;
+    case PTX_CMP_HS: FOR_LANES(A(lane) >= B(lane)); return true;
+    default: return false;
+    }
+}
+
+bool ptx_alu_warp_b32(ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    if ((t != PTX_T_B32 && t != PTX_T_U32 && t != PTX_T_S32) || in->mods || in->boolop)
+        return false;
+    lane_row a, b = { 0 }, c = { 0 };
+    if (in->nops < 2 || !as_row(w, &in->ops[1], &a) || (in->nops > 2 && !as_row(w, &in->ops[2], &b)) ||
+        (in->nops > 3 && !as_row(w, &in->ops[3], &c)))
+        return false;
+    uint64_t *dst = w->regs + (size_t)in->ops[0].reg * PTX_WARP_SIZE;
+    bool sgn = t == PTX_T_S32;
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_MOV: FOR_LANES(A(lane)); return true;
+    case PTX_OP_ADD: FOR_LANES(A(lane) + B(lane)); return true;
+    case PTX_OP_SUB: FOR_LANES(A(lane) - B(lane)); return true;
+    case PTX_OP_MUL: FOR_LANES(A(lane) * B(lane)); return true;       /* .lo */
+    case PTX_OP_MAD: FOR_LANES(A(lane) * B(lane) + C(lane)); return true;
+    case PTX_OP_AND: FOR_LANES(A(lane) & B(lane)); return true;
+    case PTX_OP_OR: FOR_LANES(A(lane) | B(lane)); return true;
+    case PTX_OP_XOR: FOR_LANES(A(lane) ^ B(lane)); return true;
+    case PTX_OP_NOT: FOR_LANES(~A(lane)); return true;
+    case PTX_OP_SHL: FOR_LANES(shl32(A(lane), B(lane))); return true;
+    case PTX_OP_SHR:
+        if (sgn) FOR_LANES(shr32s(A(lane), B(lane))); else FOR_LANES(shr32u(A(lane), B(lane)));
+        return true;
+    case PTX_OP_SETP: return setp32(dst, (ptx_cmp)in->cmp, sgn, a, b, active);
+    default: return false;
+    }
+}
