@@ -2,6 +2,7 @@
  * the simulator's CUDA face, each result compared bit for bit with a host C
  * reference that follows PTX semantics. */
 #include "sim_test.h"
+#include "sim_cuda_client.h"
 
 #include <limits.h>
 #include <math.h>
@@ -350,4 +351,49 @@ Test(ptx_kernels, invalid_ptx_is_refused_at_load_with_its_line)
     cr_assert(strstr(gg_sim_last_error_detail(), "PTX line 6: unknown instruction vote.all.pred") != NULL,
               "%s", gg_sim_last_error_detail());
     CU_OK(cuCtxDestroy_v2(c));
+}
+
+/* cuModuleLoadDataEx, as PyCUDA calls it: the PTX loads, and a refusal's
+ * reason, with its line, lands in the JIT error log. */
+Test(ptx_kernels, load_data_ex_fills_the_error_log)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    char log[256] = "";
+    CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+    void *vals[] = { log, (void *)(uintptr_t)sizeof log };
+    CUmodule m;
+    CU_IS(cuModuleLoadDataEx(&m, ".version 9.0\n.target sm_75\n.address_size 64\n"
+                                  ".visible .entry k()\n{\n\tret;\n\tshfl.sync.bfly.b32 %r1, %r1, 1, 31, -1;\n}\n",
+                             2, opts, vals),
+          CUDA_ERROR_INVALID_IMAGE);
+    cr_assert(strstr(log, "PTX line 7: unknown instruction shfl.sync.bfly.b32") != NULL, "log: %s", log);
+    char *src = read_fixture("vector_add.ptx");
+    vals[1] = (void *)(uintptr_t)sizeof log;
+    CU_OK(cuModuleLoadDataEx(&m, src, 2, opts, vals));
+    free(src);
+    CUfunction f = sim_test_kernel(m, "vector_add");
+    cr_assert_not_null(f);
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
+
+/* A kernel spinning on a flag that never comes is killed by the watchdog:
+ * the interpreter polls rt->cancelled() while it loops. */
+Test(ptx_kernels, hung_kernel_is_killed_by_the_watchdog)
+{
+    sim_test_init(SIM_TEST_FAST_WATCHDOG);
+    CUcontext c = sim_test_ctx(0); /* 100 ms watchdog */
+    CUdeviceptr flag = upload(NULL, 4);
+    void *args[] = { &flag };
+    CUmodule m;
+    CUfunction f = load_kernel("spin.ptx", "spin", &m);
+    struct timespec t0 = sim_test_now();
+    launch(f, 2, 64, 0, args);
+    CU_IS(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_TIMEOUT);
+    double ms = sim_test_ms_since(t0);
+    cr_assert(ms >= 90 && ms < 5000, "killed after %.0f ms", ms);
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
 }
