@@ -73,10 +73,58 @@ static bool setp32(uint64_t *dst, ptx_cmp cmp, bool sgn, lane_row a, lane_row b,
     }
 }
 
+#define A64(lane) (a.v[(lane) * a.stride])
+#define B64(lane) (b.v[(lane) * b.stride])
+#define C64(lane) (c.v[(lane) * c.stride])
+
+/* Runs `expr` (64 bits) for every active lane into dst. */
+#define FOR_LANES64(expr)                                                   \
+    do {                                                                    \
+        if (active == 0xFFFFFFFFu) {                                        \
+            for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)           \
+                dst[lane] = (expr);                                         \
+        } else {                                                            \
+            for (uint32_t m_ = active; m_; m_ &= m_ - 1) {                  \
+                unsigned lane = (unsigned)__builtin_ctz(m_);                \
+                dst[lane] = (expr);                                         \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+
+static uint64_t shl64(uint64_t x, uint64_t n) { n &= 0xFFFFFFFFu; return n >= 64 ? 0 : x << n; }
+
+/* 64-bit add, sub, mul.lo, logic, shl and mov; mul.wide of 32-bit values. */
+static bool alu_warp_b64(uint64_t *dst, const ptx_insn *in, lane_row a, lane_row b, uint32_t active)
+{
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_MOV: FOR_LANES64(A64(lane)); return true;
+    case PTX_OP_ADD: FOR_LANES64(A64(lane) + B64(lane)); return true;
+    case PTX_OP_SUB: FOR_LANES64(A64(lane) - B64(lane)); return true;
+    case PTX_OP_MUL: FOR_LANES64(A64(lane) * B64(lane)); return true; /* .lo */
+    case PTX_OP_AND: FOR_LANES64(A64(lane) & B64(lane)); return true;
+    case PTX_OP_OR: FOR_LANES64(A64(lane) | B64(lane)); return true;
+    case PTX_OP_XOR: FOR_LANES64(A64(lane) ^ B64(lane)); return true;
+    case PTX_OP_SHL: FOR_LANES64(shl64(A64(lane), B64(lane))); return true;
+    default: return false;
+    }
+}
+
+static bool mul_wide32(uint64_t *dst, bool sgn, lane_row a, lane_row b, uint32_t active)
+{
+    if (sgn)
+        FOR_LANES64((uint64_t)((int64_t)(int32_t)A(lane) * (int64_t)(int32_t)B(lane)));
+    else
+        FOR_LANES64((uint64_t)A(lane) * (uint64_t)B(lane));
+    return true;
+}
+
 bool ptx_alu_warp_b32(ptx_warp *w, const ptx_insn *in, uint32_t active)
 {
     ptx_type t = (ptx_type)in->type;
-    if ((t != PTX_T_B32 && t != PTX_T_U32 && t != PTX_T_S32) || in->mods || in->boolop)
+    bool is32 = t == PTX_T_B32 || t == PTX_T_U32 || t == PTX_T_S32;
+    bool is64 = t == PTX_T_B64 || t == PTX_T_U64 || t == PTX_T_S64;
+    bool wide = in->op == PTX_OP_MUL && in->mods == PTX_MOD_WIDE && is32;
+    if (!(is32 || is64) || (in->mods && !wide) || in->boolop)
         return false;
     lane_row a, b = { 0 }, c = { 0 };
     if (in->nops < 2 || !as_row(w, &in->ops[1], &a) || (in->nops > 2 && !as_row(w, &in->ops[2], &b)) ||
@@ -84,6 +132,10 @@ bool ptx_alu_warp_b32(ptx_warp *w, const ptx_insn *in, uint32_t active)
         return false;
     uint64_t *dst = w->regs + (size_t)in->ops[0].reg * PTX_WARP_SIZE;
     bool sgn = t == PTX_T_S32;
+    if (wide)
+        return mul_wide32(dst, sgn, a, b, active);
+    if (is64)
+        return alu_warp_b64(dst, in, a, b, active);
     switch ((ptx_opcode)in->op) {
     case PTX_OP_MOV: FOR_LANES(A(lane)); return true;
     case PTX_OP_ADD: FOR_LANES(A(lane) + B(lane)); return true;

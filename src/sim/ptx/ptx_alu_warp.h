@@ -1,6 +1,7 @@
 /*
  * Warp-wide execution of the most common instructions (32-bit integer
- * arithmetic, logic, shifts and comparisons on registers and constants):
+ * arithmetic, logic, shifts and comparisons, 64-bit address arithmetic and
+ * mul.wide.s32/u32, on registers and constants):
  * the operation is chosen once per instruction instead of once per lane.
  * Same results as ptx_alu(); anything else is left to it.
  */

@@ -7,8 +7,11 @@
 
 #include "gpuguard/sim_kernel.h"
 #include "ptx_ir.h"
+#include "ptx_module.h"
 
 #define PTX_WARP_SIZE 32u
+/* Allocations a block remembers: a kernel's buffers, typically a handful. */
+#define PTX_GLOBAL_WINDOWS 8u
 
 /* One warp. Lanes of `group` stand at `pc` and run together; other lanes
  * that can run (`waiting`) stand at lane_pc[lane], all above pc: the warp
@@ -36,6 +39,9 @@ typedef struct ptx_block {
     unsigned char *local;     /* local_bytes per thread */
     unsigned nthreads, nwarps;
     bool faulted;             /* the block stops at its first fault */
+    ptx_window_fn window;     /* NULL: rt->map() for every global access */
+    ptx_global_window windows[PTX_GLOBAL_WINDOWS]; /* recently used allocations */
+    unsigned next_window;     /* the one to replace next (round robin) */
 } ptx_block;
 
 /* Host address of `bytes` at address addr of `space` for thread `thread`,

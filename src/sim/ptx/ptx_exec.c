@@ -256,6 +256,14 @@ static void do_alu(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t act
 
 static void do_cvta(ptx_warp *w, const ptx_insn *in, uint32_t active, const ptx_block *blk)
 {
+    if (in->space == PTX_SPACE_GLOBAL && in->ops[1].kind == PTX_OPND_REG && in->type == PTX_T_U64) {
+        /* Global and generic addresses are the same: a copy. */
+        for (uint32_t m = active; m; m &= m - 1) {
+            unsigned lane = lowest_lane(m);
+            REG(w, in->ops[0].reg, lane) = REG(w, in->ops[1].reg, lane);
+        }
+        return;
+    }
     uint64_t window = in->space == PTX_SPACE_SHARED ? PTX_WINDOW_SHARED
                       : in->space == PTX_SPACE_LOCAL ? PTX_WINDOW_LOCAL : 0;
     for (uint32_t m = active; m; m &= m - 1) {
@@ -372,9 +380,10 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     return true;
 }
 
-void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b)
+void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                   ptx_window_fn window)
 {
-    ptx_block blk = { .m = m, .k = k, .b = b };
+    ptx_block blk = { .m = m, .k = k, .b = b, .window = window };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
         free(blk.shared);

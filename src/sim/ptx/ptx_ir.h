@@ -23,9 +23,22 @@ typedef enum ptx_type {
     PTX_T_PRED
 } ptx_type;
 
-unsigned ptx_type_bytes(ptx_type t);   /* PRED: 1 */
-bool ptx_type_is_signed(ptx_type t);
-bool ptx_type_is_float(ptx_type t);
+/* Inline: the interpreter asks for every access. */
+static inline unsigned ptx_type_bytes(ptx_type t) /* PRED: 1; NONE: 0 */
+{
+    static const unsigned char bytes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1 };
+    return (unsigned)t < sizeof bytes ? bytes[t] : 0;
+}
+
+static inline bool ptx_type_is_signed(ptx_type t)
+{
+    return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
+}
+
+static inline bool ptx_type_is_float(ptx_type t)
+{
+    return t == PTX_T_F32 || t == PTX_T_F64;
+}
 
 typedef enum ptx_opcode {
     PTX_OP_NOP = 0, /* a store to a call's argument of __assertfail */

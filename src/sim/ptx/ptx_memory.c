@@ -2,9 +2,11 @@
  * Memory accesses of the interpreter: the state spaces and the generic
  * windows (ptx_ir.h), every access bounds-checked.
  *
- * Global addresses outside the module window go through rt->map(), which
- * checks them against the context's live allocations (mapped host memory
- * included) and fails the launch with ILLEGAL_ADDRESS when out of range.
+ * Global addresses outside the module window are checked against the
+ * context's live allocations (mapped host memory included): the block
+ * remembers the few allocations it used last (ptx_global_window), and any
+ * address outside them goes to rt->map(), which fails the launch with
+ * ILLEGAL_ADDRESS when it is out of range.
  * A misaligned access fails the launch with ILLEGAL_ADDRESS too: the
  * simulator has no MISALIGNED_ADDRESS (716) fault kind yet.
  */
@@ -25,6 +27,35 @@ static void *in_range(ptx_block *blk, unsigned char *base, uint64_t size, uint64
         return NULL;
     }
     return base + off;
+}
+
+static void *in_window(const ptx_global_window *w, uint64_t addr, unsigned bytes)
+{
+    uint64_t off = addr - w->base;
+    return off < w->size && w->size - off >= bytes ? w->host + off : NULL;
+}
+
+/* A device address: within an allocation the block has seen, or looked up
+ * (and remembered), or refused by rt->map(), which raises the fault. */
+static void *global_address(ptx_block *blk, uint64_t addr, unsigned bytes)
+{
+    for (unsigned i = 0; i < PTX_GLOBAL_WINDOWS; i++) {
+        void *p = in_window(&blk->windows[i], addr, bytes);
+        if (p)
+            return p;
+    }
+    ptx_global_window w;
+    if (blk->window && blk->window(blk->b, addr, &w)) {
+        blk->windows[blk->next_window] = w;
+        blk->next_window = (blk->next_window + 1) % PTX_GLOBAL_WINDOWS;
+        void *p = in_window(&w, addr, bytes);
+        if (p)
+            return p;
+    }
+    void *p = blk->b->rt->map(blk->b, addr, bytes);
+    if (!p)
+        blk->faulted = true; /* map() raised ILLEGAL_ADDRESS */
+    return p;
 }
 
 void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigned bytes,
@@ -61,12 +92,7 @@ void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigne
             ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS);
             return NULL;
         }
-        {
-            void *p = blk->b->rt->map(blk->b, addr, bytes);
-            if (!p)
-                blk->faulted = true; /* map() raised ILLEGAL_ADDRESS */
-            return p;
-        }
+        return global_address(blk, addr, bytes);
     default:
         ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS);
         return NULL;

@@ -4,27 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned ptx_type_bytes(ptx_type t)
-{
-    switch (t) {
-    case PTX_T_B8: case PTX_T_U8: case PTX_T_S8: case PTX_T_PRED: return 1;
-    case PTX_T_B16: case PTX_T_U16: case PTX_T_S16: return 2;
-    case PTX_T_B32: case PTX_T_U32: case PTX_T_S32: case PTX_T_F32: return 4;
-    case PTX_T_B64: case PTX_T_U64: case PTX_T_S64: case PTX_T_F64: return 8;
-    default: return 0;
-    }
-}
-
-bool ptx_type_is_signed(ptx_type t)
-{
-    return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
-}
-
-bool ptx_type_is_float(ptx_type t)
-{
-    return t == PTX_T_F32 || t == PTX_T_F64;
-}
-
 bool ptx_image_is_ptx(const char *s)
 {
     const char *p = s;

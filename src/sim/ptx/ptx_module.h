@@ -21,10 +21,23 @@ void ptx_module_free(ptx_module *m);
 /* The .entry named name, or NULL. */
 const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name);
 
+/* A whole device allocation, so that the interpreter checks most global
+ * accesses against a few cached ranges instead of calling rt->map() for
+ * each: the launch keeps it alive (pinned) until it ends. */
+typedef struct ptx_global_window {
+    uint64_t base, size;
+    unsigned char *host;
+} ptx_global_window;
+/* The allocation holding global address addr, or false (no fault raised:
+ * the interpreter then asks rt->map(), which raises it). */
+typedef bool (*ptx_window_fn)(const gg_sim_block *b, uint64_t addr, ptx_global_window *out);
+
 /* Runs block b->block_idx of a launch of k: every thread of the block, as
  * warps of 32 lanes in lockstep. Faults go through b->rt->trap() (or
  * b->rt->map(), which raises ILLEGAL_ADDRESS itself); the block stops at
- * its first fault and when b->rt->cancelled() says so. */
-void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b);
+ * its first fault and when b->rt->cancelled() says so. window may be NULL
+ * (every global access then goes through rt->map()). */
+void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                   ptx_window_fn window);
 
 #endif
