@@ -97,6 +97,8 @@ Test(ptx_parse, unsupported_forms_are_refused_with_their_line)
     assert_refused(HEADER ".visible .entry k(.param .u32 k_p)\n{\n\t.reg .b64 %rd<2>;\n"
                           "\tld.param.u64 %rd1, [k_p];\n\tret;\n}\n",
                    "PTX line 7: access beyond the parameter's declared size");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tld.shared::cta.u32 %r1, [%r1];\n}\n",
+                   "PTX line 7: modifier .shared::cta not supported in ld.shared::cta.u32");
     assert_refused(HEADER, "no .entry in the module");
     assert_refused(HEADER ".visible .entry k()\n{\n\tret;\n", "the function has no closing '}'");
 }

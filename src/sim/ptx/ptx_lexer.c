@@ -57,8 +57,12 @@ void ptx_lexer_next(ptx_lexer *lx)
     }
     char c = *lx->p;
     if (is_word_char(c)) {
-        while (lx->p < lx->end && is_word_char(*lx->p))
-            lx->p++;
+        /* "::" belongs to the word (.shared::cta, .L2::evict_last), so
+         * that such a modifier is refused as a whole, not read as a label. */
+        while (lx->p < lx->end && (is_word_char(*lx->p) ||
+                                   (*lx->p == ':' && lx->p + 1 < lx->end && lx->p[1] == ':'))) {
+            lx->p += *lx->p == ':' ? 2 : 1;
+        }
         t->kind = PTX_TOK_WORD;
     } else if (c == '"') {
         lx->p++;
