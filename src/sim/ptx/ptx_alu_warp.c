@@ -1,37 +1,42 @@
 /* Warp-wide 32-bit integer instructions: see ptx_alu_warp.h. */
 #include "ptx_alu_warp.h"
 
-/* An operand as a row of 32 lanes: a register's row, or a constant read
- * with stride 0. */
-typedef struct lane_row { const uint64_t *v; unsigned stride; } lane_row;
+#include <string.h>
 
-static bool as_row(const ptx_warp *w, const ptx_operand *o, lane_row *r)
+/* An operand as a row of 32 lanes: a register's row, or a constant copied
+ * into all 32 entries of `spill`, so that every operand is indexed the same
+ * way and the loops below vectorise. */
+typedef struct lane_row { const uint64_t *v; } lane_row;
+
+static bool as_row(const ptx_warp *w, const ptx_operand *o, uint64_t *spill, lane_row *r)
 {
     if (o->negate)
         return false;
     if (o->kind == PTX_OPND_REG) {
         r->v = w->regs + (size_t)o->reg * PTX_WARP_SIZE;
-        r->stride = 1;
         return true;
     }
     if (o->kind == PTX_OPND_IMM) {
-        r->v = &o->imm;
-        r->stride = 0;
+        for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)
+            spill[lane] = o->imm;
+        r->v = spill;
         return true;
     }
     return false;
 }
 
-#define A(lane) ((uint32_t)a.v[(lane) * a.stride])
-#define B(lane) ((uint32_t)b.v[(lane) * b.stride])
-#define C(lane) ((uint32_t)c.v[(lane) * c.stride])
+#define A(lane) ((uint32_t)a.v[lane])
+#define B(lane) ((uint32_t)b.v[lane])
+#define C(lane) ((uint32_t)c.v[lane])
 
 /* Runs `expr` (of lane, A, B, C) for every active lane into dst. */
 #define FOR_LANES(expr)                                                     \
     do {                                                                    \
         if (active == 0xFFFFFFFFu) {                                        \
+            uint64_t r_[PTX_WARP_SIZE]; /* no alias of a, b or c: vectorises */\
             for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)           \
-                dst[lane] = (uint32_t)(expr);                               \
+                r_[lane] = (uint32_t)(expr);                                      \
+            memcpy(dst, r_, sizeof r_);                               \
         } else {                                                            \
             for (uint32_t m_ = active; m_; m_ &= m_ - 1) {                  \
                 unsigned lane = (unsigned)__builtin_ctz(m_);                \
@@ -46,6 +51,28 @@ static uint32_t shr32s(uint32_t x, uint32_t n)
 {
     int32_t s = (int32_t)x;
     return (uint32_t)(s >> (n >= 32 ? 31 : n)); /* arithmetic shift: gcc and clang */
+}
+
+/* The usual shift, by a constant: one shift count for all lanes (which
+ * the vector units take; per-lane counts they do not before AVX2). */
+static bool shift_by_constant(uint64_t *dst, const ptx_insn *in, bool sgn, lane_row a, uint32_t n,
+                              uint32_t active)
+{
+    if (in->op == PTX_OP_SHL) {
+        if (n >= 32)
+            FOR_LANES(0u * A(lane));
+        else
+            FOR_LANES(A(lane) << n);
+    } else if (sgn) {
+        uint32_t k = n >= 32 ? 31 : n;
+        FOR_LANES((uint32_t)((int32_t)A(lane) >> k)); /* arithmetic: gcc and clang */
+    } else {
+        if (n >= 32)
+            FOR_LANES(0u * A(lane));
+        else
+            FOR_LANES(A(lane) >> n);
+    }
+    return true;
 }
 
 static bool setp32(uint64_t *dst, ptx_cmp cmp, bool sgn, lane_row a, lane_row b, uint32_t active)
@@ -73,16 +100,17 @@ static bool setp32(uint64_t *dst, ptx_cmp cmp, bool sgn, lane_row a, lane_row b,
     }
 }
 
-#define A64(lane) (a.v[(lane) * a.stride])
-#define B64(lane) (b.v[(lane) * b.stride])
-#define C64(lane) (c.v[(lane) * c.stride])
+#define A64(lane) (a.v[lane])
+#define B64(lane) (b.v[lane])
 
 /* Runs `expr` (64 bits) for every active lane into dst. */
 #define FOR_LANES64(expr)                                                   \
     do {                                                                    \
         if (active == 0xFFFFFFFFu) {                                        \
+            uint64_t r_[PTX_WARP_SIZE]; /* no alias of a, b or c: vectorises */\
             for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)           \
-                dst[lane] = (expr);                                         \
+                r_[lane] = (expr);                                      \
+            memcpy(dst, r_, sizeof r_);                                         \
         } else {                                                            \
             for (uint32_t m_ = active; m_; m_ &= m_ - 1) {                  \
                 unsigned lane = (unsigned)__builtin_ctz(m_);                \
@@ -126,9 +154,11 @@ bool ptx_alu_warp_b32(ptx_warp *w, const ptx_insn *in, uint32_t active)
     bool wide = in->op == PTX_OP_MUL && in->mods == PTX_MOD_WIDE && is32;
     if (!(is32 || is64) || (in->mods && !wide) || in->boolop)
         return false;
-    lane_row a, b = { 0 }, c = { 0 };
-    if (in->nops < 2 || !as_row(w, &in->ops[1], &a) || (in->nops > 2 && !as_row(w, &in->ops[2], &b)) ||
-        (in->nops > 3 && !as_row(w, &in->ops[3], &c)))
+    uint64_t spill[3][PTX_WARP_SIZE];
+    lane_row a, b = { spill[1] }, c = { spill[2] };
+    if (in->nops < 2 || !as_row(w, &in->ops[1], spill[0], &a) ||
+        (in->nops > 2 && !as_row(w, &in->ops[2], spill[1], &b)) ||
+        (in->nops > 3 && !as_row(w, &in->ops[3], spill[2], &c)))
         return false;
     uint64_t *dst = w->regs + (size_t)in->ops[0].reg * PTX_WARP_SIZE;
     bool sgn = t == PTX_T_S32;
@@ -146,9 +176,16 @@ bool ptx_alu_warp_b32(ptx_warp *w, const ptx_insn *in, uint32_t active)
     case PTX_OP_OR: FOR_LANES(A(lane) | B(lane)); return true;
     case PTX_OP_XOR: FOR_LANES(A(lane) ^ B(lane)); return true;
     case PTX_OP_NOT: FOR_LANES(~A(lane)); return true;
-    case PTX_OP_SHL: FOR_LANES(shl32(A(lane), B(lane))); return true;
+    case PTX_OP_SHL:
     case PTX_OP_SHR:
-        if (sgn) FOR_LANES(shr32s(A(lane), B(lane))); else FOR_LANES(shr32u(A(lane), B(lane)));
+        if (in->ops[2].kind == PTX_OPND_IMM)
+            return shift_by_constant(dst, in, sgn, a, (uint32_t)in->ops[2].imm, active);
+        if (in->op == PTX_OP_SHL)
+            FOR_LANES(shl32(A(lane), B(lane)));
+        else if (sgn)
+            FOR_LANES(shr32s(A(lane), B(lane)));
+        else
+            FOR_LANES(shr32u(A(lane), B(lane)));
         return true;
     case PTX_OP_SETP: return setp32(dst, (ptx_cmp)in->cmp, sgn, a, b, active);
     default: return false;
