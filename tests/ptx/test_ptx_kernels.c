@@ -454,3 +454,50 @@ Test(ptx_kernels, misaligned_and_shared_out_of_range_accesses_fault)
         CU_OK(cuCtxDestroy_v2(c));
     }
 }
+
+static uint64_t f64_bits_canonical(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return isnan(d) ? 0x7FFFFFFFFFFFFFFFull : u;
+}
+
+/* mov.b64 unpacking and packing, rcp.rn.f64, fma/min/max.f64, setp.leu/geu
+ * and or.pred. */
+Test(ptx_kernels, double_halves_and_double_arithmetic)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    enum { N = 16 };
+    const double in[N] = { 0.0, -0.0, 1.5, -1.9, 2.0, -2.0, -3.0, 1e300, -1e-310, NAN, INFINITY,
+                           -INFINITY, 0.1, 1.0 / 3.0, 123456.789, -7.25 };
+    int32_t hi[N], lo[N];
+    double swapped[N], math[N];
+    CUdeviceptr din = upload(in, sizeof in), dhi = upload(NULL, sizeof hi), dlo = upload(NULL, sizeof lo);
+    CUdeviceptr dsw = upload(NULL, sizeof swapped), dmath = upload(NULL, sizeof math);
+    void *args[] = { &din, &dhi, &dlo, &dsw, &dmath };
+    CUmodule m;
+    CUfunction f = load_kernel("bits.ptx", "bits", &m);
+    launch(f, 1, N, 0, args);
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuMemcpyDtoH_v2(hi, dhi, sizeof hi));
+    CU_OK(cuMemcpyDtoH_v2(lo, dlo, sizeof lo));
+    CU_OK(cuMemcpyDtoH_v2(swapped, dsw, sizeof swapped));
+    CU_OK(cuMemcpyDtoH_v2(math, dmath, sizeof math));
+    for (int i = 0; i < N; i++) {
+        uint64_t u;
+        memcpy(&u, &in[i], 8);
+        cr_assert_eq((uint32_t)hi[i], (uint32_t)(u >> 32), "hi[%d]", i);
+        cr_assert_eq((uint32_t)lo[i], (uint32_t)u, "lo[%d]", i);
+        uint64_t sw;
+        memcpy(&sw, &swapped[i], 8);
+        cr_assert_eq(sw, (u << 32) | (u >> 32), "swapped[%d]", i);
+        double d = in[i];
+        double want = fma(d, 0.75, -(1.0 / (d + 3.0)));
+        if (d > -2.0 && d < 2.0)
+            want = fmin(want, d) + fmax(-d, 0.25);
+        cr_assert_eq(f64_bits_canonical(math[i]), f64_bits_canonical(want), "math[%d] = %a, want %a (d %a)",
+                     i, math[i], want, d);
+    }
+    CU_OK(cuCtxDestroy_v2(c));
+}

@@ -31,7 +31,7 @@ Test(ptx_parse, every_fixture_loads)
     static const char *const fixtures[] = { "vector_add.ptx", "divergent.ptx", "block_reduce.ptx",
                                             "warp_reduce.ptx", "oob_store.ptx", "trap.ptx",
                                             "assert.ptx", "mixed_ops.ptx", "spin.ptx",
-                                            "generic_spaces.ptx" };
+                                            "generic_spaces.ptx", "bits.ptx" };
     for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
         char *src = read_fixture(fixtures[i]);
         char err[512];

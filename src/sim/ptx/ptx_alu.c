@@ -48,6 +48,11 @@ static float flush_f32(float f)
     return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f;
 }
 
+static double flush_f64(double d)
+{
+    return fpclassify(d) == FP_SUBNORMAL ? copysign(0.0, d) : d;
+}
+
 static float sat_f32(float f)
 {
     if (isnan(f))
@@ -118,6 +123,7 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
         case PTX_OP_MAD: /* mad.f32 with a rounding mode is fma */
         case PTX_OP_FMA: r = fmaf(fa, fb, fc); break;
         case PTX_OP_DIV: r = fa / fb; break;
+        case PTX_OP_RCP: r = 1.0f / fa; break;
         case PTX_OP_MIN: r = (float)fminmax(fa, fb, false); break;
         case PTX_OP_MAX: r = (float)fminmax(fa, fb, true); break;
         case PTX_OP_ABS: { uint64_t u = (uint32_t)ra & 0x7FFFFFFFu; return ftz ? f32_out(flush_f32(as_f32(u))) : u; }
@@ -134,6 +140,9 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
     a = as_f64(ra);
     b = as_f64(rb);
     c = as_f64(rc);
+    bool ftz64 = (in->mods & PTX_MOD_FTZ) != 0; /* rcp.approx.ftz.f64 */
+    if (ftz64)
+        a = flush_f64(a);
     double r;
     switch ((ptx_opcode)in->op) {
     case PTX_OP_ADD: r = a + b; break;
@@ -142,6 +151,7 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
     case PTX_OP_MAD:
     case PTX_OP_FMA: r = fma(a, b, c); break;
     case PTX_OP_DIV: r = a / b; break;
+    case PTX_OP_RCP: r = 1.0 / a; break;
     case PTX_OP_MIN: r = fminmax(a, b, false); break;
     case PTX_OP_MAX: r = fminmax(a, b, true); break;
     case PTX_OP_ABS: return ra & 0x7FFFFFFFFFFFFFFFull;
@@ -149,6 +159,8 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
     case PTX_OP_SETP: return fcompare((ptx_cmp)in->cmp, a, b);
     default: return 0;
     }
+    if (ftz64)
+        r = flush_f64(r);
     if (in->mods & PTX_MOD_SAT)
         r = sat_f64(r);
     return f64_out(r);

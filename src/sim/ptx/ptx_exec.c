@@ -274,6 +274,30 @@ static void do_cvta(ptx_warp *w, const ptx_insn *in, uint32_t active, const ptx_
     }
 }
 
+/* mov.bN {a, b[, c, d]}, x splits x into its pieces, low first;
+ * mov.bN x, {a, b[, c, d]} joins them. */
+static void do_mov_vector(ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    bool unpack = in->ops[0].kind == PTX_OPND_VEC;
+    const ptx_operand *vec = unpack ? &in->ops[0] : &in->ops[1];
+    uint32_t scalar = unpack ? in->ops[1].reg : in->ops[0].reg;
+    unsigned piece_bits = ptx_type_bytes((ptx_type)in->type) * 8u / vec->count;
+    uint64_t piece_mask = (1ull << piece_bits) - 1; /* piece_bits <= 32 */
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        if (unpack) {
+            uint64_t x = REG(w, scalar, lane);
+            for (unsigned e = 0; e < vec->count; e++)
+                REG(w, vec->vec[e], lane) = (x >> (e * piece_bits)) & piece_mask;
+        } else {
+            uint64_t x = 0;
+            for (unsigned e = 0; e < vec->count; e++)
+                x |= (REG(w, vec->vec[e], lane) & piece_mask) << (e * piece_bits);
+            REG(w, scalar, lane) = x;
+        }
+    }
+}
+
 /* Lanes of the group whose guard predicate holds. */
 static uint32_t guarded(const ptx_warp *w, const ptx_insn *in)
 {
@@ -343,6 +367,14 @@ static void step(ptx_block *blk, ptx_warp *w)
     case PTX_OP_ST: do_store(blk, w, in, active); break;
     case PTX_OP_ATOM: do_atomic_add(blk, w, in, active); break;
     case PTX_OP_CVTA: do_cvta(w, in, active, blk); break;
+    case PTX_OP_MOV:
+        if (in->ops[0].kind == PTX_OPND_VEC || in->ops[1].kind == PTX_OPND_VEC) {
+            do_mov_vector(w, in, active);
+            break;
+        }
+        if (!ptx_alu_warp_b32(w, in, active))
+            do_alu(blk, w, in, active);
+        break;
     default:
         if (!ptx_alu_warp_b32(w, in, active))
             do_alu(blk, w, in, active);

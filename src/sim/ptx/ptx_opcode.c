@@ -52,6 +52,7 @@ static const opcode_info k_opcodes[] = {
     { "membar", PTX_OP_MEMBAR, C_LEVEL },
     { "atom", PTX_OP_ATOM, C_SPACE | C_ATOMOP | C_TYPE },
     { "trap", PTX_OP_TRAP, 0 },
+    { "rcp", PTX_OP_RCP, C_TYPE | C_RND | C_FTZ | C_APPROX },
 };
 
 typedef struct word_value { const char *name; int value; } word_value;
@@ -169,8 +170,8 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
         in->mods |= PTX_MOD_SAT;
         return true;
     }
-    /* div.approx / div.full: computed as the correctly rounded quotient,
-     * which is within both forms' documented bounds. */
+    /* div.approx / div.full / rcp.approx: computed correctly rounded,
+     * which is within every form's documented bound. */
     if ((ok & C_APPROX) && (word_is(w, n, "approx") || word_is(w, n, "full")))
         return true;
     if ((ok & C_UNI) && word_is(w, n, "uni")) {
@@ -212,6 +213,10 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
     if (needs_type && t == PTX_T_NONE)
         return fail(why, whylen, "%.*s: no operand type", text, len);
     switch (in->op) {
+    case PTX_OP_RCP:
+        if (!ptx_type_is_float(t))
+            return fail(why, whylen, "%.*s: rcp of an integer type", text, len);
+        /* fall through */
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_DIV:
         if (ptx_type_is_float(t) && !is_float_arith_rounding_ok(in))

@@ -783,7 +783,7 @@ static const operand_shape k_shapes[] = {
     { PTX_OP_XOR, 3, 3 }, { PTX_OP_NOT, 2, 2 }, { PTX_OP_SHL, 3, 3 }, { PTX_OP_SHR, 3, 3 },
     { PTX_OP_SETP, 3, 4 }, { PTX_OP_SELP, 4, 4 }, { PTX_OP_CVT, 2, 2 }, { PTX_OP_CVTA, 2, 2 },
     { PTX_OP_BRA, 1, 1 }, { PTX_OP_RET, 0, 0 }, { PTX_OP_EXIT, 0, 0 }, { PTX_OP_BAR, 1, 2 },
-    { PTX_OP_MEMBAR, 0, 0 }, { PTX_OP_ATOM, 3, 3 }, { PTX_OP_TRAP, 0, 0 },
+    { PTX_OP_MEMBAR, 0, 0 }, { PTX_OP_ATOM, 3, 3 }, { PTX_OP_TRAP, 0, 0 }, { PTX_OP_RCP, 2, 2 },
 };
 
 static bool is_value(const ptx_operand *o)
@@ -825,10 +825,18 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
         if (o[0].kind != PTX_OPND_REG || o[1].kind != PTX_OPND_ADDR || !is_value(&o[2]))
             return fail_at(p, line, "atom needs a register, an address and a value");
         return true;
-    case PTX_OP_MOV:
-        if (o[0].kind == PTX_OPND_VEC || o[1].kind == PTX_OPND_VEC)
-            return fail_at(p, line, "mov of vectors is not supported yet");
-        break;
+    case PTX_OP_MOV: {
+        /* mov.b64 {lo, hi}, x and mov.b64 x, {lo, hi}: unpacking and packing. */
+        const ptx_operand *vec = o[0].kind == PTX_OPND_VEC ? &o[0] : o[1].kind == PTX_OPND_VEC ? &o[1] : NULL;
+        if (!vec)
+            break;
+        unsigned bytes = ptx_type_bytes((ptx_type)in->type);
+        if (o[0].kind == o[1].kind || (vec == &o[0] ? o[1].kind != PTX_OPND_REG : o[0].kind != PTX_OPND_REG) ||
+            (vec->count != 2 && vec->count != 4) || bytes % vec->count || bytes / vec->count < 1 ||
+            (in->type != PTX_T_B64 && in->type != PTX_T_B32 && in->type != PTX_T_B16))
+            return fail_at(p, line, "mov form with a vector not supported");
+        return true;
+    }
     default:
         break;
     }
