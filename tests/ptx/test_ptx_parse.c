@@ -134,3 +134,14 @@ Test(ptx_parse, initialised_globals_are_kept)
     cr_assert_eq(c, 1.0);
     ptx_module_free(m);
 }
+
+Test(ptx_parse, recognises_ptx_text_only)
+{
+    cr_assert(ptx_image_is_ptx("  // nvcc\n/* x */\n.version 9.0\n"));
+    cr_assert(ptx_image_is_ptx(".target sm_75\n.visible .entry k() { ret; }"));
+    cr_assert_not(ptx_image_is_ptx("gg-sim-module:/x.so"));
+    /* A binary image is not searched: it may have no NUL. */
+    static const unsigned char fatbin[] = { 0x50, 0xed, 0x55, 0xba, 0x01, 0x00, '.', 'e', 'n', 't',
+                                            'r', 'y', 0 };
+    cr_assert_not(ptx_image_is_ptx((const char *)fatbin));
+}

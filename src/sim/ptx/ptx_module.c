@@ -1,6 +1,7 @@
 /* PTX modules: recognition, lifetime and lookup (see ptx_module.h). */
 #include "ptx_module.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,15 @@ bool ptx_image_is_ptx(const char *s)
             break;
         }
     }
-    return !strncmp(p, ".version", 8) || strstr(p, ".entry") != NULL;
+    if (!strncmp(p, ".version", 8))
+        return true;
+    /* Searching the whole image for ".entry" is only safe in text, which
+     * CUDA requires to end with a NUL; a binary image (a fatbin, whose size
+     * is not known here) may have none. */
+    for (size_t i = 0; i < 256 && s[i]; i++)
+        if (!isprint((unsigned char)s[i]) && !isspace((unsigned char)s[i]))
+            return false;
+    return strstr(p, ".entry") != NULL;
 }
 
 void ptx_module_free(ptx_module *m)

@@ -11,7 +11,8 @@
 #include "ptx_ir.h"
 
 /* Whether a module image is PTX text: after blanks and comments it starts
- * with ".version", or it contains ".entry" before its end (NUL). */
+ * with ".version", or it is text (its first 256 bytes, up to a NUL, are
+ * printable) that contains ".entry" before its end (NUL). */
 bool ptx_image_is_ptx(const char *image);
 
 /* Parses len bytes of PTX. On failure returns NULL and writes into err

@@ -52,6 +52,7 @@ typedef struct parser {
     size_t nsyms, capsyms, module_nsyms;
     extern_fixup *fixups;
     size_t nfixups, capfixups;
+    size_t capvars;                 /* of the module's vars */
     /* the function being parsed */
     ptx_kernel *k;
     reg_decl *regs;
@@ -419,7 +420,7 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
     memset(data + m->data_bytes, 0, off + bytes - m->data_bytes);
     m->data = data;
     m->data_bytes = off + bytes;
-    if (!grow((void **)&m->vars, &(size_t){ m->nvars }, m->nvars + 1, sizeof *m->vars))
+    if (!grow((void **)&m->vars, &p->capvars, m->nvars + 1, sizeof *m->vars))
         return fail_at(p, line, "out of memory");
     ptx_variable *v = &m->vars[m->nvars];
     if (!(v->name = dup_tok(&name)))
