@@ -501,3 +501,22 @@ Test(ptx_kernels, double_halves_and_double_arithmetic)
     }
     CU_OK(cuCtxDestroy_v2(c));
 }
+
+/* Lanes that fall off the end of the code (past a predicated last
+ * instruction, or to a label after it) leave the kernel. */
+Test(ptx_kernels, falling_off_the_end_leaves_the_kernel)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    CUdeviceptr d = upload(NULL, 64);
+    void *args[] = { &d };
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, ".version 9.0\n.target sm_75\n.address_size 64\n"
+                               ".visible .entry k(.param .u64 k_p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<2>;\n"
+                               "\tmov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p1, %r1, 3;\n"
+                               "\t@%p1 bra $L_end;\n\t@%p1 trap;\n$L_end:\n}\n"));
+    CUfunction f = sim_test_kernel(m, "k");
+    launch(f, 1, 8, 0, args);
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuCtxDestroy_v2(c));
+}

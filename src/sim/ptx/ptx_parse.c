@@ -1103,9 +1103,10 @@ static bool parse_entry(parser *p)
     if (ptx_tok_punct(tok(p), ';'))
         return FAIL(p, "a kernel declared without a body");
     bool ok = parse_body(p) && resolve_labels(p);
-    if (ok && (k->ncode == 0 || (k->code[k->ncode - 1].op != PTX_OP_RET && k->code[k->ncode - 1].op != PTX_OP_EXIT &&
-                                 k->code[k->ncode - 1].op != PTX_OP_BRA && k->code[k->ncode - 1].op != PTX_OP_TRAP))) {
-        /* Falling off the end is leaving the kernel: make it explicit. */
+    if (ok) {
+        /* Falling off the end (past a predicated last instruction, or to a
+         * label after it) is leaving the kernel: a final ret makes it
+         * explicit, and every pc the interpreter can reach a valid index. */
         ptx_insn *in = new_insn(p);
         if (!in)
             return false;
