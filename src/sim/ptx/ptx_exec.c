@@ -113,6 +113,31 @@ static uint64_t special_register(const ptx_block *blk, const ptx_warp *w, unsign
     }
 }
 
+/* mov of a special register: %tid.x of a one-dimensional block is the
+ * thread's index, the others are the same for every lane but %laneid. */
+static void mov_special(const ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    const gg_sim_block *b = blk->b;
+    ptx_sreg s = in->ops[1].sreg;
+    ptx_type t = (ptx_type)in->type;
+    uint32_t dst = in->ops[0].reg;
+    bool per_lane = s == PTX_SREG_LANEID || s == PTX_SREG_TID_X || s == PTX_SREG_TID_Y ||
+                    s == PTX_SREG_TID_Z;
+    if (!per_lane || (s == PTX_SREG_TID_X && b->block_dim.y * b->block_dim.z == 1)) {
+        uint64_t v = per_lane ? 0 : ptx_value_store(special_register(blk, w, 0, s), t);
+        uint64_t base = (uint64_t)w->index * PTX_WARP_SIZE;
+        for (uint32_t m = active; m; m &= m - 1) {
+            unsigned lane = lowest_lane(m);
+            REG(w, dst, lane) = per_lane ? ptx_value_store(base + lane, t) : v;
+        }
+        return;
+    }
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        REG(w, dst, lane) = ptx_value_store(special_register(blk, w, lane, s), t);
+    }
+}
+
 static uint64_t read_operand(const ptx_block *blk, const ptx_warp *w, unsigned lane,
                              const ptx_operand *o, ptx_type t)
 {
@@ -145,11 +170,32 @@ static uint64_t operand_address(const ptx_warp *w, unsigned lane, const ptx_oper
     return base + o->imm;
 }
 
+/* ld.param of a kernel parameter: the same value for every lane. */
+static void load_param(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned size = ptx_type_bytes(t);
+    const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    const unsigned char *p = (const unsigned char *)blk->b->params[src->reg] + src->imm;
+    for (unsigned e = 0; e < in->vec; e++) {
+        uint64_t v = 0;
+        memcpy(&v, p + e * size, size);
+        v = ptx_value_as(v, t);
+        uint32_t reg = in->vec > 1 ? dst->vec[e] : dst->reg;
+        for (uint32_t m = active; m; m &= m - 1)
+            REG(w, reg, lowest_lane(m)) = v;
+    }
+}
+
 static void do_load(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
 {
     ptx_type t = (ptx_type)in->type;
     unsigned size = ptx_type_bytes(t);
     const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    if (src->kind == PTX_OPND_PARAM) {
+        load_param(blk, w, in, active);
+        return;
+    }
     for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         const unsigned char *p;
@@ -370,6 +416,10 @@ static void step(ptx_block *blk, ptx_warp *w)
     case PTX_OP_MOV:
         if (in->ops[0].kind == PTX_OPND_VEC || in->ops[1].kind == PTX_OPND_VEC) {
             do_mov_vector(w, in, active);
+            break;
+        }
+        if (in->ops[1].kind == PTX_OPND_SREG) {
+            mov_special(blk, w, in, active);
             break;
         }
         if (!ptx_alu_warp_b32(w, in, active))
