@@ -517,9 +517,13 @@ void sim_event_complete(sim_event *e, uint64_t rec);
 
 /* ---- modules and launches ----------------------------------------------- */
 
+struct ptx_module;
+struct ptx_kernel;
+
 typedef struct sim_module {
     sim_obj obj;
-    void *dl;
+    void *dl;                   /* a shared object of host C kernels, or NULL */
+    struct ptx_module *ptx;     /* PTX text, decoded (src/sim/ptx), or NULL */
     pthread_mutex_t lock;
     struct sim_function **fns;  /* handed out, so the same name gives the same handle */
     size_t nfns, capfns;
@@ -528,7 +532,8 @@ typedef struct sim_module {
 typedef struct sim_function {
     sim_obj obj;
     sim_module *mod;            /* retained: keeps the code mapped */
-    gg_sim_kernel_fn fn;
+    gg_sim_kernel_fn fn;        /* a host C kernel, or NULL for a PTX kernel */
+    const struct ptx_kernel *ptx; /* a PTX kernel of mod->ptx, or NULL */
     unsigned nparams;
     const unsigned *sizes;
     size_t param_bytes;         /* bytes of the copied-parameter buffer */

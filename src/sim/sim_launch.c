@@ -19,6 +19,7 @@
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
+#include "ptx/ptx_module.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,25 @@ static bool rt_cancelled(const gg_sim_block *b)
 
 static const gg_sim_runtime g_runtime = { rt_map, rt_trap, rt_cancelled };
 
+/* For PTX kernels: the whole allocation holding dptr, pinned for the
+ * launch, so the interpreter checks its accesses without a lookup each. */
+static bool ptx_window(const gg_sim_block *b, uint64_t dptr, ptx_global_window *out)
+{
+    sim_launch *l = b->launch;
+    size_t off;
+    sim_alloc *a = sim_mem_find(l->ctx, dptr, l->clock, &off);
+    if (!a)
+        return false;
+    if (!keep_pin(l, a)) {
+        sim_alloc_release(a);
+        return false;
+    }
+    out->base = dptr - off;
+    out->size = a->size;
+    out->host = (unsigned char *)a->host;
+    return true;
+}
+
 /* ---- running ------------------------------------------------------------ */
 
 /* Sleeps until us have passed, the watchdog fires or the launch stops. */
@@ -322,7 +342,10 @@ static void run_blocks(sim_launch *l)
                 b.block_idx = (gg_sim_dim3){ x, y, z };
                 if (shared)
                     memset(shared, 0, l->shared_bytes);
-                l->fn->fn(&b);
+                if (l->fn->ptx)
+                    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, &b, ptx_window);
+                else
+                    l->fn->fn(&b);
                 if (slow)
                     busy_for(l, l->rule->block_us);
             }

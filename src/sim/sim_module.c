@@ -4,11 +4,16 @@
  * Images in memory are either an ELF shared object (written to a memfd and
  * loaded from /proc/self/fd/N) or the text "gg-sim-module:<path>".
  *
+ * Or the image is PTX text (nvcc -ptx), in memory or in a file: decoded once
+ * by src/sim/ptx and run by its interpreter.
+ *
  * Functions keep their module's code mapped: an unloaded module is
- * dlclose'd only when no launch still uses one of its kernels.
+ * dlclose'd (or its PTX freed) only when no launch still uses one of its
+ * kernels.
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
+#include "ptx/ptx_module.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -27,21 +32,26 @@
 static void module_free(sim_obj *o)
 {
     sim_module *m = (sim_module *)o;
-    dlclose(m->dl);
+    if (m->dl)
+        dlclose(m->dl);
+    ptx_module_free(m->ptx);
     free(m->fns);
     pthread_mutex_destroy(&m->lock);
     free(m);
 }
 
-static sim_status module_new(sim_ctx *c, void *dl, sim_module **out)
+static sim_status module_new(sim_ctx *c, void *dl, ptx_module *ptx, sim_module **out)
 {
     sim_module *m = sim_calloc(1, sizeof *m);
     if (!m) {
-        dlclose(dl);
+        if (dl)
+            dlclose(dl);
+        ptx_module_free(ptx);
         return SIM_ERR_OUT_OF_MEMORY;
     }
     sim_obj_init(&m->obj, SIM_KIND_MODULE, c, module_free);
     m->dl = dl;
+    m->ptx = ptx;
     pthread_mutex_init(&m->lock, NULL);
     sim_obj_retain(&m->obj); /* the registry's reference */
     if (!sim_registry_add(&m->obj)) {
@@ -64,6 +74,55 @@ static sim_status open_image(const char *path, void **dl)
     return SIM_OK;
 }
 
+static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module **out)
+{
+    char err[512];
+    ptx_module *ptx = ptx_module_parse(text, len, err, sizeof err);
+    if (!ptx) {
+        sim_detail("%s", err);
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    return module_new(c, NULL, ptx, out);
+}
+
+/* A module file that is PTX text (CUDA loads .ptx files with cuModuleLoad). */
+static sim_status load_ptx_file(sim_ctx *c, const char *path, off_t size, sim_module **out)
+{
+    if (size < 0 || (uint64_t)size > MAX_IMAGE_BYTES) {
+        sim_detail("module file \"%s\" is too large", path);
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sim_detail("module file \"%s\": %s", path, strerror(errno));
+        return SIM_ERR_FILE_NOT_FOUND;
+    }
+    char *text = sim_malloc((size_t)size + 1);
+    size_t n = text ? fread(text, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (!text)
+        return SIM_ERR_OUT_OF_MEMORY;
+    text[n] = '\0';
+    sim_status st = load_ptx(c, text, n, out);
+    free(text);
+    return st;
+}
+
+/* Whether the file starts like PTX text rather than an ELF object. */
+static bool file_is_ptx(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char head[4097];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    if (n >= SELFMAG && !memcmp(head, ELFMAG, SELFMAG))
+        return false;
+    return ptx_image_is_ptx(head);
+}
+
 sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out)
 {
     if (!path || !path[0])
@@ -74,6 +133,8 @@ sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out)
         sim_detail("module file \"%s\": %s", path, errno ? strerror(errno) : "not a file");
         return SIM_ERR_FILE_NOT_FOUND;
     }
+    if (file_is_ptx(path))
+        return load_ptx_file(c, path, sb.st_size, out);
     /* A bare name would make dlopen search the library path: CUDA reads
      * module files relative to the working directory. */
     char buf[4096];
@@ -84,7 +145,7 @@ sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out)
     }
     void *dl;
     sim_status st = open_image(path, &dl);
-    return st ? st : module_new(c, dl, out);
+    return st ? st : module_new(c, dl, NULL, out);
 }
 
 /* Size of an ELF image from its header: the end of the section or program
@@ -138,7 +199,7 @@ static sim_status load_elf(sim_ctx *c, const void *image, sim_module **out)
     void *dl;
     st = open_image(path, &dl);
     close(fd); /* the mapping outlives the descriptor */
-    return st ? st : module_new(c, dl, out);
+    return st ? st : module_new(c, dl, NULL, out);
 }
 
 sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out)
@@ -149,7 +210,9 @@ sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out)
         return load_elf(c, image, out);
     if (!strncmp(image, TEXT_PREFIX, strlen(TEXT_PREFIX)))
         return sim_module_load_path(c, (const char *)image + strlen(TEXT_PREFIX), out);
-    sim_detail("module image: neither an ELF shared object nor \"" TEXT_PREFIX "<path>\"");
+    if (ptx_image_is_ptx(image))
+        return load_ptx(c, image, strlen(image), out);
+    sim_detail("module image: neither an ELF shared object, PTX text nor \"" TEXT_PREFIX "<path>\"");
     return SIM_ERR_INVALID_IMAGE;
 }
 
@@ -206,6 +269,36 @@ static sim_status find_params(sim_module *m, sim_function *f)
     return SIM_OK;
 }
 
+static sim_status find_c_kernel(sim_module *m, sim_function *f)
+{
+    char sym[sizeof f->name + 32];
+    snprintf(sym, sizeof sym, GG_SIM_KERNEL_PREFIX "%s", f->name);
+    f->fn = (gg_sim_kernel_fn)(uintptr_t)dlsym(m->dl, sym);
+    if (!f->fn) {
+        sim_detail("kernel \"%s\" not found in the module (symbol %s)", f->name, sym);
+        return SIM_ERR_NOT_FOUND;
+    }
+    return find_params(m, f);
+}
+
+/* A PTX .entry: its parameter sizes are the .param declarations'. */
+static sim_status find_ptx_kernel(sim_module *m, sim_function *f)
+{
+    const ptx_kernel *k = ptx_module_kernel(m->ptx, f->name);
+    if (!k) {
+        sim_detail("kernel \"%s\" not found in the module (no .entry of that name)", f->name);
+        return SIM_ERR_NOT_FOUND;
+    }
+    size_t total = 0;
+    for (unsigned i = 0; i < k->nparams; i++)
+        total += (k->param_sizes[i] + 15u) / 16u * 16u;
+    f->ptx = k;
+    f->nparams = k->nparams;
+    f->sizes = k->param_sizes;
+    f->param_bytes = total;
+    return SIM_OK;
+}
+
 static sim_function *cached_function(sim_module *m, const char *name)
 {
     sim_function *hit = NULL;
@@ -246,19 +339,11 @@ sim_status sim_module_function(sim_module *m, const char *name, sim_function **o
         *out = f;
         return SIM_OK;
     }
-    char sym[sizeof f->name + 32];
-    snprintf(sym, sizeof sym, GG_SIM_KERNEL_PREFIX "%s", name);
-    gg_sim_kernel_fn fn = (gg_sim_kernel_fn)(uintptr_t)dlsym(m->dl, sym);
-    if (!fn) {
-        sim_detail("kernel \"%s\" not found in the module (symbol %s)", name, sym);
-        return SIM_ERR_NOT_FOUND;
-    }
     f = sim_calloc(1, sizeof *f);
     if (!f)
         return SIM_ERR_OUT_OF_MEMORY;
     snprintf(f->name, sizeof f->name, "%s", name);
-    f->fn = fn;
-    sim_status st = find_params(m, f);
+    sim_status st = m->ptx ? find_ptx_kernel(m, f) : find_c_kernel(m, f);
     if (st) {
         free(f);
         return st;

@@ -1,0 +1,373 @@
+/* One lane's arithmetic with PTX semantics: see ptx_alu.h. */
+#include "ptx_alu.h"
+
+#include <math.h>
+#include <string.h>
+
+__extension__ typedef unsigned __int128 u128;
+__extension__ typedef __int128 s128;
+
+/* NVIDIA GPUs produce this one NaN for invalid operations; the host's
+ * default NaN differs (sign bit set on x86), so results are canonicalised. */
+#define CANONICAL_NAN_F32 0x7FFFFFFFu
+#define CANONICAL_NAN_F64 0x7FFFFFFFFFFFFFFFull
+
+static float as_f32(uint64_t b) { uint32_t u = (uint32_t)b; float f; memcpy(&f, &u, 4); return f; }
+static double as_f64(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
+static uint64_t f32_out(float f) { uint32_t u; if (isnan(f)) return CANONICAL_NAN_F32; memcpy(&u, &f, 4); return u; }
+static uint64_t f64_out(double d) { uint64_t u; if (isnan(d)) return CANONICAL_NAN_F64; memcpy(&u, &d, 8); return u; }
+
+static unsigned width_bits(ptx_type t) { return ptx_type_bytes(t) * 8u; }
+
+static uint64_t width_mask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
+uint64_t ptx_value_as(uint64_t raw, ptx_type t)
+{
+    unsigned bits = width_bits(t);
+    if (t == PTX_T_PRED)
+        return raw != 0;
+    if (bits >= 64)
+        return raw;
+    raw &= width_mask(bits);
+    if (ptx_type_is_signed(t) && (raw >> (bits - 1)) & 1)
+        raw |= ~width_mask(bits);
+    return raw;
+}
+
+uint64_t ptx_value_store(uint64_t v, ptx_type t)
+{
+    if (t == PTX_T_PRED)
+        return v != 0;
+    return v & width_mask(width_bits(t));
+}
+
+/* ---- floats ------------------------------------------------------------- */
+
+static float flush_f32(float f)
+{
+    return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f;
+}
+
+static double flush_f64(double d)
+{
+    return fpclassify(d) == FP_SUBNORMAL ? copysign(0.0, d) : d;
+}
+
+static float sat_f32(float f)
+{
+    if (isnan(f))
+        return 0.0f;
+    return f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+}
+
+static double sat_f64(double d)
+{
+    if (isnan(d))
+        return 0.0;
+    return d < 0.0 ? 0.0 : d > 1.0 ? 1.0 : d;
+}
+
+/* min/max: a NaN operand yields the other one; -0 is below +0. */
+static double fminmax(double a, double b, bool is_max)
+{
+    if (isnan(a))
+        return b;
+    if (isnan(b))
+        return a;
+    if (a == 0 && b == 0)
+        return (signbit(a) != 0) == !is_max ? a : b;
+    return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+static bool fcompare(ptx_cmp cmp, double a, double b)
+{
+    bool unordered = isnan(a) || isnan(b);
+    switch (cmp) {
+    case PTX_CMP_EQ: return !unordered && a == b;
+    case PTX_CMP_NE: return !unordered && a != b;
+    case PTX_CMP_LT: return !unordered && a < b;
+    case PTX_CMP_LE: return !unordered && a <= b;
+    case PTX_CMP_GT: return !unordered && a > b;
+    case PTX_CMP_GE: return !unordered && a >= b;
+    case PTX_CMP_EQU: return unordered || a == b;
+    case PTX_CMP_NEU: return unordered || a != b;
+    case PTX_CMP_LTU: return unordered || a < b;
+    case PTX_CMP_LEU: return unordered || a <= b;
+    case PTX_CMP_GTU: return unordered || a > b;
+    case PTX_CMP_GEU: return unordered || a >= b;
+    case PTX_CMP_NUM: return !unordered;
+    case PTX_CMP_NAN: return unordered;
+    default: return false;
+    }
+}
+
+static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t rc)
+{
+    bool f32 = in->type == PTX_T_F32;
+    bool ftz = f32 && (in->mods & PTX_MOD_FTZ);
+    double a, b, c;
+    if (f32) {
+        float fa = as_f32(ra), fb = as_f32(rb), fc = as_f32(rc);
+        if (ftz) {
+            fa = flush_f32(fa);
+            fb = flush_f32(fb);
+            fc = flush_f32(fc);
+        }
+        /* Single-precision operations are computed in float: each is one
+         * correctly rounded IEEE operation, as on the GPU. */
+        float r;
+        switch ((ptx_opcode)in->op) {
+        case PTX_OP_ADD: r = fa + fb; break;
+        case PTX_OP_SUB: r = fa - fb; break;
+        case PTX_OP_MUL: r = fa * fb; break;
+        case PTX_OP_MAD: /* mad.f32 with a rounding mode is fma */
+        case PTX_OP_FMA: r = fmaf(fa, fb, fc); break;
+        case PTX_OP_DIV: r = fa / fb; break;
+        case PTX_OP_RCP: r = 1.0f / fa; break;
+        case PTX_OP_MIN: r = (float)fminmax(fa, fb, false); break;
+        case PTX_OP_MAX: r = (float)fminmax(fa, fb, true); break;
+        case PTX_OP_ABS: { uint64_t u = (uint32_t)ra & 0x7FFFFFFFu; return ftz ? f32_out(flush_f32(as_f32(u))) : u; }
+        case PTX_OP_NEG: { uint64_t u = ((uint32_t)ra ^ 0x80000000u); return ftz ? f32_out(flush_f32(as_f32(u))) : u; }
+        case PTX_OP_SETP: return fcompare((ptx_cmp)in->cmp, fa, fb);
+        default: return 0;
+        }
+        if (ftz)
+            r = flush_f32(r);
+        if (in->mods & PTX_MOD_SAT)
+            r = sat_f32(r);
+        return f32_out(r);
+    }
+    a = as_f64(ra);
+    b = as_f64(rb);
+    c = as_f64(rc);
+    bool ftz64 = (in->mods & PTX_MOD_FTZ) != 0; /* rcp.approx.ftz.f64 */
+    if (ftz64)
+        a = flush_f64(a);
+    double r;
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_ADD: r = a + b; break;
+    case PTX_OP_SUB: r = a - b; break;
+    case PTX_OP_MUL: r = a * b; break;
+    case PTX_OP_MAD:
+    case PTX_OP_FMA: r = fma(a, b, c); break;
+    case PTX_OP_DIV: r = a / b; break;
+    case PTX_OP_RCP: r = 1.0 / a; break;
+    case PTX_OP_MIN: r = fminmax(a, b, false); break;
+    case PTX_OP_MAX: r = fminmax(a, b, true); break;
+    case PTX_OP_ABS: return ra & 0x7FFFFFFFFFFFFFFFull;
+    case PTX_OP_NEG: return ra ^ 0x8000000000000000ull;
+    case PTX_OP_SETP: return fcompare((ptx_cmp)in->cmp, a, b);
+    default: return 0;
+    }
+    if (ftz64)
+        r = flush_f64(r);
+    if (in->mods & PTX_MOD_SAT)
+        r = sat_f64(r);
+    return f64_out(r);
+}
+
+/* ---- integers ----------------------------------------------------------- */
+
+static bool icompare(ptx_cmp cmp, uint64_t a, uint64_t b, bool is_signed)
+{
+    int64_t sa = (int64_t)a, sb = (int64_t)b;
+    switch (cmp) {
+    case PTX_CMP_EQ: return a == b;
+    case PTX_CMP_NE: return a != b;
+    case PTX_CMP_LT: return is_signed ? sa < sb : a < b;
+    case PTX_CMP_LE: return is_signed ? sa <= sb : a <= b;
+    case PTX_CMP_GT: return is_signed ? sa > sb : a > b;
+    case PTX_CMP_GE: return is_signed ? sa >= sb : a >= b;
+    case PTX_CMP_LO: return a < b;
+    case PTX_CMP_LS: return a <= b;
+    case PTX_CMP_HI: return a > b;
+    case PTX_CMP_HS: return a >= b;
+    default: return false;
+    }
+}
+
+/* mul.hi / mul.wide / mul.lo of two values of width bits, as 128 bits. */
+static u128 full_product(uint64_t a, uint64_t b, bool is_signed)
+{
+    if (is_signed)
+        return (u128)((s128)(int64_t)a * (s128)(int64_t)b);
+    return (u128)a * (u128)b;
+}
+
+static uint64_t int_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned bits = width_bits(t);
+    bool sgn = ptx_type_is_signed(t);
+    uint64_t mask = width_mask(bits);
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_ADD:
+    case PTX_OP_SUB: {
+        if (in->mods & PTX_MOD_SAT) { /* s32 only */
+            int64_t r = in->op == PTX_OP_ADD ? (int64_t)a + (int64_t)b : (int64_t)a - (int64_t)b;
+            r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
+            return (uint64_t)r;
+        }
+        return in->op == PTX_OP_ADD ? a + b : a - b;
+    }
+    case PTX_OP_MUL:
+    case PTX_OP_MAD: {
+        u128 p = full_product(a, b, sgn);
+        uint64_t r;
+        if (in->mods & PTX_MOD_WIDE)
+            r = (uint64_t)p; /* 2 x bits <= 64 */
+        else if (in->mods & PTX_MOD_HI)
+            r = (uint64_t)(p >> bits);
+        else
+            r = (uint64_t)p;
+        return in->op == PTX_OP_MAD ? r + c : r;
+    }
+    case PTX_OP_DIV:
+        /* Division by zero: all ones (what NVIDIA GPUs return; PTX leaves
+         * it unspecified); INT_MIN / -1 wraps to INT_MIN. */
+        if ((b & mask) == 0)
+            return ~0ull;
+        if (sgn) {
+            if ((int64_t)b == -1)
+                return 0 - a;
+            return (uint64_t)((int64_t)a / (int64_t)b);
+        }
+        return (a & mask) / (b & mask);
+    case PTX_OP_REM:
+        /* Remainder by zero: the dividend (unspecified by PTX). */
+        if ((b & mask) == 0)
+            return a;
+        if (sgn) {
+            if ((int64_t)b == -1)
+                return 0;
+            return (uint64_t)((int64_t)a % (int64_t)b);
+        }
+        return (a & mask) % (b & mask);
+    case PTX_OP_MIN:
+        return sgn ? ((int64_t)a < (int64_t)b ? a : b) : ((a & mask) < (b & mask) ? a : b);
+    case PTX_OP_MAX:
+        return sgn ? ((int64_t)a > (int64_t)b ? a : b) : ((a & mask) > (b & mask) ? a : b);
+    case PTX_OP_ABS:
+        return (int64_t)a < 0 ? 0 - a : a; /* INT_MIN stays INT_MIN once truncated */
+    case PTX_OP_NEG:
+        return 0 - a;
+    case PTX_OP_AND: return a & b;
+    case PTX_OP_OR: return a | b;
+    case PTX_OP_XOR: return a ^ b;
+    case PTX_OP_NOT: return ~a;
+    case PTX_OP_SHL:
+        b &= 0xFFFFFFFFu; /* the shift amount is u32 */
+        return b >= bits ? 0 : a << b;
+    case PTX_OP_SHR:
+        b &= 0xFFFFFFFFu;
+        if (sgn) /* a is sign-extended: shifting by bits-1 or more fills with the sign */
+            return (uint64_t)((int64_t)a >> (b >= bits ? bits - 1 : b));
+        return b >= bits ? 0 : (a & mask) >> b;
+    case PTX_OP_SETP:
+        return icompare((ptx_cmp)in->cmp, a, b, sgn);
+    default:
+        return 0;
+    }
+}
+
+/* ---- conversions -------------------------------------------------------- */
+
+static double round_integral(double v, ptx_round r)
+{
+    switch (r) {
+    case PTX_RND_RNI: return nearbyint(v); /* the default mode: to nearest even */
+    case PTX_RND_RZI: return trunc(v);
+    case PTX_RND_RMI: return floor(v);
+    case PTX_RND_RPI: return ceil(v);
+    default: return v;
+    }
+}
+
+/* A float to an integer type: rounded as asked, NaN to 0, out of range
+ * clamped to the type's range (PTX saturates float-to-integer). */
+static uint64_t float_to_int(double v, ptx_round r, ptx_type to)
+{
+    if (isnan(v))
+        return 0;
+    v = round_integral(v, r == PTX_RND_DEFAULT ? PTX_RND_RZI : r);
+    unsigned bits = width_bits(to);
+    if (ptx_type_is_signed(to)) {
+        double lo = -ldexp(1.0, (int)bits - 1), hi = ldexp(1.0, (int)bits - 1);
+        if (v < lo)
+            return (uint64_t)(bits == 64 ? INT64_MIN : (int64_t)lo);
+        if (v >= hi)
+            return bits == 64 ? (uint64_t)INT64_MAX : (uint64_t)(int64_t)(hi - 1);
+        return (uint64_t)(int64_t)v;
+    }
+    if (v <= 0)
+        return 0;
+    if (v >= ldexp(1.0, (int)bits))
+        return width_mask(bits);
+    return (uint64_t)v;
+}
+
+static uint64_t int_saturate(uint64_t v, bool from_signed, ptx_type to)
+{
+    unsigned bits = width_bits(to);
+    if (ptx_type_is_signed(to)) {
+        int64_t lo = bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1));
+        int64_t hi = bits == 64 ? INT64_MAX : (int64_t)((1ull << (bits - 1)) - 1);
+        if (from_signed)
+            return (uint64_t)((int64_t)v < lo ? lo : (int64_t)v > hi ? hi : (int64_t)v);
+        return v > (uint64_t)hi ? (uint64_t)hi : v;
+    }
+    if (from_signed && (int64_t)v < 0)
+        return 0;
+    return v > width_mask(bits) ? width_mask(bits) : v;
+}
+
+static uint64_t convert(const ptx_insn *in, uint64_t a)
+{
+    ptx_type to = (ptx_type)in->type, from = (ptx_type)in->type2;
+    bool ftz = (in->mods & PTX_MOD_FTZ) != 0;
+    if (ptx_type_is_float(from)) {
+        double v;
+        if (from == PTX_T_F32) {
+            float f = as_f32(a);
+            v = ftz ? flush_f32(f) : f;
+        } else {
+            v = as_f64(a);
+        }
+        if (!ptx_type_is_float(to))
+            return float_to_int(v, (ptx_round)in->round, to);
+        if (in->round >= PTX_RND_RNI)
+            v = round_integral(v, (ptx_round)in->round);
+        if (in->mods & PTX_MOD_SAT)
+            v = sat_f64(v);
+        if (to == PTX_T_F32) {
+            float f = (float)v; /* round to nearest: the only mode accepted */
+            return f32_out(ftz ? flush_f32(f) : f);
+        }
+        return f64_out(v);
+    }
+    bool from_signed = ptx_type_is_signed(from);
+    if (ptx_type_is_float(to)) {
+        if (to == PTX_T_F32)
+            return f32_out(from_signed ? (float)(int64_t)a : (float)a);
+        return f64_out(from_signed ? (double)(int64_t)a : (double)a);
+    }
+    return (in->mods & PTX_MOD_SAT) ? int_saturate(a, from_signed, to) : a;
+}
+
+uint64_t ptx_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_MOV: return a;
+    case PTX_OP_SELP: return c ? a : b;
+    case PTX_OP_NOT:
+        if (in->type == PTX_T_PRED)
+            return a ^ 1u; /* a predicate reads as 0 or 1 */
+        return ~a;
+    case PTX_OP_CVT: return convert(in, a);
+    case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR:
+    case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_REM:
+        return int_alu(in, a, b, c);
+    default:
+        return ptx_type_is_float((ptx_type)in->type) ? float_alu(in, a, b, c) : int_alu(in, a, b, c);
+    }
+}

@@ -1,0 +1,55 @@
+/*
+ * The state of one block while the interpreter runs it (ptx_exec.c) and
+ * the memory accesses it makes (ptx_memory.c).
+ */
+#ifndef GG_PTX_BLOCK_H
+#define GG_PTX_BLOCK_H
+
+#include "gpuguard/sim_kernel.h"
+#include "ptx_ir.h"
+#include "ptx_module.h"
+
+#define PTX_WARP_SIZE 32u
+/* Allocations a block remembers: a kernel's buffers, typically a handful. */
+#define PTX_GLOBAL_WINDOWS 8u
+
+/* One warp. Lanes of `group` stand at `pc` and run together; other lanes
+ * that can run (`waiting`) stand at lane_pc[lane], all above pc: the warp
+ * always runs the lowest pc any of its lanes stands at (see ptx_exec.c).
+ * Lanes at a bar.sync wait in `at_barrier` (their lane_pc is the next
+ * instruction) until the whole block arrives. */
+typedef struct ptx_warp {
+    uint32_t pc;
+    uint32_t group;
+    uint32_t waiting;
+    uint32_t next_wait_pc;    /* lowest lane_pc of `waiting` */
+    uint32_t at_barrier;
+    uint32_t live;            /* lanes that exist and have not exited */
+    uint32_t index;
+    uint32_t lane_pc[PTX_WARP_SIZE];
+    uint64_t *regs;           /* [register][lane] */
+} ptx_warp;
+
+typedef struct ptx_block {
+    const ptx_module *m;
+    const ptx_kernel *k;
+    const gg_sim_block *b;
+    unsigned char *shared;
+    uint64_t shared_bytes;
+    unsigned char *local;     /* local_bytes per thread */
+    unsigned nthreads, nwarps;
+    bool faulted;             /* the block stops at its first fault */
+    ptx_window_fn window;     /* NULL: rt->map() for every global access */
+    ptx_global_window windows[PTX_GLOBAL_WINDOWS]; /* recently used allocations */
+    unsigned next_window;     /* the one to replace next (round robin) */
+} ptx_block;
+
+/* Host address of `bytes` at address addr of `space` for thread `thread`,
+ * or NULL after raising the fault (out of range: ILLEGAL_ADDRESS;
+ * misaligned: see ptx_memory.c). */
+void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigned bytes,
+                         unsigned thread);
+/* A device-side fault: the launch fails with it, the block stops. */
+void ptx_block_fault(ptx_block *blk, gg_sim_trap kind);
+
+#endif

@@ -1,0 +1,517 @@
+/*
+ * The interpreter: runs one block of a PTX kernel.
+ *
+ * Warps of 32 lanes run in lockstep: an instruction is executed for every
+ * active lane of the warp before the next instruction starts, so
+ * warp-synchronous code (volatile shared-memory reductions without
+ * barriers) sees what it would on a GPU.
+ *
+ * Reconvergence: each lane has its own pc and the warp always runs the
+ * lanes standing at the lowest pc ("min-pc" scheduling). Lanes that took
+ * different sides of a branch meet again as soon as they stand at the same
+ * instruction, which for nvcc's code (blocks laid out so that a merge point
+ * follows both of its branches, loops closing with a backward branch) is
+ * the immediate post-dominator a SIMT stack would use. It needs no
+ * control-flow analysis, handles unstructured flow, and can never deadlock
+ * a warp; a layout where a merge point comes before one of its branches
+ * only converges later than a GPU would, never gives wrong results for
+ * code without races between lanes.
+ *
+ * Barriers: bar.sync parks the lanes that reach it; a warp runs until it
+ * has no lane left to run (all exited or parked), then the next warp runs.
+ * When no warp of the block can run, every live thread is at a barrier and
+ * all are released. Exited threads do not count (as on sm_70 and later);
+ * barrier numbers and thread counts are not told apart yet.
+ */
+#include "ptx_alu.h"
+#include "ptx_alu_warp.h"
+#include "ptx_block.h"
+#include "ptx_module.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Warp-instructions between two polls of rt->cancelled(). */
+#define CANCEL_POLL_INTERVAL 4096u
+
+#define REG(w, r, lane) ((w)->regs[(size_t)(r) * PTX_WARP_SIZE + (lane)])
+
+static unsigned lowest_lane(uint32_t mask) { return (unsigned)__builtin_ctz(mask); }
+
+/* Picks the lanes to run next: the waiting lanes at the lowest pc. */
+static void select_group(ptx_warp *w)
+{
+    if (!w->waiting) {
+        w->group = 0;
+        return;
+    }
+    uint32_t lo = UINT32_MAX;
+    for (uint32_t m = w->waiting; m; m &= m - 1) {
+        uint32_t pc = w->lane_pc[lowest_lane(m)];
+        lo = pc < lo ? pc : lo;
+    }
+    uint32_t group = 0, next = UINT32_MAX;
+    for (uint32_t m = w->waiting; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        if (w->lane_pc[lane] == lo)
+            group |= 1u << lane;
+        else if (w->lane_pc[lane] < next)
+            next = w->lane_pc[lane];
+    }
+    w->pc = lo;
+    w->group = group;
+    w->waiting &= ~group;
+    w->next_wait_pc = next;
+}
+
+/* After the group moved to w->pc: if waiting lanes stand at or below it,
+ * it must merge with them or let them run first. */
+static void settle(ptx_warp *w)
+{
+    if (!w->waiting || w->pc < w->next_wait_pc)
+        return;
+    for (uint32_t m = w->group; m; m &= m - 1)
+        w->lane_pc[lowest_lane(m)] = w->pc;
+    w->waiting |= w->group;
+    select_group(w);
+}
+
+/* Moves lanes `lanes` of the group to pc `to` (the rest stay at w->pc). */
+static void split(ptx_warp *w, uint32_t lanes, uint32_t to, uint32_t rest_pc)
+{
+    for (uint32_t m = w->group; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        w->lane_pc[lane] = (lanes >> lane) & 1 ? to : rest_pc;
+    }
+    w->waiting |= w->group;
+    select_group(w);
+}
+
+static uint64_t special_register(const ptx_block *blk, const ptx_warp *w, unsigned lane, ptx_sreg s)
+{
+    const gg_sim_block *b = blk->b;
+    unsigned t = w->index * PTX_WARP_SIZE + lane;
+    switch (s) {
+    case PTX_SREG_TID_X: return t % b->block_dim.x;
+    case PTX_SREG_TID_Y: return t / b->block_dim.x % b->block_dim.y;
+    case PTX_SREG_TID_Z: return t / (b->block_dim.x * b->block_dim.y);
+    case PTX_SREG_NTID_X: return b->block_dim.x;
+    case PTX_SREG_NTID_Y: return b->block_dim.y;
+    case PTX_SREG_NTID_Z: return b->block_dim.z;
+    case PTX_SREG_CTAID_X: return b->block_idx.x;
+    case PTX_SREG_CTAID_Y: return b->block_idx.y;
+    case PTX_SREG_CTAID_Z: return b->block_idx.z;
+    case PTX_SREG_NCTAID_X: return b->grid_dim.x;
+    case PTX_SREG_NCTAID_Y: return b->grid_dim.y;
+    case PTX_SREG_NCTAID_Z: return b->grid_dim.z;
+    case PTX_SREG_LANEID: return lane;
+    case PTX_SREG_WARPID: return w->index;
+    case PTX_SREG_NWARPID: return blk->nwarps;
+    case PTX_SREG_WARPSZ: return PTX_WARP_SIZE;
+    default: return 0;
+    }
+}
+
+/* mov of a special register: %tid.x of a one-dimensional block is the
+ * thread's index, the others are the same for every lane but %laneid. */
+static void mov_special(const ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    const gg_sim_block *b = blk->b;
+    ptx_sreg s = in->ops[1].sreg;
+    ptx_type t = (ptx_type)in->type;
+    uint32_t dst = in->ops[0].reg;
+    bool per_lane = s == PTX_SREG_LANEID || s == PTX_SREG_TID_X || s == PTX_SREG_TID_Y ||
+                    s == PTX_SREG_TID_Z;
+    if (!per_lane || (s == PTX_SREG_TID_X && b->block_dim.y * b->block_dim.z == 1)) {
+        uint64_t v = per_lane ? 0 : ptx_value_store(special_register(blk, w, 0, s), t);
+        uint64_t base = (uint64_t)w->index * PTX_WARP_SIZE;
+        for (uint32_t m = active; m; m &= m - 1) {
+            unsigned lane = lowest_lane(m);
+            REG(w, dst, lane) = per_lane ? ptx_value_store(base + lane, t) : v;
+        }
+        return;
+    }
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        REG(w, dst, lane) = ptx_value_store(special_register(blk, w, lane, s), t);
+    }
+}
+
+static uint64_t read_operand(const ptx_block *blk, const ptx_warp *w, unsigned lane,
+                             const ptx_operand *o, ptx_type t)
+{
+    uint64_t raw;
+    switch (o->kind) {
+    case PTX_OPND_REG: raw = REG(w, o->reg, lane); break;
+    case PTX_OPND_IMM: raw = o->imm; break;
+    case PTX_OPND_SREG: raw = special_register(blk, w, lane, o->sreg); break;
+    default: raw = 0; break;
+    }
+    uint64_t v = ptx_value_as(raw, t);
+    return o->negate ? v ^ 1u : v;
+}
+
+static ptx_type wide_type(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_S16: return PTX_T_S32;
+    case PTX_T_U16: return PTX_T_U32;
+    case PTX_T_S32: return PTX_T_S64;
+    case PTX_T_U32: return PTX_T_U64;
+    default: return t;
+    }
+}
+
+/* The address an ld/st/atom operand names for one lane. */
+static uint64_t operand_address(const ptx_warp *w, unsigned lane, const ptx_operand *o)
+{
+    uint64_t base = o->reg == PTX_NO_REG ? 0 : REG(w, o->reg, lane);
+    return base + o->imm;
+}
+
+/* ld.param of a kernel parameter: the same value for every lane. */
+static void load_param(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned size = ptx_type_bytes(t);
+    const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    const unsigned char *p = (const unsigned char *)blk->b->params[src->reg] + src->imm;
+    for (unsigned e = 0; e < in->vec; e++) {
+        uint64_t v = 0;
+        memcpy(&v, p + e * size, size);
+        v = ptx_value_as(v, t);
+        uint32_t reg = in->vec > 1 ? dst->vec[e] : dst->reg;
+        for (uint32_t m = active; m; m &= m - 1)
+            REG(w, reg, lowest_lane(m)) = v;
+    }
+}
+
+static void do_load(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned size = ptx_type_bytes(t);
+    const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    if (src->kind == PTX_OPND_PARAM) {
+        load_param(blk, w, in, active);
+        return;
+    }
+    for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        const unsigned char *p;
+        if (src->kind == PTX_OPND_PARAM) {
+            p = (const unsigned char *)blk->b->params[src->reg] + src->imm;
+        } else {
+            p = ptx_memory_resolve(blk, (ptx_space)in->space, operand_address(w, lane, src),
+                                   size * in->vec, w->index * PTX_WARP_SIZE + lane);
+            if (!p)
+                return;
+        }
+        for (unsigned e = 0; e < in->vec; e++) {
+            uint64_t v = 0;
+            memcpy(&v, p + e * size, size); /* little-endian host, as the device */
+            uint32_t reg = in->vec > 1 ? dst->vec[e] : dst->reg;
+            REG(w, reg, lane) = ptx_value_as(v, t);
+        }
+    }
+}
+
+static void do_store(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned size = ptx_type_bytes(t);
+    const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        unsigned char *p;
+        if (dst->kind == PTX_OPND_PARAM) {
+            p = (unsigned char *)blk->b->params[dst->reg] + dst->imm;
+        } else {
+            p = ptx_memory_resolve(blk, (ptx_space)in->space, operand_address(w, lane, dst),
+                                   size * in->vec, w->index * PTX_WARP_SIZE + lane);
+            if (!p)
+                return;
+        }
+        for (unsigned e = 0; e < in->vec; e++) {
+            uint64_t v = in->vec > 1 ? REG(w, src->vec[e], lane) : read_operand(blk, w, lane, src, t);
+            memcpy(p + e * size, &v, size);
+        }
+    }
+}
+
+/* atom.add: C11 atomics, since host threads and other launches may touch
+ * the same memory at the same time. */
+static void do_atomic_add(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned size = ptx_type_bytes(t);
+    for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        void *p = ptx_memory_resolve(blk, (ptx_space)in->space, operand_address(w, lane, &in->ops[1]),
+                                     size, w->index * PTX_WARP_SIZE + lane);
+        if (!p)
+            return;
+        uint64_t v = read_operand(blk, w, lane, &in->ops[2], t), old;
+        if (t == PTX_T_F32) {
+            _Atomic uint32_t *a = p;
+            uint32_t cur = atomic_load_explicit(a, memory_order_relaxed), sum;
+            do {
+                ptx_insn add = { .op = PTX_OP_ADD, .type = PTX_T_F32 };
+                sum = (uint32_t)ptx_alu(&add, cur, v, 0);
+            } while (!atomic_compare_exchange_weak_explicit(a, &cur, sum, memory_order_relaxed,
+                                                            memory_order_relaxed));
+            old = cur;
+        } else if (size == 4) {
+            old = atomic_fetch_add_explicit((_Atomic uint32_t *)p, (uint32_t)v, memory_order_relaxed);
+        } else {
+            old = atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+        }
+        REG(w, in->ops[0].reg, lane) = ptx_value_store(old, t);
+    }
+}
+
+static void do_alu(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    ptx_type ta = t, tb = t, tc = t, tdst = t;
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_CVT: ta = (ptx_type)in->type2; break;
+    case PTX_OP_SHL: case PTX_OP_SHR: tb = PTX_T_U32; break;
+    case PTX_OP_SETP: tdst = PTX_T_PRED; tc = PTX_T_PRED; break;
+    case PTX_OP_SELP: tc = PTX_T_PRED; break;
+    case PTX_OP_MUL: case PTX_OP_MAD:
+        if (in->mods & PTX_MOD_WIDE)
+            tdst = tc = wide_type(t);
+        break;
+    default: break;
+    }
+    const ptx_operand *o = in->ops;
+    uint32_t dst = o[0].reg;
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        uint64_t a = read_operand(blk, w, lane, &o[1], ta);
+        uint64_t b = in->nops > 2 ? read_operand(blk, w, lane, &o[2], tb) : 0;
+        uint64_t c = in->nops > 3 ? read_operand(blk, w, lane, &o[3], tc) : 0;
+        uint64_t r = ptx_alu(in, a, b, c);
+        if (in->op == PTX_OP_SETP && in->boolop) {
+            r = in->boolop == PTX_BOOL_AND ? (r & c) : in->boolop == PTX_BOOL_OR ? (r | c) : (r ^ c);
+        }
+        REG(w, dst, lane) = ptx_value_store(r, tdst);
+    }
+}
+
+static void do_cvta(ptx_warp *w, const ptx_insn *in, uint32_t active, const ptx_block *blk)
+{
+    if (in->space == PTX_SPACE_GLOBAL && in->ops[1].kind == PTX_OPND_REG && in->type == PTX_T_U64) {
+        /* Global and generic addresses are the same: a copy. */
+        for (uint32_t m = active; m; m &= m - 1) {
+            unsigned lane = lowest_lane(m);
+            REG(w, in->ops[0].reg, lane) = REG(w, in->ops[1].reg, lane);
+        }
+        return;
+    }
+    uint64_t window = in->space == PTX_SPACE_SHARED ? PTX_WINDOW_SHARED
+                      : in->space == PTX_SPACE_LOCAL ? PTX_WINDOW_LOCAL : 0;
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        uint64_t a = read_operand(blk, w, lane, &in->ops[1], PTX_T_U64);
+        uint64_t r = (in->mods & PTX_MOD_TO) ? a - window : a + window;
+        REG(w, in->ops[0].reg, lane) = ptx_value_store(r, (ptx_type)in->type);
+    }
+}
+
+/* mov.bN {a, b[, c, d]}, x splits x into its pieces, low first;
+ * mov.bN x, {a, b[, c, d]} joins them. */
+static void do_mov_vector(ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    bool unpack = in->ops[0].kind == PTX_OPND_VEC;
+    const ptx_operand *vec = unpack ? &in->ops[0] : &in->ops[1];
+    uint32_t scalar = unpack ? in->ops[1].reg : in->ops[0].reg;
+    unsigned piece_bits = ptx_type_bytes((ptx_type)in->type) * 8u / vec->count;
+    uint64_t piece_mask = (1ull << piece_bits) - 1; /* piece_bits <= 32 */
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        if (unpack) {
+            uint64_t x = REG(w, scalar, lane);
+            for (unsigned e = 0; e < vec->count; e++)
+                REG(w, vec->vec[e], lane) = (x >> (e * piece_bits)) & piece_mask;
+        } else {
+            uint64_t x = 0;
+            for (unsigned e = 0; e < vec->count; e++)
+                x |= (REG(w, vec->vec[e], lane) & piece_mask) << (e * piece_bits);
+            REG(w, scalar, lane) = x;
+        }
+    }
+}
+
+/* Lanes of the group whose guard predicate holds. */
+static uint32_t guarded(const ptx_warp *w, const ptx_insn *in)
+{
+    if (in->pred == PTX_NO_REG)
+        return w->group;
+    uint32_t active = 0;
+    for (uint32_t m = w->group; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        if ((REG(w, in->pred, lane) != 0) != (in->pred_negate != 0))
+            active |= 1u << lane;
+    }
+    return active;
+}
+
+/* Removes lanes from the group (exited or parked at a barrier); the rest
+ * of the group moves on to the next instruction. */
+static void leave_group(ptx_warp *w, uint32_t lanes)
+{
+    w->group &= ~lanes;
+    w->pc++;
+    if (!w->group)
+        select_group(w);
+    else
+        settle(w);
+}
+
+/* Executes the instruction at w->pc for the warp's group. */
+static void step(ptx_block *blk, ptx_warp *w)
+{
+    const ptx_insn *in = &blk->k->code[w->pc];
+    uint32_t active = guarded(w, in);
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_BRA:
+        if (active == w->group) {
+            w->pc = in->target;
+            settle(w);
+        } else if (active == 0) {
+            w->pc++;
+            settle(w);
+        } else {
+            split(w, active, in->target, w->pc + 1);
+        }
+        return;
+    case PTX_OP_RET:
+    case PTX_OP_EXIT:
+        w->live &= ~active;
+        leave_group(w, active);
+        return;
+    case PTX_OP_BAR:
+        for (uint32_t m = active; m; m &= m - 1)
+            w->lane_pc[lowest_lane(m)] = w->pc + 1;
+        w->at_barrier |= active;
+        leave_group(w, active);
+        return;
+    case PTX_OP_TRAP:
+        if (active)
+            ptx_block_fault(blk, GG_SIM_TRAP_LAUNCH_FAILED);
+        break;
+    case PTX_OP_ASSERTFAIL:
+        if (active)
+            ptx_block_fault(blk, GG_SIM_TRAP_ASSERT);
+        break;
+    case PTX_OP_NOP:
+    case PTX_OP_MEMBAR: /* one block runs at a time: its accesses are already ordered */
+        break;
+    case PTX_OP_LD: do_load(blk, w, in, active); break;
+    case PTX_OP_ST: do_store(blk, w, in, active); break;
+    case PTX_OP_ATOM: do_atomic_add(blk, w, in, active); break;
+    case PTX_OP_CVTA: do_cvta(w, in, active, blk); break;
+    case PTX_OP_MOV:
+        if (in->ops[0].kind == PTX_OPND_VEC || in->ops[1].kind == PTX_OPND_VEC) {
+            do_mov_vector(w, in, active);
+            break;
+        }
+        if (in->ops[1].kind == PTX_OPND_SREG) {
+            mov_special(blk, w, in, active);
+            break;
+        }
+        if (!ptx_alu_warp_b32(w, in, active))
+            do_alu(blk, w, in, active);
+        break;
+    default:
+        if (!ptx_alu_warp_b32(w, in, active))
+            do_alu(blk, w, in, active);
+        break;
+    }
+    w->pc++;
+    settle(w);
+}
+
+static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
+{
+    const gg_sim_block *b = blk->b;
+    blk->nthreads = b->block_dim.x * b->block_dim.y * b->block_dim.z;
+    blk->nwarps = (blk->nthreads + PTX_WARP_SIZE - 1) / PTX_WARP_SIZE;
+    blk->shared_bytes = (uint64_t)blk->m->extern_shared_offset + b->shared_bytes;
+    blk->shared = calloc(1, blk->shared_bytes ? blk->shared_bytes : 1);
+    blk->local = calloc(blk->nthreads, blk->k->local_bytes ? blk->k->local_bytes : 1);
+    ptx_warp *warps = calloc(blk->nwarps, sizeof *warps);
+    uint64_t *regs = calloc((size_t)blk->nwarps * PTX_WARP_SIZE, (blk->k->nregs ? blk->k->nregs : 1) * sizeof *regs);
+    if (!blk->shared || !blk->local || !warps || !regs) {
+        free(warps);
+        free(regs);
+        return false;
+    }
+    for (unsigned i = 0; i < blk->nwarps; i++) {
+        ptx_warp *w = &warps[i];
+        unsigned lanes = blk->nthreads - i * PTX_WARP_SIZE;
+        w->index = i;
+        w->live = lanes >= PTX_WARP_SIZE ? 0xFFFFFFFFu : (1u << lanes) - 1;
+        w->group = w->live;
+        w->next_wait_pc = UINT32_MAX;
+        w->regs = regs + (size_t)i * PTX_WARP_SIZE * (blk->k->nregs ? blk->k->nregs : 1);
+    }
+    *warps_out = warps;
+    return true;
+}
+
+void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                   ptx_window_fn window)
+{
+    ptx_block blk = { .m = m, .k = k, .b = b, .window = window };
+    ptx_warp *warps = NULL;
+    if (!block_setup(&blk, &warps)) {
+        free(blk.shared);
+        free(blk.local);
+        b->rt->trap(b, GG_SIM_TRAP_LAUNCH_FAILED); /* out of host memory */
+        return;
+    }
+    unsigned until_poll = CANCEL_POLL_INTERVAL;
+    bool stopped = false;
+    for (;;) {
+        for (unsigned i = 0; i < blk.nwarps && !stopped; i++) {
+            ptx_warp *w = &warps[i];
+            while (w->group) {
+                step(&blk, w);
+                if (blk.faulted) {
+                    stopped = true;
+                    break;
+                }
+                if (--until_poll == 0) {
+                    until_poll = CANCEL_POLL_INTERVAL;
+                    if (b->rt->cancelled(b)) {
+                        stopped = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if (stopped)
+            break;
+        /* No warp can run: every live thread waits at the barrier, or
+         * none is left. */
+        bool released = false;
+        for (unsigned i = 0; i < blk.nwarps; i++) {
+            ptx_warp *w = &warps[i];
+            if (!w->at_barrier)
+                continue;
+            w->waiting |= w->at_barrier;
+            w->at_barrier = 0;
+            select_group(w);
+            released = true;
+        }
+        if (!released)
+            break;
+    }
+    free(warps ? warps[0].regs : NULL);
+    free(warps);
+    free(blk.shared);
+    free(blk.local);
+}

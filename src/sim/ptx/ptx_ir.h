@@ -1,0 +1,176 @@
+/*
+ * The decoded form of a PTX module: what the parser (ptx_parse.c) builds once
+ * per module and the interpreter (ptx_exec.c) runs. Every name is resolved
+ * here: registers to slot indices, labels to instruction indices, parameters
+ * to (index, offset), symbols to addresses in their space's window, so the
+ * interpreter never looks at text.
+ */
+#ifndef GG_PTX_IR_H
+#define GG_PTX_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Value types. Registers are 64-bit slots whatever their declared width:
+ * each instruction reads and writes them at its own type's width. */
+typedef enum ptx_type {
+    PTX_T_NONE = 0,
+    PTX_T_B8, PTX_T_B16, PTX_T_B32, PTX_T_B64,
+    PTX_T_U8, PTX_T_U16, PTX_T_U32, PTX_T_U64,
+    PTX_T_S8, PTX_T_S16, PTX_T_S32, PTX_T_S64,
+    PTX_T_F32, PTX_T_F64,
+    PTX_T_PRED
+} ptx_type;
+
+/* Inline: the interpreter asks for every access. */
+static inline unsigned ptx_type_bytes(ptx_type t) /* PRED: 1; NONE: 0 */
+{
+    static const unsigned char bytes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1 };
+    return (unsigned)t < sizeof bytes ? bytes[t] : 0;
+}
+
+static inline bool ptx_type_is_signed(ptx_type t)
+{
+    return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
+}
+
+static inline bool ptx_type_is_float(ptx_type t)
+{
+    return t == PTX_T_F32 || t == PTX_T_F64;
+}
+
+typedef enum ptx_opcode {
+    PTX_OP_NOP = 0, /* a store to a call's argument of __assertfail */
+    PTX_OP_MOV, PTX_OP_LD, PTX_OP_ST,
+    PTX_OP_ADD, PTX_OP_SUB, PTX_OP_MUL, PTX_OP_MAD, PTX_OP_FMA, PTX_OP_DIV, PTX_OP_REM,
+    PTX_OP_MIN, PTX_OP_MAX, PTX_OP_ABS, PTX_OP_NEG,
+    PTX_OP_AND, PTX_OP_OR, PTX_OP_XOR, PTX_OP_NOT, PTX_OP_SHL, PTX_OP_SHR,
+    PTX_OP_SETP, PTX_OP_SELP, PTX_OP_CVT, PTX_OP_CVTA,
+    PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_MEMBAR, PTX_OP_ATOM,
+    PTX_OP_TRAP, PTX_OP_ASSERTFAIL, PTX_OP_RCP
+} ptx_opcode;
+
+typedef enum ptx_space {
+    PTX_SPACE_GENERIC = 0, PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL,
+    PTX_SPACE_PARAM, PTX_SPACE_CONST
+} ptx_space;
+
+/* Modifier bits of ptx_insn.mods. */
+enum {
+    PTX_MOD_HI = 1u << 0,     /* mul/mad .hi */
+    PTX_MOD_WIDE = 1u << 1,   /* mul/mad .wide */
+    PTX_MOD_FTZ = 1u << 2,    /* f32 subnormal inputs and results flushed to zero */
+    PTX_MOD_SAT = 1u << 3,    /* float result clamped to [0, 1]; cvt: to the integer range */
+    PTX_MOD_TO = 1u << 4,     /* cvta.to.<space>: generic to space */
+    PTX_MOD_UNI = 1u << 5     /* bra.uni */
+};
+
+/* Rounding of cvt (and what it means for float arithmetic: only RN). */
+typedef enum ptx_round {
+    PTX_RND_DEFAULT = 0, PTX_RND_RN, PTX_RND_RZ, PTX_RND_RM, PTX_RND_RP,
+    PTX_RND_RNI, PTX_RND_RZI, PTX_RND_RMI, PTX_RND_RPI
+} ptx_round;
+
+typedef enum ptx_cmp {
+    PTX_CMP_EQ = 0, PTX_CMP_NE, PTX_CMP_LT, PTX_CMP_LE, PTX_CMP_GT, PTX_CMP_GE,
+    PTX_CMP_LO, PTX_CMP_LS, PTX_CMP_HI, PTX_CMP_HS,
+    PTX_CMP_EQU, PTX_CMP_NEU, PTX_CMP_LTU, PTX_CMP_LEU, PTX_CMP_GTU, PTX_CMP_GEU,
+    PTX_CMP_NUM, PTX_CMP_NAN
+} ptx_cmp;
+
+typedef enum ptx_boolop { PTX_BOOL_NONE = 0, PTX_BOOL_AND, PTX_BOOL_OR, PTX_BOOL_XOR } ptx_boolop;
+
+typedef enum ptx_sreg {
+    PTX_SREG_TID_X = 0, PTX_SREG_TID_Y, PTX_SREG_TID_Z,
+    PTX_SREG_NTID_X, PTX_SREG_NTID_Y, PTX_SREG_NTID_Z,
+    PTX_SREG_CTAID_X, PTX_SREG_CTAID_Y, PTX_SREG_CTAID_Z,
+    PTX_SREG_NCTAID_X, PTX_SREG_NCTAID_Y, PTX_SREG_NCTAID_Z,
+    PTX_SREG_LANEID, PTX_SREG_WARPID, PTX_SREG_NWARPID, PTX_SREG_WARPSZ
+} ptx_sreg;
+
+typedef enum ptx_operand_kind {
+    PTX_OPND_NONE = 0,
+    PTX_OPND_REG,     /* reg */
+    PTX_OPND_IMM,     /* imm: the bits, already in the instruction's type */
+    PTX_OPND_SREG,    /* sreg */
+    PTX_OPND_ADDR,    /* [reg + offset] or [offset] (reg < 0): in the instruction's space */
+    PTX_OPND_PARAM,   /* [kernel parameter param + offset] */
+    PTX_OPND_VEC      /* {vec[0..count-1]} */
+} ptx_operand_kind;
+
+#define PTX_NO_REG UINT32_MAX
+
+typedef struct ptx_operand {
+    uint8_t kind;
+    uint8_t negate;       /* !%p */
+    uint8_t count;        /* VEC */
+    uint32_t reg;         /* REG, ADDR base (PTX_NO_REG: none), PARAM index */
+    uint32_t vec[4];
+    uint64_t imm;         /* IMM bits; ADDR / PARAM byte offset */
+    ptx_sreg sreg;
+} ptx_operand;
+
+#define PTX_MAX_OPERANDS 4
+
+typedef struct ptx_insn {
+    uint8_t op;           /* ptx_opcode */
+    uint8_t type;         /* ptx_type of the operation (cvt: destination) */
+    uint8_t type2;        /* cvt: source type; setp/selp: none */
+    uint8_t space;        /* ld/st/atom/cvta: ptx_space */
+    uint8_t cmp;          /* setp: ptx_cmp */
+    uint8_t boolop;       /* setp: ptx_boolop with operand 3 */
+    uint8_t round;        /* ptx_round */
+    uint8_t vec;          /* ld/st .v2/.v4: 2 or 4; else 1 */
+    uint16_t mods;        /* PTX_MOD_* */
+    uint8_t pred_negate;
+    uint8_t nops;
+    uint32_t pred;        /* guard predicate register, PTX_NO_REG: none */
+    uint32_t target;      /* bra: instruction index */
+    uint32_t line;        /* source line, for messages */
+    ptx_operand ops[PTX_MAX_OPERANDS];
+} ptx_insn;
+
+/* A .global or .const variable of the module: its bytes live in the
+ * module (initialised as declared) at an address of the module window. */
+typedef struct ptx_variable {
+    char *name;
+    ptx_space space;
+    uint64_t offset;      /* in its space's layout */
+    uint64_t bytes;
+    unsigned align;
+} ptx_variable;
+
+typedef struct ptx_kernel {
+    char *name;
+    unsigned nparams;
+    unsigned *param_sizes;   /* bytes of each .param, as declared */
+    char **param_names;
+    ptx_insn *code;
+    size_t ncode;
+    uint32_t nregs;          /* register slots per thread */
+    uint32_t local_bytes;    /* .local per thread */
+    uint32_t first_line;
+} ptx_kernel;
+
+/* Where symbol addresses live, as generic addresses. Device allocations of
+ * the simulator sit at 0x7d0000000000 and up, mapped host memory in the
+ * host's user half: these non-canonical windows collide with neither. */
+#define PTX_WINDOW_SIZE (1ull << 32)
+#define PTX_WINDOW_SHARED 0xF100000000000000ull
+#define PTX_WINDOW_LOCAL 0xF200000000000000ull
+#define PTX_WINDOW_MODULE 0xF300000000000000ull
+
+typedef struct ptx_module {
+    ptx_kernel *kernels;
+    size_t nkernels;
+    ptx_variable *vars;
+    size_t nvars;
+    unsigned char *data;     /* .global and .const bytes (module window offset 0) */
+    uint64_t data_bytes;
+    uint32_t static_shared_bytes; /* .shared variables, laid out from 0 */
+    bool has_extern_shared;
+    uint32_t extern_shared_offset; /* where extern .shared arrays start */
+} ptx_module;
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * Memory accesses of the interpreter: the state spaces and the generic
+ * windows (ptx_ir.h), every access bounds-checked.
+ *
+ * Global addresses outside the module window are checked against the
+ * context's live allocations (mapped host memory included): the block
+ * remembers the few allocations it used last (ptx_global_window), and any
+ * address outside them goes to rt->map(), which fails the launch with
+ * ILLEGAL_ADDRESS when it is out of range.
+ * A misaligned access fails the launch with ILLEGAL_ADDRESS too: the
+ * simulator has no MISALIGNED_ADDRESS (716) fault kind yet.
+ */
+#include "ptx_block.h"
+
+void ptx_block_fault(ptx_block *blk, gg_sim_trap kind)
+{
+    if (!blk->faulted)
+        blk->b->rt->trap(blk->b, kind);
+    blk->faulted = true;
+}
+
+static void *in_range(ptx_block *blk, unsigned char *base, uint64_t size, uint64_t off,
+                      unsigned bytes)
+{
+    if (off > size || size - off < bytes) {
+        ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS);
+        return NULL;
+    }
+    return base + off;
+}
+
+static void *in_window(const ptx_global_window *w, uint64_t addr, unsigned bytes)
+{
+    uint64_t off = addr - w->base;
+    return off < w->size && w->size - off >= bytes ? w->host + off : NULL;
+}
+
+/* A device address: within an allocation the block has seen, or looked up
+ * (and remembered), or refused by rt->map(), which raises the fault. */
+static void *global_address(ptx_block *blk, uint64_t addr, unsigned bytes)
+{
+    for (unsigned i = 0; i < PTX_GLOBAL_WINDOWS; i++) {
+        void *p = in_window(&blk->windows[i], addr, bytes);
+        if (p)
+            return p;
+    }
+    ptx_global_window w;
+    if (blk->window && blk->window(blk->b, addr, &w)) {
+        blk->windows[blk->next_window] = w;
+        blk->next_window = (blk->next_window + 1) % PTX_GLOBAL_WINDOWS;
+        void *p = in_window(&w, addr, bytes);
+        if (p)
+            return p;
+    }
+    void *p = blk->b->rt->map(blk->b, addr, bytes);
+    if (!p)
+        blk->faulted = true; /* map() raised ILLEGAL_ADDRESS */
+    return p;
+}
+
+void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigned bytes,
+                         unsigned thread)
+{
+    if (bytes > 1 && (addr & (bytes - 1))) {
+        ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS); /* misaligned: see above */
+        return NULL;
+    }
+    if (space == PTX_SPACE_GENERIC) {
+        if (addr - PTX_WINDOW_SHARED < PTX_WINDOW_SIZE) {
+            space = PTX_SPACE_SHARED;
+            addr -= PTX_WINDOW_SHARED;
+        } else if (addr - PTX_WINDOW_LOCAL < PTX_WINDOW_SIZE) {
+            space = PTX_SPACE_LOCAL;
+            addr -= PTX_WINDOW_LOCAL;
+        } else {
+            space = PTX_SPACE_GLOBAL;
+        }
+    }
+    switch (space) {
+    case PTX_SPACE_SHARED:
+        return in_range(blk, blk->shared, blk->shared_bytes, addr, bytes);
+    case PTX_SPACE_LOCAL:
+        return in_range(blk, blk->local + (size_t)thread * blk->k->local_bytes, blk->k->local_bytes,
+                        addr, bytes);
+    case PTX_SPACE_GLOBAL:
+    case PTX_SPACE_CONST:
+        if (addr - PTX_WINDOW_MODULE < PTX_WINDOW_SIZE)
+            /* The module's .global/.const bytes: device memory of the module,
+             * written by kernels as on a GPU. */
+            return in_range(blk, blk->m->data, blk->m->data_bytes, addr - PTX_WINDOW_MODULE, bytes);
+        if (space == PTX_SPACE_CONST) {
+            ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS);
+            return NULL;
+        }
+        return global_address(blk, addr, bytes);
+    default:
+        ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS);
+        return NULL;
+    }
+}

@@ -1,0 +1,322 @@
+/* Mnemonic and modifier decoding: see ptx_opcode.h. */
+#include "ptx_opcode.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Modifier categories, and the ones each opcode takes. */
+enum {
+    C_TYPE = 1u << 0, C_SPACE = 1u << 1, C_RND = 1u << 2, C_CMP = 1u << 3, C_BOOL = 1u << 4,
+    C_HILO = 1u << 5, C_FTZ = 1u << 6, C_SAT = 1u << 7, C_APPROX = 1u << 8, C_UNI = 1u << 9,
+    C_TO = 1u << 10, C_CACHE = 1u << 11, C_VEC = 1u << 12, C_ATOMOP = 1u << 13,
+    C_SYNC = 1u << 14, C_LEVEL = 1u << 15, C_VOLATILE = 1u << 16
+};
+
+typedef struct opcode_info {
+    const char *name;
+    ptx_opcode op;
+    unsigned allowed;
+} opcode_info;
+
+#define ARITH_FLOAT (C_TYPE | C_RND | C_FTZ | C_SAT)
+static const opcode_info k_opcodes[] = {
+    { "mov", PTX_OP_MOV, C_TYPE },
+    { "ld", PTX_OP_LD, C_SPACE | C_CACHE | C_VEC | C_TYPE | C_VOLATILE },
+    { "st", PTX_OP_ST, C_SPACE | C_CACHE | C_VEC | C_TYPE | C_VOLATILE },
+    { "add", PTX_OP_ADD, ARITH_FLOAT },
+    { "sub", PTX_OP_SUB, ARITH_FLOAT },
+    { "mul", PTX_OP_MUL, ARITH_FLOAT | C_HILO },
+    { "mad", PTX_OP_MAD, ARITH_FLOAT | C_HILO },
+    { "fma", PTX_OP_FMA, ARITH_FLOAT },
+    { "div", PTX_OP_DIV, C_TYPE | C_RND | C_FTZ | C_APPROX },
+    { "rem", PTX_OP_REM, C_TYPE },
+    { "min", PTX_OP_MIN, C_TYPE | C_FTZ },
+    { "max", PTX_OP_MAX, C_TYPE | C_FTZ },
+    { "abs", PTX_OP_ABS, C_TYPE | C_FTZ },
+    { "neg", PTX_OP_NEG, C_TYPE | C_FTZ },
+    { "and", PTX_OP_AND, C_TYPE },
+    { "or", PTX_OP_OR, C_TYPE },
+    { "xor", PTX_OP_XOR, C_TYPE },
+    { "not", PTX_OP_NOT, C_TYPE },
+    { "shl", PTX_OP_SHL, C_TYPE },
+    { "shr", PTX_OP_SHR, C_TYPE },
+    { "setp", PTX_OP_SETP, C_CMP | C_BOOL | C_FTZ | C_TYPE },
+    { "selp", PTX_OP_SELP, C_TYPE },
+    { "cvt", PTX_OP_CVT, C_RND | C_FTZ | C_SAT | C_TYPE },
+    { "cvta", PTX_OP_CVTA, C_TO | C_SPACE | C_TYPE },
+    { "bra", PTX_OP_BRA, C_UNI },
+    { "ret", PTX_OP_RET, C_UNI },
+    { "exit", PTX_OP_EXIT, 0 },
+    { "bar", PTX_OP_BAR, C_SYNC },
+    { "barrier", PTX_OP_BAR, C_SYNC },
+    { "membar", PTX_OP_MEMBAR, C_LEVEL },
+    { "atom", PTX_OP_ATOM, C_SPACE | C_ATOMOP | C_TYPE },
+    { "trap", PTX_OP_TRAP, 0 },
+    { "rcp", PTX_OP_RCP, C_TYPE | C_RND | C_FTZ | C_APPROX },
+};
+
+typedef struct word_value { const char *name; int value; } word_value;
+
+static const word_value k_types[] = {
+    { "b8", PTX_T_B8 }, { "b16", PTX_T_B16 }, { "b32", PTX_T_B32 }, { "b64", PTX_T_B64 },
+    { "u8", PTX_T_U8 }, { "u16", PTX_T_U16 }, { "u32", PTX_T_U32 }, { "u64", PTX_T_U64 },
+    { "s8", PTX_T_S8 }, { "s16", PTX_T_S16 }, { "s32", PTX_T_S32 }, { "s64", PTX_T_S64 },
+    { "f32", PTX_T_F32 }, { "f64", PTX_T_F64 }, { "pred", PTX_T_PRED }, { NULL, 0 }
+};
+static const word_value k_spaces[] = {
+    { "global", PTX_SPACE_GLOBAL }, { "shared", PTX_SPACE_SHARED }, { "local", PTX_SPACE_LOCAL },
+    { "param", PTX_SPACE_PARAM }, { "const", PTX_SPACE_CONST }, { NULL, 0 }
+};
+static const word_value k_rounds[] = {
+    { "rn", PTX_RND_RN }, { "rz", PTX_RND_RZ }, { "rm", PTX_RND_RM }, { "rp", PTX_RND_RP },
+    { "rni", PTX_RND_RNI }, { "rzi", PTX_RND_RZI }, { "rmi", PTX_RND_RMI }, { "rpi", PTX_RND_RPI },
+    { NULL, 0 }
+};
+static const word_value k_cmps[] = {
+    { "eq", PTX_CMP_EQ }, { "ne", PTX_CMP_NE }, { "lt", PTX_CMP_LT }, { "le", PTX_CMP_LE },
+    { "gt", PTX_CMP_GT }, { "ge", PTX_CMP_GE }, { "lo", PTX_CMP_LO }, { "ls", PTX_CMP_LS },
+    { "hi", PTX_CMP_HI }, { "hs", PTX_CMP_HS }, { "equ", PTX_CMP_EQU }, { "neu", PTX_CMP_NEU },
+    { "ltu", PTX_CMP_LTU }, { "leu", PTX_CMP_LEU }, { "gtu", PTX_CMP_GTU }, { "geu", PTX_CMP_GEU },
+    { "num", PTX_CMP_NUM }, { "nan", PTX_CMP_NAN }, { NULL, 0 }
+};
+static const word_value k_bools[] = {
+    { "and", PTX_BOOL_AND }, { "or", PTX_BOOL_OR }, { "xor", PTX_BOOL_XOR }, { NULL, 0 }
+};
+/* Accepted and without effect here: cache hints, memory-order words the
+ * interpreter already honours by running one block at a time. */
+static const char *const k_cache_words[] = { "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc",
+                                             "weak", "relaxed", NULL };
+
+static int lookup(const word_value *table, const char *w, size_t n)
+{
+    for (int i = 0; table[i].name; i++)
+        if (strlen(table[i].name) == n && !memcmp(table[i].name, w, n))
+            return table[i].value;
+    return -1;
+}
+
+static bool word_in(const char *const *list, const char *w, size_t n)
+{
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !memcmp(list[i], w, n))
+            return true;
+    return false;
+}
+
+static bool word_is(const char *w, size_t n, const char *s)
+{
+    return strlen(s) == n && !memcmp(w, s, n);
+}
+
+ptx_type ptx_type_from_name(const char *name, size_t len)
+{
+    int t = lookup(k_types, name, len);
+    return t < 0 ? PTX_T_NONE : (ptx_type)t;
+}
+
+static bool fail(char *why, size_t whylen, const char *fmt, const char *w, size_t n)
+{
+    snprintf(why, whylen, fmt, (int)n, w);
+    return false;
+}
+
+/* One modifier word; false if the opcode does not take it. */
+static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_insn *in,
+                           int *ntypes, char *why, size_t whylen)
+{
+    unsigned ok = oi->allowed;
+    int v;
+    if ((ok & C_TYPE) && (v = lookup(k_types, w, n)) >= 0) {
+        if (*ntypes == 0)
+            in->type = (uint8_t)v;
+        else if (*ntypes == 1 && in->op == PTX_OP_CVT)
+            in->type2 = (uint8_t)v;
+        else
+            return fail(why, whylen, "one type too many: .%.*s", w, n);
+        ++*ntypes;
+        return true;
+    }
+    if ((ok & C_SPACE) && (v = lookup(k_spaces, w, n)) >= 0) {
+        in->space = (uint8_t)v;
+        return true;
+    }
+    if ((ok & C_RND) && (v = lookup(k_rounds, w, n)) >= 0) {
+        in->round = (uint8_t)v;
+        return true;
+    }
+    if ((ok & C_CMP) && in->cmp == 0xff && (v = lookup(k_cmps, w, n)) >= 0) {
+        in->cmp = (uint8_t)v;
+        return true;
+    }
+    if ((ok & C_BOOL) && (v = lookup(k_bools, w, n)) >= 0) {
+        in->boolop = (uint8_t)v;
+        return true;
+    }
+    if ((ok & C_HILO) && word_is(w, n, "hi")) {
+        in->mods |= PTX_MOD_HI;
+        return true;
+    }
+    if ((ok & C_HILO) && word_is(w, n, "lo"))
+        return true;
+    if ((ok & C_HILO) && word_is(w, n, "wide")) {
+        in->mods |= PTX_MOD_WIDE;
+        return true;
+    }
+    if ((ok & C_FTZ) && word_is(w, n, "ftz")) {
+        in->mods |= PTX_MOD_FTZ;
+        return true;
+    }
+    if ((ok & C_SAT) && word_is(w, n, "sat")) {
+        in->mods |= PTX_MOD_SAT;
+        return true;
+    }
+    /* div.approx / div.full / rcp.approx: computed correctly rounded,
+     * which is within every form's documented bound. */
+    if ((ok & C_APPROX) && (word_is(w, n, "approx") || word_is(w, n, "full")))
+        return true;
+    if ((ok & C_UNI) && word_is(w, n, "uni")) {
+        in->mods |= PTX_MOD_UNI;
+        return true;
+    }
+    if ((ok & C_TO) && word_is(w, n, "to")) {
+        in->mods |= PTX_MOD_TO;
+        return true;
+    }
+    if ((ok & C_CACHE) && word_in(k_cache_words, w, n))
+        return true;
+    if ((ok & C_VOLATILE) && word_is(w, n, "volatile"))
+        return true;
+    if ((ok & C_VEC) && (word_is(w, n, "v2") || word_is(w, n, "v4"))) {
+        in->vec = (uint8_t)(w[1] - '0');
+        return true;
+    }
+    if ((ok & C_ATOMOP) && word_is(w, n, "add"))
+        return true;
+    if ((ok & C_SYNC) && (word_is(w, n, "sync") || word_is(w, n, "aligned")))
+        return true;
+    if ((ok & C_LEVEL) && (word_is(w, n, "gl") || word_is(w, n, "cta") || word_is(w, n, "sys")))
+        return true;
+    return fail(why, whylen, "modifier .%.*s not supported", w, n);
+}
+
+static bool is_float_arith_rounding_ok(const ptx_insn *in)
+{
+    return in->round == PTX_RND_DEFAULT || in->round == PTX_RND_RN;
+}
+
+/* What the modifiers together must satisfy for the interpreter to run it. */
+static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, size_t whylen)
+{
+    ptx_type t = (ptx_type)in->type;
+    bool needs_type = in->op != PTX_OP_BRA && in->op != PTX_OP_RET && in->op != PTX_OP_EXIT &&
+                      in->op != PTX_OP_BAR && in->op != PTX_OP_MEMBAR && in->op != PTX_OP_TRAP;
+    if (needs_type && t == PTX_T_NONE)
+        return fail(why, whylen, "%.*s: no operand type", text, len);
+    switch (in->op) {
+    case PTX_OP_RCP:
+        if (!ptx_type_is_float(t))
+            return fail(why, whylen, "%.*s: rcp of an integer type", text, len);
+        /* fall through */
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
+    case PTX_OP_DIV:
+        if (ptx_type_is_float(t) && !is_float_arith_rounding_ok(in))
+            return fail(why, whylen, "%.*s: only round-to-nearest (.rn) float arithmetic is implemented",
+                        text, len);
+        if (!ptx_type_is_float(t) && (in->mods & (PTX_MOD_FTZ)))
+            return fail(why, whylen, "%.*s: .ftz on an integer type", text, len);
+        if (!ptx_type_is_float(t) && (in->mods & PTX_MOD_SAT) && t != PTX_T_S32)
+            return fail(why, whylen, "%.*s: .sat on an integer type other than s32", text, len);
+        if (!ptx_type_is_float(t) && (in->mods & PTX_MOD_SAT) && in->op != PTX_OP_ADD &&
+            in->op != PTX_OP_SUB)
+            return fail(why, whylen, "%.*s: integer .sat is implemented for add and sub only", text, len);
+        if (in->op == PTX_OP_FMA && !ptx_type_is_float(t))
+            return fail(why, whylen, "%.*s: fma of an integer type", text, len);
+        if (t == PTX_T_PRED)
+            return fail(why, whylen, "%.*s: arithmetic on predicates", text, len);
+        break;
+    case PTX_OP_SETP:
+        if (in->cmp == 0xff)
+            return fail(why, whylen, "%.*s: no comparison", text, len);
+        break;
+    case PTX_OP_CVT: {
+        ptx_type s = (ptx_type)in->type2;
+        if (s == PTX_T_NONE || s == PTX_T_PRED || t == PTX_T_PRED)
+            return fail(why, whylen, "%.*s: needs a destination and a source type", text, len);
+        bool to_f = ptx_type_is_float(t), from_f = ptx_type_is_float(s);
+        /* Rounding to an integral value is exact whatever the mode; only
+         * inexact results in a mode other than nearest are not implemented. */
+        bool inexact_round = in->round == PTX_RND_RZ || in->round == PTX_RND_RM ||
+                             in->round == PTX_RND_RP;
+        if (inexact_round && to_f && (!from_f || ptx_type_bytes(t) < ptx_type_bytes(s)))
+            return fail(why, whylen, "%.*s: only round-to-nearest is implemented for this conversion",
+                        text, len);
+        if (inexact_round && from_f && !to_f)
+            return fail(why, whylen, "%.*s: float-to-integer conversion needs an integer rounding",
+                        text, len);
+        break;
+    }
+    case PTX_OP_CVTA:
+        if (in->space == PTX_SPACE_GENERIC || in->space == PTX_SPACE_PARAM ||
+            (t != PTX_T_U64 && t != PTX_T_U32))
+            return fail(why, whylen, "%.*s: form not supported", text, len);
+        break;
+    case PTX_OP_ATOM:
+        if (t != PTX_T_U32 && t != PTX_T_S32 && t != PTX_T_U64 && t != PTX_T_F32)
+            return fail(why, whylen, "%.*s: atom.add is implemented for u32, s32, u64 and f32", text, len);
+        if (in->space != PTX_SPACE_GLOBAL && in->space != PTX_SPACE_SHARED &&
+            in->space != PTX_SPACE_GENERIC)
+            return fail(why, whylen, "%.*s: atom in this space", text, len);
+        break;
+    case PTX_OP_LD: case PTX_OP_ST:
+        if (t == PTX_T_PRED)
+            return fail(why, whylen, "%.*s: ld/st of a predicate", text, len);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, size_t whylen)
+{
+    const char *dot = memchr(text, '.', len);
+    size_t base_len = dot ? (size_t)(dot - text) : len;
+    const opcode_info *oi = NULL;
+    for (size_t i = 0; i < sizeof k_opcodes / sizeof k_opcodes[0]; i++)
+        if (word_is(text, base_len, k_opcodes[i].name))
+            oi = &k_opcodes[i];
+    if (!oi)
+        return fail(why, whylen, "unknown instruction %.*s", text, len);
+    in->op = (uint8_t)oi->op;
+    in->vec = 1;
+    in->cmp = 0xff;
+    int ntypes = 0;
+    const char *p = dot;
+    const char *end = text + len;
+    /* atom needs its operation; only add exists here. */
+    bool saw_atom_add = false, saw_sync = false;
+    while (p && p < end) {
+        const char *w = p + 1;
+        const char *next = memchr(w, '.', (size_t)(end - w));
+        size_t n = (size_t)((next ? next : end) - w);
+        if (n == 0)
+            return fail(why, whylen, "empty modifier in %.*s", text, len);
+        if (oi->op == PTX_OP_ATOM && word_is(w, n, "add"))
+            saw_atom_add = true;
+        if (word_is(w, n, "sync"))
+            saw_sync = true;
+        if (!apply_modifier(oi, w, n, in, &ntypes, why, whylen)) {
+            size_t used = strlen(why);
+            snprintf(why + used, whylen - used, " in %.*s", (int)len, text);
+            return false;
+        }
+        p = next;
+    }
+    if (oi->op == PTX_OP_ATOM && !saw_atom_add)
+        return fail(why, whylen, "%.*s: only atom.add is implemented", text, len);
+    if (oi->op == PTX_OP_BAR && !saw_sync)
+        return fail(why, whylen, "%.*s: only bar.sync is implemented", text, len);
+    if (in->cmp == 0xff && oi->op != PTX_OP_SETP)
+        in->cmp = 0;
+    return check_form(text, len, in, why, whylen);
+}

@@ -1,0 +1,147 @@
+/* The PTX parser on its own: every fixture nvcc made loads; what the
+ * interpreter cannot run is refused at load time with its line. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_module.h"
+
+TestSuite(ptx_parse, .timeout = 30);
+
+static char *read_fixture(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", GG_PTX_FIXTURE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+Test(ptx_parse, every_fixture_loads)
+{
+    static const char *const fixtures[] = { "vector_add.ptx", "divergent.ptx", "block_reduce.ptx",
+                                            "warp_reduce.ptx", "oob_store.ptx", "trap.ptx",
+                                            "assert.ptx", "mixed_ops.ptx", "spin.ptx",
+                                            "generic_spaces.ptx", "bits.ptx" };
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+        char *src = read_fixture(fixtures[i]);
+        char err[512];
+        cr_assert(ptx_image_is_ptx(src), "%s", fixtures[i]);
+        ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+        cr_assert_not_null(m, "%s: %s", fixtures[i], err);
+        cr_assert_eq(m->nkernels, 1);
+        ptx_module_free(m);
+        free(src);
+    }
+}
+
+Test(ptx_parse, parameters_come_from_the_declarations)
+{
+    char *src = read_fixture("mixed_ops.ptx");
+    char err[512];
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    const ptx_kernel *k = ptx_module_kernel(m, "mixed_ops");
+    cr_assert_not_null(k);
+    cr_assert_eq(k->nparams, 8);
+    for (unsigned i = 0; i < 7; i++)
+        cr_assert_eq(k->param_sizes[i], 8);
+    cr_assert_eq(k->param_sizes[7], 4);
+    cr_assert_null(ptx_module_kernel(m, "nope"));
+    ptx_module_free(m);
+    free(src);
+}
+
+#define HEADER ".version 9.0\n.target sm_75\n.address_size 64\n"
+
+/* Parses src, which must fail with a message containing want. */
+static void assert_refused(const char *src, const char *want)
+{
+    char err[512];
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_null(m, "accepted: %s", src);
+    cr_assert(strstr(err, want) != NULL, "message \"%s\" lacks \"%s\"", err, want);
+}
+
+Test(ptx_parse, unknown_instruction_is_refused_with_its_line)
+{
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 1;\n"
+                          "\tfrobnicate.b32 %r1, %r1;\n\tret;\n}\n",
+                   "PTX line 8: unknown instruction frobnicate.b32: frobnicate.b32 %r1, %r1;");
+}
+
+Test(ptx_parse, unsupported_forms_are_refused_with_their_line)
+{
+    assert_refused(HEADER ".bogus 3\n", "PTX line 4: directive .bogus not supported");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r5, 1;\n\tret;\n}\n",
+                   "PTX line 7: unknown register %r5");
+    assert_refused(HEADER ".visible .entry k()\n{\n\tbra $L_nowhere;\n}\n",
+                   "PTX line 6: unknown label $L_nowhere");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tadd.rz.f32 %f1, %f1, %f1;\n}\n",
+                   "PTX line 7: add.rz.f32: only round-to-nearest");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tatom.global.cas.b32 %r1, [%r1], 1, 2;\n}\n",
+                   "PTX line 7: modifier .cas not supported");
+    assert_refused(HEADER ".func f()\n{\n\tret;\n}\n",
+                   "PTX line 4: device functions (.func f) are not supported yet");
+    assert_refused(HEADER ".extern .func g();\n.visible .entry k()\n{\n\tcall.uni g, ();\n\tret;\n}\n",
+                   "PTX line 7: calls to .func g are not supported yet");
+    assert_refused(HEADER ".visible .entry k(.param .u32 k_p)\n{\n\t.reg .b64 %rd<2>;\n"
+                          "\tld.param.u64 %rd1, [k_p];\n\tret;\n}\n",
+                   "PTX line 7: access beyond the parameter's declared size");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tld.shared::cta.u32 %r1, [%r1];\n}\n",
+                   "PTX line 7: modifier .shared::cta not supported in ld.shared::cta.u32");
+    assert_refused(HEADER, "no .entry in the module");
+    assert_refused(HEADER ".visible .entry k()\n{\n\tret;\n", "the function has no closing '}'");
+}
+
+Test(ptx_parse, debug_directives_are_ignored)
+{
+    const char *src = "// comment\n" HEADER ".file 1 \"k.cu\"\n"
+                      ".visible .entry k()\n.maxntid 128, 1, 1\n{\n"
+                      "\t.loc 1 3 5\n\t.pragma \"nounroll\";\n\tret;\n}\n"
+                      ".section .debug_str\n{\n.b8 0\n}\n";
+    char err[512];
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    ptx_module_free(m);
+}
+
+Test(ptx_parse, initialised_globals_are_kept)
+{
+    const char *src = HEADER ".global .align 4 .u32 tbl[3] = {1, -2, 0x10};\n"
+                      ".const .align 8 .f64 c = 0d3FF0000000000000;\n"
+                      ".visible .entry k()\n{\n\tret;\n}\n";
+    char err[512];
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    cr_assert_eq(m->nvars, 2);
+    uint32_t t[3];
+    memcpy(t, m->data + m->vars[0].offset, sizeof t);
+    cr_assert_eq(t[0], 1u);
+    cr_assert_eq(t[1], (uint32_t)-2);
+    cr_assert_eq(t[2], 16u);
+    double c;
+    memcpy(&c, m->data + m->vars[1].offset, 8);
+    cr_assert_eq(c, 1.0);
+    ptx_module_free(m);
+}
+
+Test(ptx_parse, recognises_ptx_text_only)
+{
+    cr_assert(ptx_image_is_ptx("  // nvcc\n/* x */\n.version 9.0\n"));
+    cr_assert(ptx_image_is_ptx(".target sm_75\n.visible .entry k() { ret; }"));
+    cr_assert_not(ptx_image_is_ptx("gg-sim-module:/x.so"));
+    /* A binary image is not searched: it may have no NUL. */
+    static const unsigned char fatbin[] = { 0x50, 0xed, 0x55, 0xba, 0x01, 0x00, '.', 'e', 'n', 't',
+                                            'r', 'y', 0 };
+    cr_assert_not(ptx_image_is_ptx((const char *)fatbin));
+}
