@@ -47,6 +47,10 @@ int cli_select_backend(const char *backend);
  * refuse a value. */
 bool cli_backend_valid(const char *name);          /* --backend: auto, cuda, hip, sim, sim-hip */
 const char *cli_backend_list(char *out, size_t size);
+/* False, saying so prefixed by `who`, when GPUGUARD_BACKEND is set to a
+ * value gg_init would refuse (the program's gg_init, or the interposer's
+ * choice of driver, would otherwise go wrong after the tool started it). */
+bool cli_backend_env_usable(const char *who);
 bool cli_fault_error_valid(const char *name);      /* an "error" of a fault plan (the library's table) */
 const char *cli_fault_error_list(char *out, size_t size);
 bool cli_fault_op_valid(const char *name);         /* an "op" of a fault plan (the library's operations) */

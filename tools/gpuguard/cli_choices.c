@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,6 +82,16 @@ static size_t fault_errors(const char **names, size_t max)
             names[n++] = name;
     }
     return n;
+}
+
+bool cli_backend_env_usable(const char *who)
+{
+    const char *value = getenv("GPUGUARD_BACKEND");
+    if (value == NULL || cli_backend_valid(value))
+        return true;
+    char names[64];
+    fprintf(stderr, "%s: GPUGUARD_BACKEND='%s' is not one of %s\n", who, value, cli_backend_list(names, sizeof names));
+    return false;
 }
 
 bool cli_fault_error_valid(const char *name)

@@ -339,6 +339,8 @@ int cmd_run(int argc, char **argv)
     int early = parse_options(argc, argv, &opt);
     if (early >= 0)
         return early;
+    if (!cli_backend_env_usable(WHO))
+        return CLI_EXIT_USAGE;
 
     char *plan = NULL;
     const char *user_report = opt.report_path ? opt.report_path : getenv(INTERCEPT_ENV_REPORT);

@@ -60,7 +60,8 @@ static void sweep_usage(FILE *out)
             "  --errors LIST     errors to inject (default: out_of_memory,illegal_address):\n"
             "                    the fault plans' \"error\" names\n"
             "  --mode MODE       immediate, async or both (default immediate); async\n"
-            "                    applies to errors that kill a context\n"
+            "                    applies to errors that kill a context (illegal_address,\n"
+            "                    launch_failed, launch_timeout): async alone needs one\n"
             "  --host-alloc      fail gpuguard's host allocations instead, each in turn\n"
             "                    (GPUGUARD_FAIL_HOST_ALLOC=1, 2, ...)\n"
             "  --sim-host-alloc  the same for the simulated driver's host allocations\n"
@@ -276,6 +277,18 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
     if (opt->pairs && opt->async) {
         fprintf(stderr, "gpuguard sweep: --pairs injects immediate errors only (not --mode async or both)\n");
         return CLI_EXIT_USAGE;
+    }
+    if (opt->async && !opt->immediate && opt->error_count > 0) {
+        /* Only an error that kills a context is latched: with none of
+         * those, --mode async would make no run at all. */
+        bool any = false;
+        for (int e = 0; e < opt->error_count; e++)
+            any = any || sweep_is_sticky_error(opt->errors[e]);
+        if (!any) {
+            fprintf(stderr, "gpuguard sweep: --mode async latches only errors that kill a context (illegal_address, "
+                    "launch_failed, launch_timeout), and --errors gives none of them\n");
+            return CLI_EXIT_USAGE;
+        }
     }
     if (opt->error_count == 0 && !opt->intercept) {
         opt->errors[0] = "out_of_memory";
@@ -553,6 +566,8 @@ int cmd_sweep(int argc, char **argv)
     int early = parse_options(argc, argv, &opt);
     if (early >= 0)
         return early;
+    if (!cli_backend_env_usable("gpuguard sweep"))
+        return CLI_EXIT_USAGE;
     if (opt.intercept)
         return sweep_intercept(&opt);
 
