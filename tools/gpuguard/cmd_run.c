@@ -75,11 +75,12 @@ static void run_usage(FILE *out)
             "\n"
             "Exit status: COMMAND's (killed by a signal: gpuguard dies of the same signal);\n"
             "2 when COMMAND was not run: bad usage (an unknown option, a missing value, a\n"
-            "fault plan that does not parse: the message names the option, and the rule\n"
-            "and the field; a --report whose folder cannot be written), no interposer,\n"
-            "neither a CUDA driver nor a HIP runtime; 127 when COMMAND cannot be executed\n"
-            "(missing, not executable, a directory: 'gpuguard run: cannot run COMMAND:'\n"
-            "and the system's reason, as 'gpuguard sweep' says it).\n");
+            "fault plan that does not parse: the message names the option, and the rule and\n"
+            "the field; a --report whose folder cannot be written; a GPUGUARD_BACKEND\n"
+            "gpuguard does not know), no interposer, neither a CUDA driver nor a HIP\n"
+            "runtime; 127 when COMMAND cannot be executed (missing, not executable, a\n"
+            "directory: 'gpuguard run: cannot run COMMAND:' and the system's reason, as\n"
+            "'gpuguard sweep' says it).\n");
 }
 
 /* Returns -1 to go on, else the exit status to return at once. */

@@ -103,13 +103,15 @@ static void sweep_usage(FILE *out)
             "error is refused with the list of those there are.\n"
             "\n"
             "Exit status: 0 no run crashed, aborted, hung or tripped a sanitizer; 1 some\n"
-            "did, or the counting run failed or saw no calls, or no injected run was\n"
-            "made or reached its fault, or the program replaced the sweep's plan (or,\n"
-            "with --fail-on-leak, a run ended with live objects); 2 no run was made: bad\n"
-            "usage (the message names the option), COMMAND cannot be executed (missing,\n"
-            "not executable, a directory: 'gpuguard sweep: cannot run COMMAND:' and the\n"
-            "system's reason), and with --intercept: no interposer, neither a CUDA driver\n"
-            "nor a HIP runtime, a --function the interposer does not know.\n");
+            "did, or the counting run failed or saw no calls, or no injected run was made or\n"
+            "reached its fault, or the program replaced the sweep's plan (or, with\n"
+            "--fail-on-leak, a run ended with live objects); 2 no run was made: bad usage\n"
+            "(the message names the option; also a GPUGUARD_BACKEND gpuguard does not know,\n"
+            "and --mode async with no error that kills a context), COMMAND cannot be\n"
+            "executed (missing, not executable, a directory: 'gpuguard sweep: cannot run\n"
+            "COMMAND:' and the system's reason), and with --intercept: no interposer,\n"
+            "neither a CUDA driver nor a HIP runtime, a --function the interposer does not\n"
+            "know.\n");
 }
 
 /* Splits the value of `option` at commas into out[]; -1 (said) when the
