@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,8 +90,11 @@ child_outcome child_classify(int wait_status, bool hung, bool sanitizer, int *co
     return sanitizer ? CHILD_SANITIZER : what;
 }
 
-/* In the child, after fork: never returns. */
-static void exec_child(const child_spec *spec, const struct sigaction *old_int, const struct sigaction *old_quit)
+/* In the child, after fork: never returns. An exec that fails sends its
+ * errno down `report_fd` (closed on a successful exec), for the parent to
+ * say why in the tool's own words. */
+static void exec_child(const child_spec *spec, const struct sigaction *old_int, const struct sigaction *old_quit,
+                       int report_fd)
 {
     if (spec->timeout_s > 0) {
         setpgid(0, 0); /* its own process group: a timeout kills its children too */
@@ -119,7 +123,9 @@ static void exec_child(const child_spec *spec, const struct sigaction *old_int, 
         }
     }
     execvp(spec->command[0], spec->command);
-    fprintf(stderr, "gpuguard: cannot run %s: %s\n", spec->command[0], strerror(errno));
+    int failure = errno;
+    if (report_fd < 0 || write(report_fd, &failure, sizeof failure) != (ssize_t)sizeof failure)
+        fprintf(stderr, "gpuguard: cannot run %s: %s\n", spec->command[0], strerror(failure));
     _exit(127);
 }
 
@@ -144,6 +150,16 @@ static int wait_with_deadline(const char *who, pid_t pid, double timeout_s, int 
     }
 }
 
+void child_say_cannot_run(const char *who, const char *program, int error)
+{
+    /* execve says EACCES for a directory: the shells' "Is a directory" is
+     * the clearer reason. */
+    struct stat st;
+    if (error == EACCES && strchr(program, '/') != NULL && stat(program, &st) == 0 && S_ISDIR(st.st_mode))
+        error = EISDIR;
+    fprintf(stderr, "%s: cannot run %s: %s\n", who, program, strerror(error));
+}
+
 int child_run(const char *who, const child_spec *spec, child_result *result)
 {
     memset(result, 0, sizeof *result);
@@ -161,20 +177,49 @@ int child_run(const char *who, const child_spec *spec, child_result *result)
     }
     if (spec->stderr_path != NULL)
         unlink(spec->stderr_path);
+    /* The exec's failure comes back through a close-on-exec pipe: nothing
+     * when the program started, its errno when it could not. */
+    int report[2] = { -1, -1 };
+    if (pipe2(report, O_CLOEXEC) != 0)
+        report[0] = report[1] = -1;
     fflush(NULL);
     pid_t pid = fork();
-    if (pid == 0)
-        exec_child(spec, &old_int, &old_quit);
-    int rc = 0, status = 0;
+    int fork_errno = errno;
+    if (pid == 0) {
+        if (report[0] >= 0)
+            close(report[0]);
+        exec_child(spec, &old_int, &old_quit, report[1]);
+    }
+    if (report[1] >= 0)
+        close(report[1]);
+    int rc = 0, status = 0, exec_errno = 0;
     bool hung = false;
+    if (pid > 0 && report[0] >= 0) {
+        ssize_t n;
+        while ((n = read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+            ;
+        if (n != (ssize_t)sizeof exec_errno)
+            exec_errno = 0;
+    }
+    if (report[0] >= 0)
+        close(report[0]);
     if (pid < 0) {
-        fprintf(stderr, "%s: fork: %s\n", who, strerror(errno));
-        rc = -1;
+        fprintf(stderr, "%s: fork: %s\n", who, strerror(fork_errno));
+        rc = CHILD_RUN_FAILED;
+    } else if (exec_errno != 0) {
+        /* It never ran: reap it (it exits at once), drop the stderr file it
+         * opened, and say why, as the OS said. */
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        if (spec->stderr_path != NULL)
+            unlink(spec->stderr_path);
+        child_say_cannot_run(who, spec->command[0], exec_errno);
+        rc = CHILD_RUN_CANNOT_EXEC;
     } else if (foreground) {
         while (waitpid(pid, &status, 0) < 0) {
             if (errno != EINTR) {
                 fprintf(stderr, "%s: waitpid: %s\n", who, strerror(errno));
-                rc = -1;
+                rc = CHILD_RUN_FAILED;
                 break;
             }
         }

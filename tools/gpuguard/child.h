@@ -59,11 +59,22 @@ typedef struct child_result {
     int wait_status; /* waitpid's status (0 for a HANG) */
 } child_result;
 
+/* What child_run returns when there is no end to classify. */
+#define CHILD_RUN_FAILED (-1)      /* fork or waitpid failed */
+#define CHILD_RUN_CANNOT_EXEC (-2) /* the command could not be executed: missing,
+                                      not executable, a directory (no run was made) */
+
 /* Runs spec->command to its end (or its deadline) and classifies the end.
- * A command that cannot be executed exits 127 with the reason on its stderr.
- * Returns 0, or -1 (with the reason printed, prefixed by `who`) when the
- * child could not be started or waited for. */
+ * Returns 0; or, with the reason printed (prefixed by `who`),
+ * CHILD_RUN_CANNOT_EXEC when the command could not be executed (as
+ * child_say_cannot_run says it), CHILD_RUN_FAILED when the child could not
+ * be forked or waited for. */
 int child_run(const char *who, const child_spec *spec, child_result *result);
+
+/* "WHO: cannot run PROGRAM: REASON" on stderr, REASON the OS's for `error`
+ * (an errno of execve; "Is a directory" for a directory): every command
+ * says a program that cannot be started this one way. */
+void child_say_cannot_run(const char *who, const char *program, int error);
 
 /* The outcome of a child that ended with waitpid status `wait_status` (or
  * was killed at its deadline: `hung`), `sanitizer` when its stderr held a

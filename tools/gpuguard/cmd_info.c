@@ -42,10 +42,13 @@ static void info_usage(FILE *out)
             "                  the variant (ABI) it calls it through and how it\n"
             "                  was resolved\n"
             "  --backend NAME  auto, cuda, hip, sim or sim-hip (overrides\n"
-            "                  GPUGUARD_BACKEND; default auto: CUDA, then HIP)\n"
+            "                  GPUGUARD_BACKEND; default auto: CUDA, then HIP);\n"
+            "                  also --backend=NAME\n"
             "  -h, --help      show this help\n"
             "\n"
-            "Exit status: 0 a device is usable, 1 none is, 2 bad usage.\n");
+            "Exit status: 0 a device is usable, 1 none is, 2 bad usage: an unknown\n"
+            "option, a value not among those listed (the message names the option\n"
+            "and lists them), or a GPUGUARD_* variable gg_init refuses (named).\n");
 }
 
 /* Returns -1 to go on, else the exit status to return at once. */
@@ -57,15 +60,22 @@ static int parse_options(int argc, char **argv, info_options *opt)
             opt->json = true;
         } else if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
             opt->verbose = true;
-        } else if (strcmp(arg, "--backend") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "gpuguard info: --backend needs a name\n\n");
+        } else if (strcmp(arg, "--backend") == 0 || strncmp(arg, "--backend=", 10) == 0) {
+            char names[64];
+            if (arg[9] == '\0' && i + 1 >= argc) {
+                fprintf(stderr, "gpuguard info: --backend needs a name (%s)\n\n",
+                        cli_backend_list(names, sizeof names));
                 info_usage(stderr);
                 return CLI_EXIT_USAGE;
             }
-            opt->backend = argv[++i];
-        } else if (strncmp(arg, "--backend=", 10) == 0) {
-            opt->backend = arg + 10;
+            opt->backend = arg[9] == '=' ? arg + 10 : argv[++i];
+            /* Checked here, so that the message names the option given
+             * (gg_init would name GPUGUARD_BACKEND, through which it goes). */
+            if (!cli_backend_valid(opt->backend)) {
+                fprintf(stderr, "gpuguard info: --backend '%s' is not one of %s\n", opt->backend,
+                        cli_backend_list(names, sizeof names));
+                return CLI_EXIT_USAGE;
+            }
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             info_usage(stdout);
             return CLI_EXIT_OK;
@@ -78,9 +88,12 @@ static int parse_options(int argc, char **argv, info_options *opt)
     return -1;
 }
 
-/* Reports `status` (from the gg call that just failed) and returns 1. */
-static int report_failure(const info_options *opt, gg_status status)
+/* Reports `status` (from the gg call that just failed) and returns 1; 2
+ * for GG_INVALID_ARGUMENT from gg_init (a GPUGUARD_* variable it refused,
+ * which the message names). */
+static int report_failure(const info_options *opt, gg_status status, bool at_init)
 {
+    bool usage = at_init && status == GG_INVALID_ARGUMENT;
     gg_error_info err;
     memset(&err, 0, sizeof err);
     gg_last_error(&err);
@@ -105,6 +118,8 @@ static int report_failure(const info_options *opt, gg_status status)
             puts(text);
         cJSON_free(text);
         cJSON_Delete(root);
+    } else if (usage) {
+        fprintf(stderr, "gpuguard info: %s\n", message);
     } else {
         fprintf(stderr, "gpuguard info: no usable GPU (%s): %s\n",
                 gg_status_name(status), message);
@@ -112,7 +127,7 @@ static int report_failure(const info_options *opt, gg_status status)
             fprintf(stderr, "gpuguard info: to use the simulated driver, "
                             "pass --backend sim or set GPUGUARD_BACKEND=sim\n");
     }
-    return CLI_EXIT_FAILED;
+    return usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
 }
 
 /* Fills *rep (after a successful gg_init). Returns the first failure. */
@@ -268,12 +283,12 @@ int cmd_info(int argc, char **argv)
     desc.log_fn = cli_log_to_stderr;
     gg_status s = gg_init(&desc);
     if (s != GG_OK)
-        return report_failure(&opt, s);
+        return report_failure(&opt, s, true);
 
     info_report rep = {0};
     s = gather(&rep);
     if (s != GG_OK)
-        rc = report_failure(&opt, s);
+        rc = report_failure(&opt, s, false);
     else if (opt.json)
         rc = print_json(&rep, opt.verbose);
     else {

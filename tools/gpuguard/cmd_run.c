@@ -74,9 +74,13 @@ static void run_usage(FILE *out)
             "a library the program called that there was none of.\n"
             "\n"
             "Exit status: COMMAND's (killed by a signal: gpuguard dies of the same signal);\n"
-            "2 when COMMAND was not run: bad usage, a fault plan that does not parse (the\n"
-            "message names the rule and the field), no interposer, neither a CUDA driver\n"
-            "nor a HIP runtime; 127 when COMMAND cannot be executed.\n");
+            "2 when COMMAND was not run: bad usage (an unknown option, a missing value, a\n"
+            "fault plan that does not parse: the message names the option, and the rule and\n"
+            "the field; a --report whose folder cannot be written; a GPUGUARD_BACKEND\n"
+            "gpuguard does not know), no interposer, neither a CUDA driver nor a HIP\n"
+            "runtime; 127 when COMMAND cannot be executed (missing, not executable, a\n"
+            "directory: 'gpuguard run: cannot run COMMAND:' and the system's reason, as\n"
+            "'gpuguard sweep' says it).\n");
 }
 
 /* Returns -1 to go on, else the exit status to return at once. */
@@ -180,8 +184,14 @@ static int load_plan(const run_options *opt, const intercept_setup *setup, char 
     }
     char message[512];
     if (!intercept_plan_check(setup, text, message, sizeof message)) {
-        fprintf(stderr, WHO ": %s%s%s: %s\n", origin, source[0] == '@' ? " " : "", source[0] == '@' ? source : "",
-                message);
+        /* An unknown error name: the ones there are (the format's own
+         * table), unless the parser's message lists them already. */
+        char errors[256], hint[300] = "";
+        cli_fault_error_list(errors, sizeof errors);
+        if (strstr(message, "unknown error") != NULL && strstr(message, errors) == NULL)
+            snprintf(hint, sizeof hint, " (the errors: %s)", errors);
+        fprintf(stderr, WHO ": %s%s%s: %s%s\n", origin, source[0] == '@' ? " " : "", source[0] == '@' ? source : "",
+                message, hint);
         free(text);
         return -1;
     }
@@ -330,18 +340,22 @@ int cmd_run(int argc, char **argv)
     int early = parse_options(argc, argv, &opt);
     if (early >= 0)
         return early;
+    if (!cli_backend_env_usable(WHO))
+        return CLI_EXIT_USAGE;
 
     char *plan = NULL;
     const char *user_report = opt.report_path ? opt.report_path : getenv(INTERCEPT_ENV_REPORT);
     char report_path[PATH_MAX + 64];
     bool temporary = false; /* report_path is a temporary file of ours, to remove */
+    bool cannot_exec = false; /* COMMAND could not be executed (said): 127, as a shell says it */
     intercept_setup setup;
     memset(&setup, 0, sizeof setup);
     if (user_report == NULL || user_report[0] == '\0') {
         if (!intercept_temp_path(WHO, "run", report_path, sizeof report_path))
             goto out;
         temporary = true;
-    } else if (report_location(user_report, report_path, sizeof report_path) != 0) {
+    } else if (!cli_output_path_usable(WHO, opt.report_path ? "--report" : INTERCEPT_ENV_REPORT, user_report) ||
+               report_location(user_report, report_path, sizeof report_path) != 0) {
         goto out;
     }
     if (intercept_prepare(WHO, opt.driver, opt.hip_runtime, &setup) != 0 || load_plan(&opt, &setup, &plan) != 0)
@@ -358,7 +372,10 @@ int cmd_run(int argc, char **argv)
     size_t env_count = intercept_environment(&setup, plan, report_path, env);
     child_spec spec = { .command = opt.command, .env = env, .env_count = env_count };
     child_result end;
-    if (child_run(WHO, &spec, &end) != 0)
+    int ran = child_run(WHO, &spec, &end);
+    if (ran == CHILD_RUN_CANNOT_EXEC)
+        cannot_exec = true;
+    if (ran != 0)
         goto out;
     describe_report(&opt, plan, report_path, &end);
     if (temporary) {
@@ -374,5 +391,5 @@ out:
         unlink(report_path);
     intercept_release(&setup);
     free(plan);
-    return CLI_EXIT_USAGE;
+    return cannot_exec ? CLI_EXIT_CANNOT_EXEC : CLI_EXIT_USAGE;
 }

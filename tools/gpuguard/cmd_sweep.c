@@ -55,10 +55,13 @@ static void sweep_usage(FILE *out)
             "HANG (past the timeout), SANITIZER (a sanitizer report on stderr); 'leak'\n"
             "marks runs that ended with live objects.\n"
             "\n"
-            "  --ops LIST        operations to sweep, comma-separated (default: all used)\n"
-            "  --errors LIST     errors to inject (default: out_of_memory,illegal_address)\n"
+            "  --ops LIST        operations to sweep, comma-separated (default: all used):\n"
+            "                    the fault plans' \"op\" names (alloc, launch, copy_htod...)\n"
+            "  --errors LIST     errors to inject (default: out_of_memory,illegal_address):\n"
+            "                    the fault plans' \"error\" names\n"
             "  --mode MODE       immediate, async or both (default immediate); async\n"
-            "                    applies to errors that kill a context\n"
+            "                    applies to errors that kill a context (illegal_address,\n"
+            "                    launch_failed, launch_timeout): async alone needs one\n"
             "  --host-alloc      fail gpuguard's host allocations instead, each in turn\n"
             "                    (GPUGUARD_FAIL_HOST_ALLOC=1, 2, ...)\n"
             "  --sim-host-alloc  the same for the simulated driver's host allocations\n"
@@ -70,7 +73,7 @@ static void sweep_usage(FILE *out)
             "                    reaches the driver (frees, destroys, module unloads)\n"
             "  --fail-on-leak    a run that ends with live objects fails the sweep\n"
             "  --max-runs N      stop after N injected runs\n"
-            "  --timeout SEC     per run (default 60)\n"
+            "  --timeout SEC     per run, more than 0 and at most 86400 (default 60)\n"
             "  --json FILE       also write every run as JSON\n"
             "  -v, --verbose     show each run's output\n"
             "  -h, --help        show this help\n"
@@ -96,27 +99,58 @@ static void sweep_usage(FILE *out)
             "  (cuLaunch..., cuGraphLaunch, hipModuleLaunchKernel, hipLaunch...,\n"
             "  hipExtLaunch...); driver (999) for every other function.\n"
             "\n"
+            "Every option's value is checked before any run: an unknown operation or\n"
+            "error is refused with the list of those there are.\n"
+            "\n"
             "Exit status: 0 no run crashed, aborted, hung or tripped a sanitizer; 1 some\n"
-            "did, or the counting run failed or saw no calls, or no injected run was\n"
-            "made or reached its fault, or the program replaced the sweep's plan (or,\n"
-            "with --fail-on-leak, a run ended with live objects); 2 bad usage (with\n"
-            "--intercept also: no interposer, neither a CUDA driver nor a HIP runtime).\n");
+            "did, or the counting run failed or saw no calls, or no injected run was made or\n"
+            "reached its fault, or the program replaced the sweep's plan (or, with\n"
+            "--fail-on-leak, a run ended with live objects); 2 no run was made: bad usage\n"
+            "(the message names the option; also a GPUGUARD_BACKEND gpuguard does not know,\n"
+            "and --mode async with no error that kills a context), COMMAND cannot be\n"
+            "executed (missing, not executable, a directory: 'gpuguard sweep: cannot run\n"
+            "COMMAND:' and the system's reason), and with --intercept: no interposer,\n"
+            "neither a CUDA driver nor a HIP runtime, a --function the interposer does not\n"
+            "know.\n");
 }
 
-static int split_list(char *text, const char **out, int max, const char *what)
+/* Splits the value of `option` at commas into out[]; -1 (said) when the
+ * list is empty or too long. Each item is checked by the caller. */
+static int split_list(char *text, const char **out, int max, const char *option)
 {
     int n = 0;
     for (char *item = strtok(text, ","); item != NULL; item = strtok(NULL, ",")) {
         if (n == max) {
-            fprintf(stderr, "gpuguard sweep: too many %s (at most %d)\n", what, max);
+            fprintf(stderr, "gpuguard sweep: %s: too many items (at most %d)\n", option, max);
             return -1;
         }
         out[n++] = item;
     }
     if (n == 0)
-        fprintf(stderr, "gpuguard sweep: empty list of %s\n", what);
+        fprintf(stderr, "gpuguard sweep: %s: an empty list\n", option);
     return n ? n : -1;
 }
+
+/* Every item of --ops is an operation the library counts, every item of
+ * --errors an error its fault plans inject (their own tables: cli.h), so
+ * that a typo is refused before any run instead of sweeping nothing. */
+static bool items_valid(const char *option, const char *const *items, int count, bool (*valid)(const char *),
+                        const char *(*list)(char *, size_t), const char *what)
+{
+    for (int k = 0; k < count; k++) {
+        if (!valid(items[k])) {
+            char names[1024];
+            fprintf(stderr, "gpuguard sweep: %s: unknown %s '%s'; the %ss: %s\n", option, what, items[k], what,
+                    list(names, sizeof names));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The options that take a value. */
+static const char *const valued_options[] = { "--ops", "--errors", "--error", "--mode", "--max-runs", "--timeout",
+                                              "--json", "--function", "--driver", "--hip-runtime" };
 
 /* Returns -1 to go on, else the exit status to return at once. */
 static int parse_options(int argc, char **argv, sweep_options *opt)
@@ -126,7 +160,6 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *arg = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             sweep_usage(stdout);
             return CLI_EXIT_OK;
@@ -152,17 +185,30 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
             opt->intercept = true;
             continue;
         }
-        if (value == NULL) {
-            fprintf(stderr, "gpuguard sweep: %s needs a value (or unknown option)\n\n", arg);
+        bool valued = false;
+        for (size_t k = 0; k < sizeof valued_options / sizeof valued_options[0]; k++)
+            valued = valued || strcmp(arg, valued_options[k]) == 0;
+        if (!valued) {
+            fprintf(stderr, "gpuguard sweep: unknown option '%s'%s\n\n", arg,
+                    arg[0] == '-' ? "" : " (put the command after --)");
+            sweep_usage(stderr);
+            return CLI_EXIT_USAGE;
+        }
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (value == NULL || value[0] == '\0' || strcmp(value, "--") == 0) {
+            fprintf(stderr, "gpuguard sweep: %s needs a value\n\n", arg);
             sweep_usage(stderr);
             return CLI_EXIT_USAGE;
         }
         char *end = NULL;
         if (strcmp(arg, "--ops") == 0) {
-            if ((opt->op_count = split_list(argv[i + 1], opt->ops, SWEEP_MAX_OPS, "operations")) < 0)
+            if ((opt->op_count = split_list(argv[i + 1], opt->ops, SWEEP_MAX_OPS, arg)) < 0 ||
+                !items_valid(arg, opt->ops, opt->op_count, cli_fault_op_valid, cli_fault_op_list, "operation"))
                 return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--errors") == 0 || strcmp(arg, "--error") == 0) {
-            if ((opt->error_count = split_list(argv[i + 1], opt->errors, SWEEP_MAX_ERRORS, "errors")) < 0)
+            if ((opt->error_count = split_list(argv[i + 1], opt->errors, SWEEP_MAX_ERRORS, arg)) < 0 ||
+                !items_valid(arg, opt->errors, opt->error_count, cli_fault_error_valid, cli_fault_error_list,
+                             "error"))
                 return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--mode") == 0) {
             opt->immediate = strcmp(value, "immediate") == 0 || strcmp(value, "both") == 0;
@@ -172,34 +218,35 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
                 return CLI_EXIT_USAGE;
             }
         } else if (strcmp(arg, "--max-runs") == 0) {
+            errno = 0;
             opt->max_runs = strtol(value, &end, 10);
-            if (*value == '\0' || *end != '\0' || opt->max_runs < 1) {
+            if (*end != '\0' || errno != 0 || opt->max_runs < 1) {
                 fprintf(stderr, "gpuguard sweep: --max-runs must be a whole number >= 1, not '%s'\n", value);
                 return CLI_EXIT_USAGE;
             }
         } else if (strcmp(arg, "--timeout") == 0) {
             opt->timeout_s = strtod(value, &end);
-            if (*value == '\0' || *end != '\0' || !(opt->timeout_s > 0) || opt->timeout_s > 86400) {
-                fprintf(stderr, "gpuguard sweep: --timeout must be seconds > 0, not '%s'\n", value);
+            if (*end != '\0' || !(opt->timeout_s > 0) || opt->timeout_s > 86400) {
+                fprintf(stderr, "gpuguard sweep: --timeout must be seconds, more than 0 and at most 86400, "
+                        "not '%s'\n", value);
                 return CLI_EXIT_USAGE;
             }
         } else if (strcmp(arg, "--json") == 0) {
+            /* Written after the last run: a path that cannot be written is
+             * refused now, not after the whole sweep. */
+            if (!cli_output_path_usable("gpuguard sweep", arg, value))
+                return CLI_EXIT_USAGE;
             opt->json_path = value;
         } else if (strcmp(arg, "--function") == 0) {
-            if (opt->function_count == SWEEP_MAX_FUNCTIONS || value[0] == '\0') {
-                fprintf(stderr, "gpuguard sweep: %s\n", value[0] ? "too many --function (at most 64)"
-                                                                 : "--function needs a driver function's name");
+            if (opt->function_count == SWEEP_MAX_FUNCTIONS) {
+                fprintf(stderr, "gpuguard sweep: too many --function (at most %d)\n", SWEEP_MAX_FUNCTIONS);
                 return CLI_EXIT_USAGE;
             }
             opt->functions[opt->function_count++] = value;
         } else if (strcmp(arg, "--driver") == 0) {
             opt->driver = value;
-        } else if (strcmp(arg, "--hip-runtime") == 0) {
-            opt->hip_runtime = value;
         } else {
-            fprintf(stderr, "gpuguard sweep: unknown option '%s'\n\n", arg);
-            sweep_usage(stderr);
-            return CLI_EXIT_USAGE;
+            opt->hip_runtime = value;
         }
         i++;
     }
@@ -232,6 +279,18 @@ static int parse_options(int argc, char **argv, sweep_options *opt)
     if (opt->pairs && opt->async) {
         fprintf(stderr, "gpuguard sweep: --pairs injects immediate errors only (not --mode async or both)\n");
         return CLI_EXIT_USAGE;
+    }
+    if (opt->async && !opt->immediate && opt->error_count > 0) {
+        /* Only an error that kills a context is latched: with none of
+         * those, --mode async would make no run at all. */
+        bool any = false;
+        for (int e = 0; e < opt->error_count; e++)
+            any = any || sweep_is_sticky_error(opt->errors[e]);
+        if (!any) {
+            fprintf(stderr, "gpuguard sweep: --mode async latches only errors that kill a context (illegal_address, "
+                    "launch_failed, launch_timeout), and --errors gives none of them\n");
+            return CLI_EXIT_USAGE;
+        }
     }
     if (opt->error_count == 0 && !opt->intercept) {
         opt->errors[0] = "out_of_memory";
@@ -266,8 +325,9 @@ static int run_once(const sweep_options *opt, const char *plan, long host_alloc,
                         .timeout_s = opt->timeout_s, .stderr_path = stderr_path, .echo_stderr = opt->verbose,
                         .quiet_stdout = !opt->verbose };
     child_result ended;
-    if (child_run("gpuguard sweep", &spec, &ended) != 0)
-        return -1;
+    int ran = child_run("gpuguard sweep", &spec, &ended);
+    if (ran != 0)
+        return ran;
     memset(result, 0, sizeof *result);
     result->what = ended.what;
     result->code = ended.code;
@@ -508,6 +568,8 @@ int cmd_sweep(int argc, char **argv)
     int early = parse_options(argc, argv, &opt);
     if (early >= 0)
         return early;
+    if (!cli_backend_env_usable("gpuguard sweep"))
+        return CLI_EXIT_USAGE;
     if (opt.intercept)
         return sweep_intercept(&opt);
 
@@ -524,8 +586,14 @@ int cmd_sweep(int argc, char **argv)
     const char *counting_plan = "{\"rules\":[]}";
     run_result base;
     cJSON *counts = NULL;
-    if (run_once(&opt, counting_plan, 0, report_path, &base, &counts) != 0 || base.what != CHILD_TOLERATED ||
-        counts == NULL) {
+    int ran = run_once(&opt, counting_plan, 0, report_path, &base, &counts);
+    if (ran != 0) {
+        /* Said by child_run: the program could not be executed (exit 2, as
+         * for bad usage: no run was made), or not forked or waited for. */
+        unlink(report_path);
+        return ran == CHILD_RUN_CANNOT_EXEC ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+    }
+    if (base.what != CHILD_TOLERATED || counts == NULL) {
         fprintf(stderr, "gpuguard sweep: the counting run of %s %s%s (%s %d); the program must succeed without "
                 "faults and use gpuguard\n", opt.command[0], counts ? "failed" : "wrote no fault report",
                 counts ? "" : " (does it call gg_init?)", child_outcome_names[base.what], base.code);

@@ -133,7 +133,7 @@ case "$case" in
             [ -e "$dir/$libm" ] && { never run --driver "$dir/$libm"; expect_err "is not a CUDA driver: it has no cuInit"; break; }
         done
         never run --report "$work/no/such/folder/report.json"
-        expect_err "cannot write the report"
+        expect_err "gpuguard run: --report $work/no/such/folder/report.json: cannot write in its folder"
         never run --hip-runtime "$work/none.so"
         expect_err "the HIP runtime $work/none.so (from --hip-runtime)"
         for dir in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64 /lib /usr/lib; do
@@ -290,9 +290,10 @@ case "$case" in
         # tested nothing fails, saying why.
         expect_exit 1 sweep --intercept -- true
         expect_err "left no interposer report"
-        expect_exit 1 sweep --intercept --function cuMemAloc -- "$1"
-        expect_err "--function cuMemAloc: $1 never called it"
-        expect_exit 1 sweep --intercept --function cuMemAlloc --mode async --errors out_of_memory -- "$1"
+        expect_exit 1 sweep --intercept --function cuMemsetD8 -- "$1"
+        expect_err "--function cuMemsetD8: $1 never called it"
+        # cuMemAlloc's own error, out_of_memory, is never latched: no run.
+        expect_exit 1 sweep --intercept --function cuMemAlloc --mode async -- "$1"
         expect_err "no injected run was made"
         marker="$work/counted"
         expect_exit 1 sweep --intercept --function cuMemAlloc -- sh -c '[ -e "$0" ] && exit 0; : > "$0"; exec "$1"' \
@@ -306,7 +307,7 @@ case "$case" in
         expect_exit 2 sweep --intercept --pairs --max-runs 3 -- true
         expect_exit 2 sweep --function cuMemAlloc -- true
         expect_exit 2 sweep --intercept --errors out_of_memry -- true
-        expect_err "'out_of_memry' is not an error the interposer injects"
+        expect_err "--errors: unknown error 'out_of_memry'; the errors: "
         expect_exit 0 sweep --help
         grep -q 'launch_failed for launches' "$out" || fail "the default errors are not in the usage" ;;
     sweep_pycuda)

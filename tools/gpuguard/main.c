@@ -30,11 +30,14 @@ void cli_usage(FILE *out)
             "commands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    char backends[64];
     fprintf(out,
             "\n"
             "Run 'gpuguard <command> --help' for a command's options.\n"
             "The backend comes from --backend or GPUGUARD_BACKEND\n"
-            "(auto, cuda, hip, sim, sim-hip); auto tries CUDA then HIP.\n");
+            "(%s); auto tries CUDA then HIP.\n"
+            "Exit status 2: bad usage (the message names the option).\n",
+            cli_backend_list(backends, sizeof backends));
 }
 
 int cli_select_backend(const char *backend)

@@ -130,7 +130,8 @@ static char *stderr_tail(const char *path)
 
 /* Runs COMMAND over the interposer with `plan`. Fills *end and hands back
  * the report (NULL when there is none) and, when `tail` is set, the end of
- * the run's stderr. -1 when the run could not be made. */
+ * the run's stderr. child_run's CHILD_RUN_* (said) when the run could not
+ * be made. */
 static int run_over_interposer(intercept_sweep *s, const char *plan, child_result *end, cJSON **report,
                                char **tail)
 {
@@ -141,8 +142,9 @@ static int run_over_interposer(intercept_sweep *s, const char *plan, child_resul
                         .echo_stderr = s->opt->verbose, .keep_stderr = tail != NULL,
                         .quiet_stdout = !s->opt->verbose };
     unlink(s->report_path);
-    if (child_run(WHO, &spec, end) != 0)
-        return -1;
+    int ran = child_run(WHO, &spec, end);
+    if (ran != 0)
+        return ran;
     *report = child_read_json_file(s->report_path);
     unlink(s->report_path);
     /* The sweep follows the first process that calls the driver (the
@@ -300,6 +302,38 @@ static bool errors_accepted(const intercept_sweep *s)
     return true;
 }
 
+/* Every --function must name a driver function the interposer knows (a
+ * base name or one of its variants): checked before any run, by the plan
+ * parser itself, so that a typo is refused at once. (Whether the program
+ * calls it is known after the counting run: unknown_functions.) */
+static bool functions_known(const intercept_sweep *s)
+{
+    const sweep_options *opt = s->opt;
+    for (int f = 0; f < opt->function_count; f++) {
+        cJSON *plan_json = cJSON_CreateObject();
+        cJSON *rule = cJSON_CreateObject();
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(plan_json, "rules"), rule);
+        cJSON_AddStringToObject(rule, "function", opt->functions[f]);
+        cJSON_AddNumberToObject(rule, "nth", 1);
+        cJSON_AddStringToObject(rule, "error", "driver");
+        char *plan = cJSON_PrintUnformatted(plan_json);
+        cJSON_Delete(plan_json);
+        char message[512] = "";
+        bool known = plan != NULL && intercept_plan_check(&s->setup, plan, message, sizeof message);
+        cJSON_free(plan);
+        if (!known) {
+            if (strstr(message, "unknown driver function") != NULL)
+                fprintf(stderr, WHO ": --function %s: not a driver function the interposer knows (a CUDA driver or "
+                        "HIP runtime function's name, such as cuMemAlloc or hipMalloc)\n", opt->functions[f]);
+            else
+                fprintf(stderr, WHO ": --function %s: %s\n", opt->functions[f],
+                        message[0] ? message : "out of memory");
+            return false;
+        }
+    }
+    return true;
+}
+
 static int sweep_sites(intercept_sweep *s, const call_site *sites, long site_count)
 {
     const sweep_options *opt = s->opt;
@@ -323,12 +357,14 @@ static int sweep_sites(intercept_sweep *s, const call_site *sites, long site_cou
 /* The counting run: a plan with no rules injects nothing and counts every
  * call. Returns the report's "calls" holder (the report itself), or NULL
  * with the reason said. */
-static cJSON *counting_run(intercept_sweep *s)
+static cJSON *counting_run(intercept_sweep *s, bool *cannot_exec)
 {
     const char *plan = "{\"rules\":[]}";
     child_result end;
     cJSON *report = NULL;
-    if (run_over_interposer(s, plan, &end, &report, NULL) != 0)
+    int ran = run_over_interposer(s, plan, &end, &report, NULL);
+    *cannot_exec = ran == CHILD_RUN_CANNOT_EXEC;
+    if (ran != 0)
         return NULL;
     const char *command = s->opt->command[0];
     char missing[1024];
@@ -359,7 +395,8 @@ int sweep_intercept(const sweep_options *opt)
     intercept_sweep s;
     memset(&s, 0, sizeof s);
     s.opt = opt;
-    if (intercept_prepare(WHO, opt->driver, opt->hip_runtime, &s.setup) != 0 || !errors_accepted(&s)) {
+    if (intercept_prepare(WHO, opt->driver, opt->hip_runtime, &s.setup) != 0 || !errors_accepted(&s) ||
+        !functions_known(&s)) {
         intercept_release(&s.setup);
         return CLI_EXIT_USAGE;
     }
@@ -373,9 +410,13 @@ int sweep_intercept(const sweep_options *opt)
 
     int status = CLI_EXIT_FAILED;
     call_site *sites = NULL;
-    cJSON *counts = counting_run(&s);
-    if (counts == NULL)
+    bool cannot_exec = false;
+    cJSON *counts = counting_run(&s, &cannot_exec);
+    if (counts == NULL) {
+        if (cannot_exec)
+            status = CLI_EXIT_USAGE; /* no run was made, as for bad usage (said by child_run) */
         goto out;
+    }
     const cJSON *calls = cJSON_GetObjectItemCaseSensitive(counts, "calls");
     long site_count = 0;
     int functions = 0;
