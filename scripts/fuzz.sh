@@ -4,10 +4,10 @@
 #
 #   scripts/fuzz.sh                  every harness, GG_FUZZ_SECONDS each (default 60)
 #   scripts/fuzz.sh NAME...          only those (fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model
-#                                    fuzz_fatbin)
+#                                    fuzz_fatbin fuzz_ptx)
 #
-# Each run starts from the committed seed corpus (tests/fuzz/corpus/NAME,
-# never modified here) plus what earlier runs found (build-fuzz/corpus/NAME).
+# Each run starts from the committed seed corpus (tests/fuzz/corpus/NAME;
+# for fuzz_ptx the PTX fixtures, tests/ptx/fixtures; never modified here) plus what earlier runs found (build-fuzz/corpus/NAME).
 # A crash, a sanitizer report or a broken contract fails the script; the
 # input that caused it is printed in the log (hex and base64) and kept in
 # build-fuzz/artifacts/. Replay one with: build-fuzz/bin/NAME FILE.
@@ -17,7 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 seconds="${GG_FUZZ_SECONDS:-60}"
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model fuzz_fatbin)
+((${#harnesses[@]})) || harnesses=(fuzz_fault_plan fuzz_env fuzz_api fuzz_sim_config fuzz_model fuzz_fatbin fuzz_ptx)
 dir=build-fuzz
 
 # libFuzzer's runtime is in clang's compiler-rt package.
@@ -31,6 +31,15 @@ cmake --build "$GG_ROOT/$dir" -j"$(nproc)" --target "${harnesses[@]}" gpuguard_s
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# The committed seeds of a harness.
+seeds_of() {
+    if [[ "$1" == fuzz_ptx ]]; then
+        echo "$GG_ROOT/tests/ptx/fixtures"
+    else
+        echo "$GG_ROOT/tests/fuzz/corpus/$1"
+    fi
+}
+
 status=0
 summary=()
 for name in "${harnesses[@]}"; do
@@ -43,7 +52,7 @@ for name in "${harnesses[@]}"; do
     # enough to mean something (a plan, a config, a few hundred calls).
     "$GG_ROOT/$dir/bin/$name" -max_total_time="$seconds" -timeout=10 -max_len=4096 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
-        "$corpus" "$GG_ROOT/tests/fuzz/corpus/$name" >"$log" 2>&1 || rc=$?
+        "$corpus" "$(seeds_of "$name")" >"$log" 2>&1 || rc=$?
     execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
     summary+=("$name: ${execs:-?} executions in ${seconds}s, exit $rc")
     if ((rc != 0)); then

@@ -36,6 +36,7 @@ CUresult sim_cuda_result(sim_status st)
     case SIM_ERR_ASSERT: return CUDA_ERROR_ASSERT;
     case SIM_ERR_LAUNCH_FAILED: return CUDA_ERROR_LAUNCH_FAILED;
     case SIM_ERR_NOT_SUPPORTED: return CUDA_ERROR_NOT_SUPPORTED;
+    case SIM_ERR_NO_BINARY_FOR_GPU: return CUDA_ERROR_NO_BINARY_FOR_GPU;
     case SIM_ERR_UNKNOWN: return CUDA_ERROR_UNKNOWN;
     }
     return CUDA_ERROR_UNKNOWN;

@@ -17,6 +17,7 @@
     X(CUDA_ERROR_INVALID_DEVICE, 101, "invalid device ordinal") \
     X(CUDA_ERROR_INVALID_IMAGE, 200, "device kernel image is invalid") \
     X(CUDA_ERROR_INVALID_CONTEXT, 201, "invalid device context") \
+    X(CUDA_ERROR_NO_BINARY_FOR_GPU, 209, "no kernel image is available for execution on the device") \
     X(CUDA_ERROR_ECC_UNCORRECTABLE, 214, "uncorrectable ECC error encountered") \
     X(CUDA_ERROR_UNSUPPORTED_LIMIT, 215, "limit is not supported on this architecture") \
     X(CUDA_ERROR_FILE_NOT_FOUND, 301, "file not found")      \

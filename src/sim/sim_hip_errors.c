@@ -38,6 +38,7 @@ hipError_t sim_hip_result(sim_status st)
     case SIM_ERR_ASSERT: return hipErrorAssert;
     case SIM_ERR_LAUNCH_FAILED: return hipErrorLaunchFailure;
     case SIM_ERR_NOT_SUPPORTED: return hipErrorNotSupported;
+    case SIM_ERR_NO_BINARY_FOR_GPU: return hipErrorNoBinaryForGpu;
     case SIM_ERR_UNKNOWN: return hipErrorUnknown;
     }
     return hipErrorUnknown;

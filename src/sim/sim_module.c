@@ -13,6 +13,7 @@
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
+#include "ptx/ptx_fatbin.h"
 #include "ptx/ptx_module.h"
 
 #include <dlfcn.h>
@@ -108,6 +109,81 @@ static sim_status load_ptx_file(sim_ctx *c, const char *path, off_t size, sim_mo
     return st;
 }
 
+/* A fatbin (wrapped or bare) or a cubin: the newest PTX inside that the
+ * device can run (ptx/ptx_fatbin.h), as the driver JIT-compiles it; an
+ * image with machine code only cannot run here, as on a GPU of another
+ * architecture: CUDA_ERROR_NO_BINARY_FOR_GPU, the detail saying how to
+ * embed PTX. */
+static sim_status load_nvcc_image(sim_ctx *c, const void *image, size_t known_size, sim_module **out)
+{
+    int major = 0, minor = 0;
+    sim_device_attr(c->dev, SIM_ATTR_COMPUTE_CAPABILITY_MAJOR, &major);
+    sim_device_attr(c->dev, SIM_ATTR_COMPUTE_CAPABILITY_MINOR, &minor);
+    char *text = NULL;
+    size_t len = 0;
+    char detail[512] = "";
+    sim_fatbin_status fs = sim_fatbin_find_ptx(image, known_size, major * 10 + minor, &text, &len, detail, sizeof detail);
+    switch (fs) {
+    case SIM_FATBIN_OK: {
+        sim_status st = load_ptx(c, text, len, out);
+        free(text);
+        return st;
+    }
+    case SIM_FATBIN_NO_BINARY_FOR_GPU:
+        sim_detail("%s", detail);
+        return SIM_ERR_NO_BINARY_FOR_GPU;
+    case SIM_FATBIN_OUT_OF_MEMORY:
+        sim_detail("%s", detail);
+        return SIM_ERR_OUT_OF_MEMORY;
+    case SIM_FATBIN_INVALID_VALUE:
+        sim_detail("%s", detail);
+        return SIM_ERR_INVALID_VALUE;
+    case SIM_FATBIN_NOT_PTX:
+    case SIM_FATBIN_INVALID_IMAGE:
+        break;
+    }
+    sim_detail("%s", detail[0] ? detail : "module image: not a fatbin the simulator can read");
+    return SIM_ERR_INVALID_IMAGE;
+}
+
+/* A module file nvcc wrote as a fatbin or a cubin (cuModuleLoad takes
+ * those too): read whole, so that every size in its headers is checked
+ * against the file's. */
+static sim_status load_nvcc_file(sim_ctx *c, const char *path, off_t size, sim_module **out)
+{
+    if (size < 0 || (uint64_t)size > MAX_IMAGE_BYTES) {
+        sim_detail("module file \"%s\" is too large", path);
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sim_detail("module file \"%s\": %s", path, strerror(errno));
+        return SIM_ERR_FILE_NOT_FOUND;
+    }
+    char *image = sim_malloc((size_t)size + 1);
+    size_t n = image ? fread(image, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (!image)
+        return SIM_ERR_OUT_OF_MEMORY;
+    image[n] = '\0';
+    sim_status st = load_nvcc_image(c, image, n, out);
+    free(image);
+    return st;
+}
+
+/* What kind of image a module file holds, from its first bytes. */
+static sim_image_kind file_kind(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return SIM_IMAGE_UNKNOWN;
+    char head[4097];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    return sim_image_classify(head, n);
+}
+
 /* Whether the file starts like PTX text rather than an ELF object. */
 static bool file_is_ptx(const char *path)
 {
@@ -135,6 +211,9 @@ sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out)
     }
     if (file_is_ptx(path))
         return load_ptx_file(c, path, sb.st_size, out);
+    sim_image_kind kind = file_kind(path);
+    if (kind == SIM_IMAGE_FATBIN || kind == SIM_IMAGE_CUBIN)
+        return load_nvcc_file(c, path, sb.st_size, out);
     /* A bare name would make dlopen search the library path: CUDA reads
      * module files relative to the working directory. */
     char buf[4096];
@@ -206,13 +285,21 @@ sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out)
 {
     if (!image)
         return SIM_ERR_INVALID_VALUE;
+    switch (sim_image_classify(image, 0)) {
+    case SIM_IMAGE_FATBIN_WRAPPER:
+    case SIM_IMAGE_FATBIN:
+    case SIM_IMAGE_CUBIN:
+        return load_nvcc_image(c, image, 0, out);
+    default:
+        break;
+    }
     if (!memcmp(image, ELFMAG, SELFMAG))
         return load_elf(c, image, out);
     if (!strncmp(image, TEXT_PREFIX, strlen(TEXT_PREFIX)))
         return sim_module_load_path(c, (const char *)image + strlen(TEXT_PREFIX), out);
     if (ptx_image_is_ptx(image))
         return load_ptx(c, image, strlen(image), out);
-    sim_detail("module image: neither an ELF shared object, PTX text nor \"" TEXT_PREFIX "<path>\"");
+    sim_detail("module image: neither PTX text, a fatbin, a cubin, an ELF shared object nor \"" TEXT_PREFIX "<path>\"");
     return SIM_ERR_INVALID_IMAGE;
 }
 
