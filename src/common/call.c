@@ -53,10 +53,9 @@ static void driver_detail(const gg__call *c, gg__op op, int native, char *out, s
     bool bad_image = op == GG__OP_MODULE_LOAD &&
                      (strstr(name, "INVALID_IMAGE") != NULL || strstr(name, "InvalidImage") != NULL);
     snprintf(out, size, "%s%s%s%s", detail[0] ? " (simulator: " : "", detail, detail[0] ? ")" : "",
-             bad_image ? "; the simulated driver loads simulator kernel modules: shared objects of host "
-                         "C kernels (gpuguard/sim_kernel.h) built with gg_add_sim_module, not PTX or "
-                         "cubin; build the kernels as one, or run on a GPU driver (GPUGUARD_BACKEND=cuda "
-                         "or hip)"
+             bad_image ? "; the simulated driver loads PTX text, fatbins holding PTX and simulator "
+                         "kernel modules (shared objects of host C kernels, gpuguard/sim_kernel.h, built "
+                         "with gg_add_sim_module); a cubin holds machine code only"
                        : "");
 }
 
