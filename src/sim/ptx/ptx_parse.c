@@ -341,7 +341,7 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
     next(p);
     if (tok_eq(tok(p), ".align")) {
         next(p);
-        int64_t a;
+        int64_t a = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
         if (!parse_int(p, &a))
             return false;
         if (a <= 0 || a > 4096 || (a & (a - 1)))
@@ -368,7 +368,7 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
         if (ptx_tok_punct(tok(p), ']')) {
             unsized = true;
         } else {
-            int64_t d;
+            int64_t d = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
             if (!parse_int(p, &d))
                 return false;
             if (d <= 0 || (uint64_t)d > MAX_SYMBOL_BYTES / esize / elements)
@@ -458,7 +458,7 @@ static bool parse_reg_decl(parser *p)
         uint32_t count = 0;
         if (ptx_tok_punct(tok(p), '<')) {
             next(p);
-            int64_t n;
+            int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
             if (!parse_int(p, &n))
                 return false;
             if (n <= 0 || n > (int64_t)MAX_REGISTERS)
@@ -615,7 +615,7 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
     if (!have_base || ptx_tok_punct(tok(p), '+') || ptx_tok_punct(tok(p), '-')) {
         if (have_base && ptx_tok_punct(tok(p), '+'))
             next(p); /* "+-4" is how nvcc writes a negative offset */
-        int64_t d;
+        int64_t d = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
         if (!parse_int(p, &d))
             return false;
         disp += d;
@@ -1019,7 +1019,7 @@ static bool parse_params(parser *p, ptx_kernel *k, bool keep)
         unsigned size = 0;
         if (tok_eq(tok(p), ".align")) {
             next(p);
-            int64_t a;
+            int64_t a = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
             if (!parse_int(p, &a))
                 return false;
         }
@@ -1036,7 +1036,7 @@ static bool parse_params(parser *p, ptx_kernel *k, bool keep)
         next(p);
         if (ptx_tok_punct(tok(p), '[')) {
             next(p);
-            int64_t n;
+            int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
             if (!parse_int(p, &n))
                 return false;
             if (n <= 0 || (uint64_t)n * size > 32764)
