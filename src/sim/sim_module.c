@@ -86,8 +86,9 @@ static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module 
     return module_new(c, NULL, ptx, out);
 }
 
-/* A module file that is PTX text (CUDA loads .ptx files with cuModuleLoad). */
-static sim_status load_ptx_file(sim_ctx *c, const char *path, off_t size, sim_module **out)
+/* A module file read whole (NUL-terminated; *len without the NUL), for the
+ * images that are not shared objects: PTX text, fatbins and cubins. */
+static sim_status read_module_file(const char *path, off_t size, char **image, size_t *len)
 {
     if (size < 0 || (uint64_t)size > MAX_IMAGE_BYTES) {
         sim_detail("module file \"%s\" is too large", path);
@@ -98,15 +99,15 @@ static sim_status load_ptx_file(sim_ctx *c, const char *path, off_t size, sim_mo
         sim_detail("module file \"%s\": %s", path, strerror(errno));
         return SIM_ERR_FILE_NOT_FOUND;
     }
-    char *text = sim_malloc((size_t)size + 1);
-    size_t n = text ? fread(text, 1, (size_t)size, f) : 0;
+    char *buf = sim_malloc((size_t)size + 1);
+    size_t n = buf ? fread(buf, 1, (size_t)size, f) : 0;
     fclose(f);
-    if (!text)
+    if (!buf)
         return SIM_ERR_OUT_OF_MEMORY;
-    text[n] = '\0';
-    sim_status st = load_ptx(c, text, n, out);
-    free(text);
-    return st;
+    buf[n] = '\0';
+    *image = buf;
+    *len = n;
+    return SIM_OK;
 }
 
 /* A fatbin (wrapped or bare) or a cubin: the newest PTX inside that the
@@ -146,32 +147,10 @@ static sim_status load_nvcc_image(sim_ctx *c, const void *image, size_t known_si
     return SIM_ERR_INVALID_IMAGE;
 }
 
-/* A module file nvcc wrote as a fatbin or a cubin (cuModuleLoad takes
- * those too): read whole, so that every size in its headers is checked
- * against the file's. */
-static sim_status load_nvcc_file(sim_ctx *c, const char *path, off_t size, sim_module **out)
-{
-    if (size < 0 || (uint64_t)size > MAX_IMAGE_BYTES) {
-        sim_detail("module file \"%s\" is too large", path);
-        return SIM_ERR_INVALID_IMAGE;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sim_detail("module file \"%s\": %s", path, strerror(errno));
-        return SIM_ERR_FILE_NOT_FOUND;
-    }
-    char *image = sim_malloc((size_t)size + 1);
-    size_t n = image ? fread(image, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (!image)
-        return SIM_ERR_OUT_OF_MEMORY;
-    image[n] = '\0';
-    sim_status st = load_nvcc_image(c, image, n, out);
-    free(image);
-    return st;
-}
-
-/* What kind of image a module file holds, from its first bytes. */
+/* What a module file holds, from its first bytes: PTX text, a fatbin or a
+ * cubin (read whole and loaded as such, so that every size in a container's
+ * headers is checked against the file's), else SIM_IMAGE_UNKNOWN (a shared
+ * object, for dlopen). */
 static sim_image_kind file_kind(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -181,22 +160,29 @@ static sim_image_kind file_kind(const char *path)
     size_t n = fread(head, 1, sizeof head - 1, f);
     fclose(f);
     head[n] = '\0';
-    return sim_image_classify(head, n);
+    if (n >= SELFMAG && !memcmp(head, ELFMAG, SELFMAG)) {
+        sim_image_kind kind = sim_image_classify(head, n);
+        return kind == SIM_IMAGE_CUBIN ? kind : SIM_IMAGE_UNKNOWN;
+    }
+    if (ptx_image_is_ptx(head))
+        return SIM_IMAGE_PTX;
+    sim_image_kind kind = sim_image_classify(head, n);
+    return kind == SIM_IMAGE_FATBIN ? kind : SIM_IMAGE_UNKNOWN;
 }
 
-/* Whether the file starts like PTX text rather than an ELF object. */
-static bool file_is_ptx(const char *path)
+/* A module file that is PTX text (CUDA loads .ptx files with cuModuleLoad),
+ * a fatbin or a cubin. */
+static sim_status load_file_image(sim_ctx *c, const char *path, off_t size, sim_image_kind kind,
+                                  sim_module **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char head[4097];
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
-    head[n] = '\0';
-    if (n >= SELFMAG && !memcmp(head, ELFMAG, SELFMAG))
-        return false;
-    return ptx_image_is_ptx(head);
+    char *image = NULL;
+    size_t len = 0;
+    sim_status st = read_module_file(path, size, &image, &len);
+    if (st)
+        return st;
+    st = kind == SIM_IMAGE_PTX ? load_ptx(c, image, len, out) : load_nvcc_image(c, image, len, out);
+    free(image);
+    return st;
 }
 
 sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out)
@@ -209,11 +195,9 @@ sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out)
         sim_detail("module file \"%s\": %s", path, errno ? strerror(errno) : "not a file");
         return SIM_ERR_FILE_NOT_FOUND;
     }
-    if (file_is_ptx(path))
-        return load_ptx_file(c, path, sb.st_size, out);
     sim_image_kind kind = file_kind(path);
-    if (kind == SIM_IMAGE_FATBIN || kind == SIM_IMAGE_CUBIN)
-        return load_nvcc_file(c, path, sb.st_size, out);
+    if (kind != SIM_IMAGE_UNKNOWN)
+        return load_file_image(c, path, sb.st_size, kind, out);
     /* A bare name would make dlopen search the library path: CUDA reads
      * module files relative to the working directory. */
     char buf[4096];
