@@ -17,6 +17,8 @@ data_gpu = cuda.mem_alloc(data.nbytes)
 cuda.memcpy_htod(data_gpu, data)
 scale(data_gpu, np.uint32(N), np.float32(2.0), np.uint32(0), block=(256, 1, 1), grid=(N // 256, 1))
 cuda.memcpy_dtoh(data, data_gpu)             # the launch's fate shows up here
+if not np.array_equal(data, np.arange(N, dtype=np.float32) * 2):
+    sys.exit("wrong result: the kernel did not scale every element")
 print("scaled", N, "elements")
 ctx.pop()
 ctx.detach()
