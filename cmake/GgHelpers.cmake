@@ -60,7 +60,8 @@ endfunction()
 # gg_add_gpu_kernel_images(NAME SOURCE TARGET): the examples' kernels for real
 # GPUs, from one .cu source, into build/kernels/: NAME.ptx with nvcc (CUDA
 # toolkit at /usr/local/cuda) and NAME.hsaco with hipcc (ROCm / Debian's
-# hipcc), each only when its compiler is found and GG_EXAMPLE_PTX is on.
+# hipcc), each only when its compiler is found and GG_EXAMPLE_PTX is on;
+# without nvcc, the PTX committed as kernels/NAME.ptx beside the source.
 # compute_75 is the oldest architecture CUDA 13 targets (the driver JIT-
 # compiles PTX for the GPU it finds); the HIP code object is built for
 # GG_HIP_ARCHS (gfx targets; a code object is not JIT-compiled).
@@ -79,6 +80,17 @@ function(gg_add_gpu_kernel_images name source target)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/kernels
       COMMAND ${GG_NVCC} -ptx -arch=compute_75 -o ${ptx} ${src}
       DEPENDS ${src} COMMENT "nvcc: ${source} -> kernels/${name}.ptx" VERBATIM)
+    list(APPEND outputs ${ptx})
+  elseif(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${name}.ptx)
+    # No toolkit: the PTX nvcc made, committed beside the source
+    # (scripts/gen-ptx-fixtures.sh regenerates it), so that the simulator
+    # runs the real kernel on machines without nvcc too.
+    set(ptx ${CMAKE_BINARY_DIR}/kernels/${name}.ptx)
+    add_custom_command(OUTPUT ${ptx}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/kernels
+      COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${name}.ptx ${ptx}
+      DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/kernels/${name}.ptx
+      COMMENT "kernels/${name}.ptx (committed; no nvcc)" VERBATIM)
     list(APPEND outputs ${ptx})
   endif()
   if(GG_HIPCC)

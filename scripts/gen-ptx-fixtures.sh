@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerates tests/ptx/fixtures/*.ptx from tests/ptx/kernels/*.cu with the
+# Regenerates tests/ptx/fixtures/*.ptx from tests/ptx/kernels/*.cu, and the
+# examples' committed PTX (examples/NAME/kernels/NAME.ptx), with the
 # CUDA toolkit's nvcc (-ptx -arch=compute_75, what the interpreter targets).
 # The fixtures are committed so CI, which has no toolkit, still runs the PTX
 # tests; without nvcc this script says so and changes nothing.
@@ -17,4 +18,12 @@ for cu in *.cu; do
     name=$(basename "$cu" .cu)
     "$nvcc" -ptx -arch=compute_75 -o "$root/tests/ptx/fixtures/$name.ptx" "$cu"
     echo "tests/ptx/fixtures/$name.ptx"
+done
+# The examples' kernels too: their committed PTX is what the simulator runs
+# on machines without nvcc (cmake/GgHelpers.cmake, gg_add_gpu_kernel_images).
+for example in render vector_add dead_context; do
+    dir="$root/examples/$example"
+    mkdir -p "$dir/kernels"
+    (cd "$dir" && "$nvcc" -ptx -arch=compute_75 -o "kernels/$example.ptx" "$example.cu")
+    echo "examples/$example/kernels/$example.ptx"
 done

@@ -19,9 +19,20 @@ gg_status example_init(void)
 
 void example_image_name(const gg_device_info *info, const char *base, char *out, size_t size)
 {
-    if (info->simulated)
+    bool hip = info->backend && strcmp(info->backend, "hip") == 0;
+    if (info->simulated && !hip) {
+        /* The kernel's own PTX, run by the simulator's PTX interpreter: the
+         * image a GPU loads. The C twin only when the PTX is not there
+         * (configured with -DGG_EXAMPLE_PTX=OFF). */
+        char ptx[4200];
+        snprintf(out, size, "%s.ptx", base);
+        if (!example_image_path(out, ptx, sizeof ptx) || access(ptx, R_OK) != 0)
+            snprintf(out, size, "%s_sim.so", base);
+    } else if (info->simulated) {
+        /* The simulator's HIP face stands for an AMD GPU, which runs code
+         * objects, not PTX: the C twin stands in for the .hsaco. */
         snprintf(out, size, "%s_sim.so", base);
-    else if (info->backend && strcmp(info->backend, "hip") == 0)
+    } else if (hip)
         snprintf(out, size, "%s.hsaco", base);
     else
         snprintf(out, size, "%s.ptx", base);

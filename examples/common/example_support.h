@@ -12,8 +12,10 @@
  * driver when no GPU driver or device is found and GPUGUARD_BACKEND is unset. */
 gg_status example_init(void);
 
-/* The image file for a device: "<base>_sim.so" on the simulator, "<base>.ptx"
- * on CUDA, "<base>.hsaco" on HIP. */
+/* The image file for a device: "<base>.ptx" on CUDA, real or simulated (the
+ * simulator's PTX interpreter runs it; "<base>_sim.so", the kernel's C twin,
+ * when no PTX was built), "<base>.hsaco" on HIP, "<base>_sim.so" on the
+ * simulator's HIP face (it stands for an AMD GPU, which does not run PTX). */
 void example_image_name(const gg_device_info *info, const char *base, char *out, size_t size);
 
 /* Where kernel images are: GPUGUARD_KERNEL_DIR, else <executable dir>/../kernels. */
