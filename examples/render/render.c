@@ -440,6 +440,13 @@ static int run(const options *o, gg_context *made)
                 printf("   culprit: kernel '%s', launch #%llu (%s)\n", death.culprit.kernel_name,
                        (unsigned long long)death.culprit.sequence,
                        death.culprit.certainty == GG_ATTRIBUTION_EXACT ? "exact" : "one of several");
+            /* The same in a user's words: what a plain CUDA program would
+             * only see as "launch timeout" on its next call. */
+            printf("   in words: the display's watchdog stopped the kernel after about %.0f s, because a\n"
+                   "   GPU that drives a screen may not run one launch longer than that; everything in\n"
+                   "   the context went with it. gpuguard named the kernel%s and now recovers the context.\n",
+                   waited / 1000.0,
+                   death.culprit.certainty == GG_ATTRIBUTION_EXACT ? " for certain" : "");
             if (o->no_chunk) {
                 printf("   no image: the watchdog killed the only launch (run without --no-chunk to chunk it)\n");
                 return 1;
@@ -493,7 +500,10 @@ static int run(const options *o, gg_context *made)
         printf("   largest slice  %8.1f ms%s\n", stats.largest_slice_ms, info.watchdog ? "" : " (no watchdog)");
         if (info.watchdog)
             printf("   budget         %8u ms\n", budget_ms);
-        printf("   device time    %8.1f ms  (%.3f ms per block)\n", stats.device_ms, stats.ms_per_block);
+        /* Per block from this run's own figures; stats.ms_per_block is
+         * the kernel's timing history, which earlier launches weigh in. */
+        printf("   device time    %8.1f ms  (%.3f ms per block)\n", stats.device_ms,
+               stats.blocks ? stats.device_ms / (double)stats.blocks : 0.0);
         printf("   wall time      %8.1f ms\n", stats.total_ms);
         have_image = true;
 
