@@ -106,7 +106,15 @@ static bool fcompare(ptx_cmp cmp, double a, double b)
  * no rounding: in the host's default, nearest even. */
 static bool is_directed(const ptx_insn *in)
 {
-    return in->round == PTX_RND_RZ || in->round == PTX_RND_RM || in->round == PTX_RND_RP;
+    if (in->round != PTX_RND_RZ && in->round != PTX_RND_RM && in->round != PTX_RND_RP)
+        return false;
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
+    case PTX_OP_DIV: case PTX_OP_RCP:
+        return true;
+    default:
+        return false;
+    }
 }
 
 static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t rc)
@@ -125,19 +133,9 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
         /* Single-precision operations are computed in float: each is one
          * correctly rounded IEEE operation, as on the GPU. */
         float r;
-        switch ((ptx_opcode)in->op) {
-        case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
-        case PTX_OP_DIV: case PTX_OP_RCP:
-            if (!directed)
-                goto nearest_f32;
+        if (directed)
             r = ptx_round_f32((ptx_opcode)in->op, (ptx_round)in->round, fa, fb, fc);
-            break;
-        default:
-            goto nearest_f32;
-        }
-        goto done_f32;
-nearest_f32:
-        switch ((ptx_opcode)in->op) {
+        else switch ((ptx_opcode)in->op) {
         case PTX_OP_ADD: r = fa + fb; break;
         case PTX_OP_SUB: r = fa - fb; break;
         case PTX_OP_MUL: r = fa * fb; break;
@@ -152,7 +150,6 @@ nearest_f32:
         case PTX_OP_SETP: return fcompare((ptx_cmp)in->cmp, fa, fb);
         default: return 0;
         }
-done_f32:
         if (ftz)
             r = flush_f32(r);
         if (in->mods & PTX_MOD_SAT)
@@ -166,12 +163,9 @@ done_f32:
     if (ftz64)
         a = flush_f64(a);
     double r;
-    if (directed && in->op != PTX_OP_MIN && in->op != PTX_OP_MAX && in->op != PTX_OP_ABS &&
-        in->op != PTX_OP_NEG && in->op != PTX_OP_SETP) {
+    if (directed)
         r = ptx_round_f64((ptx_opcode)in->op, (ptx_round)in->round, a, b, c);
-        goto done_f64;
-    }
-    switch ((ptx_opcode)in->op) {
+    else switch ((ptx_opcode)in->op) {
     case PTX_OP_ADD: r = a + b; break;
     case PTX_OP_SUB: r = a - b; break;
     case PTX_OP_MUL: r = a * b; break;
@@ -186,7 +180,6 @@ done_f32:
     case PTX_OP_SETP: return fcompare((ptx_cmp)in->cmp, a, b);
     default: return 0;
     }
-done_f64:
     if (ftz64)
         r = flush_f64(r);
     if (in->mods & PTX_MOD_SAT)
