@@ -199,6 +199,22 @@ Test(ptx_alu_math, sum_of_absolute_differences)
     CHECK(rows);
 }
 
+Test(ptx_alu_math, multiplies_of_24_bits)
+{
+    static const row rows[] = {
+        { "mul24.lo.u32", 0xFF000003, 0x00000005, 0, 0, 15 },          /* the top 8 bits ignored */
+        { "mul24.lo.u32", 0x00FFFFFF, 0x00FFFFFF, 0, 0, 0xFE000001 },  /* low 32 of 0xFFFFFE000001 */
+        { "mul24.hi.u32", 0x00FFFFFF, 0x00FFFFFF, 0, 0, 0xFFFFFE00 },  /* bits 16-47 */
+        { "mul24.lo.s32", 0x00FFFFFF, 0x00000003, 0, 0, 0xFFFFFFFD },  /* -1 * 3 */
+        { "mul24.hi.s32", 0x00800000, 0x00800000, 0, 0, 0x40000000 },  /* -2^23 squared: 2^46 */
+        { "mul24.lo.s32", 0x80000000, 0x7FFFFFFF, 0, 0, 0 },           /* INT_MIN's low 24 bits: 0 */
+        { "mad24.lo.u32", 0x00000002, 0x00000003, 0xFFFFFFFF, 0, 5 },  /* wraps at 32 bits */
+        { "mad24.hi.s32", 0x00FFFFFF, 0x00FFFFFF, 1, 0, 1 },           /* (-1)(-1) >> 16 = 0, + 1 */
+    };
+    CHECK(rows);
+    cr_assert(refused("mul24.wide.u32") && refused("mul24.lo.u64") && refused("mul24.lo.b32"));
+}
+
 Test(ptx_alu_math, copysign_takes_the_sign_of_the_first_operand)
 {
     const row rows[] = {

@@ -384,7 +384,8 @@ uint64_t ptx_alu4(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64
 {
     switch ((ptx_opcode)in->op) {
     case PTX_OP_SHF: case PTX_OP_BFI: case PTX_OP_BFE: case PTX_OP_BFIND: case PTX_OP_POPC:
-    case PTX_OP_CLZ: case PTX_OP_BREV: case PTX_OP_PRMT: case PTX_OP_SAD:
+    case PTX_OP_CLZ: case PTX_OP_BREV: case PTX_OP_PRMT: case PTX_OP_SAD: case PTX_OP_MUL24:
+    case PTX_OP_MAD24:
         return ptx_alu_bits(in, a, b, c, d);
     case PTX_OP_COPYSIGN: case PTX_OP_TESTP: case PTX_OP_SQRT: case PTX_OP_RSQRT: case PTX_OP_EX2:
     case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH:

@@ -100,6 +100,20 @@ static uint64_t permute_bytes(ptx_prmt_mode mode, uint32_t a, uint32_t b, uint32
     return r;
 }
 
+/* mul24 / mad24: the 48-bit product of a's and b's low 24 bits (sign-
+ * extended for .s32); .lo keeps its bits 0-31, .hi its bits 16-47. */
+static uint64_t multiply_24(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, bool sgn)
+{
+    int64_t x = (int64_t)(a & 0xFFFFFF), y = (int64_t)(b & 0xFFFFFF);
+    if (sgn) {
+        x = (x ^ 0x800000) - 0x800000;
+        y = (y ^ 0x800000) - 0x800000;
+    }
+    uint64_t p = (uint64_t)(x * y); /* |x * y| <= 2^46: no overflow */
+    uint64_t r = (in->mods & PTX_MOD_HI) ? p >> 16 : p;
+    return (uint32_t)(in->op == PTX_OP_MAD24 ? r + c : r);
+}
+
 uint64_t ptx_alu_bits(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     ptx_type t = (ptx_type)in->type;
@@ -117,6 +131,7 @@ uint64_t ptx_alu_bits(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, ui
     }
     case PTX_OP_BREV: return reverse_bits(a, bits);
     case PTX_OP_PRMT: return permute_bytes((ptx_prmt_mode)in->cmp, (uint32_t)a, (uint32_t)b, (uint32_t)c);
+    case PTX_OP_MUL24: case PTX_OP_MAD24: return multiply_24(in, a, b, c, sgn);
     case PTX_OP_SAD: { /* c + |a - b|, a and b compared at their signedness */
         bool a_below = sgn ? (int64_t)a < (int64_t)b : (a & mask_of(bits)) < (b & mask_of(bits));
         return c + (a_below ? b - a : a - b);

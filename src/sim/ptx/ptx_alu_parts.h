@@ -8,7 +8,7 @@
 
 #include "ptx_ir.h"
 
-/* shf bfi bfe bfind popc clz brev prmt sad, on operands read with
+/* shf bfi bfe bfind popc clz brev prmt sad mul24 mad24, on operands read with
  * ptx_value_as at the instruction's type (d: bfi's length, else unused).
  * PTX semantics for every shift, position and length, including those
  * at or past the width. */

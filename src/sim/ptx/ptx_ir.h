@@ -54,7 +54,9 @@ typedef enum ptx_opcode {
     PTX_OP_PRMT, PTX_OP_SAD,
     /* Float functions and classification (ptx_alu_math.c). */
     PTX_OP_COPYSIGN, PTX_OP_TESTP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_EX2, PTX_OP_LG2,
-    PTX_OP_SIN, PTX_OP_COS, PTX_OP_TANH
+    PTX_OP_SIN, PTX_OP_COS, PTX_OP_TANH,
+    /* 24-bit multiplies (ptx_alu_bits.c). */
+    PTX_OP_MUL24, PTX_OP_MAD24
 } ptx_opcode;
 
 typedef enum ptx_space {

@@ -72,6 +72,8 @@ static const opcode_info k_opcodes[] = {
     { "sin", PTX_OP_SIN, C_TYPE | C_FTZ | C_APPROX },
     { "cos", PTX_OP_COS, C_TYPE | C_FTZ | C_APPROX },
     { "tanh", PTX_OP_TANH, C_TYPE | C_APPROX },
+    { "mul24", PTX_OP_MUL24, C_TYPE | C_HILO },
+    { "mad24", PTX_OP_MAD24, C_TYPE | C_HILO },
 };
 
 typedef struct word_value { const char *name; int value; } word_value;
@@ -273,6 +275,9 @@ static bool check_bits_and_functions(const char *text, size_t len, const ptx_ins
     bool ok;
     switch (in->op) {
     case PTX_OP_SHF: case PTX_OP_PRMT: ok = t == PTX_T_B32; break;
+    case PTX_OP_MUL24: case PTX_OP_MAD24:
+        ok = (t == PTX_T_U32 || t == PTX_T_S32) && !(in->mods & PTX_MOD_WIDE);
+        break;
     case PTX_OP_BFI: case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BREV: ok = is_b32_or_b64(t); break;
     case PTX_OP_BFE: case PTX_OP_BFIND: ok = is_int32_or_64(t); break;
     case PTX_OP_SAD:
@@ -347,7 +352,7 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
     case PTX_OP_SHF: case PTX_OP_BFI: case PTX_OP_BFE: case PTX_OP_BFIND: case PTX_OP_POPC:
     case PTX_OP_CLZ: case PTX_OP_BREV: case PTX_OP_PRMT: case PTX_OP_SAD: case PTX_OP_COPYSIGN:
     case PTX_OP_TESTP: case PTX_OP_SQRT: case PTX_OP_RSQRT: case PTX_OP_EX2: case PTX_OP_LG2:
-    case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH:
+    case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH: case PTX_OP_MUL24: case PTX_OP_MAD24:
         return check_bits_and_functions(text, len, in, why, whylen);
     case PTX_OP_CVTA:
         if (in->space == PTX_SPACE_GENERIC || in->space == PTX_SPACE_PARAM ||

@@ -790,7 +790,7 @@ static const operand_shape k_shapes[] = {
     { PTX_OP_POPC, 2, 2 }, { PTX_OP_CLZ, 2, 2 }, { PTX_OP_BREV, 2, 2 }, { PTX_OP_PRMT, 4, 4 },
     { PTX_OP_SAD, 4, 4 }, { PTX_OP_COPYSIGN, 3, 3 }, { PTX_OP_TESTP, 2, 2 }, { PTX_OP_SQRT, 2, 2 },
     { PTX_OP_RSQRT, 2, 2 }, { PTX_OP_EX2, 2, 2 }, { PTX_OP_LG2, 2, 2 }, { PTX_OP_SIN, 2, 2 },
-    { PTX_OP_COS, 2, 2 }, { PTX_OP_TANH, 2, 2 },
+    { PTX_OP_COS, 2, 2 }, { PTX_OP_TANH, 2, 2 }, { PTX_OP_MUL24, 3, 3 }, { PTX_OP_MAD24, 4, 4 },
 };
 
 static bool is_value(const ptx_operand *o)
