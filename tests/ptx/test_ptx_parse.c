@@ -86,8 +86,17 @@ Test(ptx_parse, unsupported_forms_are_refused_with_their_line)
                    "PTX line 7: unknown register %r5");
     assert_refused(HEADER ".visible .entry k()\n{\n\tbra $L_nowhere;\n}\n",
                    "PTX line 6: unknown label $L_nowhere");
-    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tadd.rz.f32 %f1, %f1, %f1;\n}\n",
-                   "PTX line 7: add.rz.f32: only round-to-nearest");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tadd.rni.f32 %f1, %f1, %f1;\n}\n",
+                   "PTX line 7: add.rni.f32: integral rounding on float arithmetic");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tshf.l.b32 %r1, %r1, %r1, %r1;\n}\n",
+                   "PTX line 7: shf.l.b32: shf needs .l or .r and .wrap or .clamp");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tbfi.b32 %r1, %r1, %r1, %r1;\n}\n",
+                   "PTX line 7: wrong number of operands");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .f64 %fd<2>;\n\tex2.approx.f64 %fd1, %fd1;\n}\n",
+                   "PTX line 7: ex2.approx.f64: type not supported");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\t.reg .pred %p<2>;\n"
+                          "\ttestp.f32 %p1, %f1;\n}\n",
+                   "PTX line 8: testp.f32: testp needs the property to test");
     assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tatom.global.cas.b32 %r1, [%r1], 1, 2;\n}\n",
                    "PTX line 7: modifier .cas not supported");
     assert_refused(HEADER ".func f()\n{\n\tret;\n}\n",

@@ -1,5 +1,6 @@
 /* One lane's arithmetic with PTX semantics: see ptx_alu.h. */
 #include "ptx_alu.h"
+#include "ptx_alu_parts.h"
 
 #include <math.h>
 #include <string.h>
@@ -101,9 +102,25 @@ static bool fcompare(ptx_cmp cmp, double a, double b)
     }
 }
 
+/* .rz .rm .rp: computed in that IEEE rounding (ptx_alu_math.c); .rn and
+ * no rounding: in the host's default, nearest even. */
+static bool is_directed(const ptx_insn *in)
+{
+    if (in->round != PTX_RND_RZ && in->round != PTX_RND_RM && in->round != PTX_RND_RP)
+        return false;
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
+    case PTX_OP_DIV: case PTX_OP_RCP:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t rc)
 {
     bool f32 = in->type == PTX_T_F32;
+    bool directed = is_directed(in);
     bool ftz = f32 && (in->mods & PTX_MOD_FTZ);
     double a, b, c;
     if (f32) {
@@ -116,7 +133,9 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
         /* Single-precision operations are computed in float: each is one
          * correctly rounded IEEE operation, as on the GPU. */
         float r;
-        switch ((ptx_opcode)in->op) {
+        if (directed)
+            r = ptx_round_f32((ptx_opcode)in->op, (ptx_round)in->round, fa, fb, fc);
+        else switch ((ptx_opcode)in->op) {
         case PTX_OP_ADD: r = fa + fb; break;
         case PTX_OP_SUB: r = fa - fb; break;
         case PTX_OP_MUL: r = fa * fb; break;
@@ -144,7 +163,9 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
     if (ftz64)
         a = flush_f64(a);
     double r;
-    switch ((ptx_opcode)in->op) {
+    if (directed)
+        r = ptx_round_f64((ptx_opcode)in->op, (ptx_round)in->round, a, b, c);
+    else switch ((ptx_opcode)in->op) {
     case PTX_OP_ADD: r = a + b; break;
     case PTX_OP_SUB: r = a - b; break;
     case PTX_OP_MUL: r = a * b; break;
@@ -340,7 +361,7 @@ static uint64_t convert(const ptx_insn *in, uint64_t a)
         if (in->mods & PTX_MOD_SAT)
             v = sat_f64(v);
         if (to == PTX_T_F32) {
-            float f = (float)v; /* round to nearest: the only mode accepted */
+            float f = ptx_round_to_f32(v, (ptx_round)in->round); /* .rni ...: v is integral */
             return f32_out(ftz ? flush_f32(f) : f);
         }
         return f64_out(v);
@@ -348,15 +369,27 @@ static uint64_t convert(const ptx_insn *in, uint64_t a)
     bool from_signed = ptx_type_is_signed(from);
     if (ptx_type_is_float(to)) {
         if (to == PTX_T_F32)
-            return f32_out(from_signed ? (float)(int64_t)a : (float)a);
-        return f64_out(from_signed ? (double)(int64_t)a : (double)a);
+            return f32_out(ptx_round_int_to_f32(a, from_signed, (ptx_round)in->round));
+        return f64_out(ptx_round_int_to_f64(a, from_signed, (ptx_round)in->round));
     }
     return (in->mods & PTX_MOD_SAT) ? int_saturate(a, from_signed, to) : a;
 }
 
 uint64_t ptx_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
 {
+    return ptx_alu4(in, a, b, c, 0);
+}
+
+uint64_t ptx_alu4(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
     switch ((ptx_opcode)in->op) {
+    case PTX_OP_SHF: case PTX_OP_BFI: case PTX_OP_BFE: case PTX_OP_BFIND: case PTX_OP_POPC:
+    case PTX_OP_CLZ: case PTX_OP_BREV: case PTX_OP_PRMT: case PTX_OP_SAD: case PTX_OP_MUL24:
+    case PTX_OP_MAD24:
+        return ptx_alu_bits(in, a, b, c, d);
+    case PTX_OP_COPYSIGN: case PTX_OP_TESTP: case PTX_OP_SQRT: case PTX_OP_RSQRT: case PTX_OP_EX2:
+    case PTX_OP_LG2: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH:
+        return ptx_alu_math(in, a, b);
     case PTX_OP_MOV: return a;
     case PTX_OP_SELP: return c ? a : b;
     case PTX_OP_NOT:

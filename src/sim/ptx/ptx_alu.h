@@ -22,4 +22,9 @@ uint64_t ptx_value_store(uint64_t v, ptx_type t);
  * the result is 0 or 1 before its boolean operation. */
 uint64_t ptx_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c);
 
+/* ptx_alu with a fourth source d (bfi's length), and every opcode of
+ * ptx_alu_parts.h: shf bfi bfe bfind popc clz brev prmt sad mul24 mad24 copysign
+ * testp sqrt rsqrt ex2 lg2 sin cos tanh. testp's result is 0 or 1. */
+uint64_t ptx_alu4(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
 #endif

@@ -278,6 +278,7 @@ static void do_alu(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t act
     case PTX_OP_CVT: ta = (ptx_type)in->type2; break;
     case PTX_OP_SHL: case PTX_OP_SHR: tb = PTX_T_U32; break;
     case PTX_OP_SETP: tdst = PTX_T_PRED; tc = PTX_T_PRED; break;
+    case PTX_OP_TESTP: tdst = PTX_T_PRED; break;
     case PTX_OP_SELP: tc = PTX_T_PRED; break;
     case PTX_OP_MUL: case PTX_OP_MAD:
         if (in->mods & PTX_MOD_WIDE)
@@ -292,7 +293,8 @@ static void do_alu(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t act
         uint64_t a = read_operand(blk, w, lane, &o[1], ta);
         uint64_t b = in->nops > 2 ? read_operand(blk, w, lane, &o[2], tb) : 0;
         uint64_t c = in->nops > 3 ? read_operand(blk, w, lane, &o[3], tc) : 0;
-        uint64_t r = ptx_alu(in, a, b, c);
+        uint64_t d = in->nops > 4 ? read_operand(blk, w, lane, &o[4], t) : 0; /* bfi's length */
+        uint64_t r = ptx_alu4(in, a, b, c, d);
         if (in->op == PTX_OP_SETP && in->boolop) {
             r = in->boolop == PTX_BOOL_AND ? (r & c) : in->boolop == PTX_BOOL_OR ? (r | c) : (r ^ c);
         }

@@ -48,7 +48,15 @@ typedef enum ptx_opcode {
     PTX_OP_AND, PTX_OP_OR, PTX_OP_XOR, PTX_OP_NOT, PTX_OP_SHL, PTX_OP_SHR,
     PTX_OP_SETP, PTX_OP_SELP, PTX_OP_CVT, PTX_OP_CVTA,
     PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_MEMBAR, PTX_OP_ATOM,
-    PTX_OP_TRAP, PTX_OP_ASSERTFAIL, PTX_OP_RCP
+    PTX_OP_TRAP, PTX_OP_ASSERTFAIL, PTX_OP_RCP,
+    /* Bit manipulation (ptx_alu_bits.c). */
+    PTX_OP_SHF, PTX_OP_BFI, PTX_OP_BFE, PTX_OP_BFIND, PTX_OP_POPC, PTX_OP_CLZ, PTX_OP_BREV,
+    PTX_OP_PRMT, PTX_OP_SAD,
+    /* Float functions and classification (ptx_alu_math.c). */
+    PTX_OP_COPYSIGN, PTX_OP_TESTP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_EX2, PTX_OP_LG2,
+    PTX_OP_SIN, PTX_OP_COS, PTX_OP_TANH,
+    /* 24-bit multiplies (ptx_alu_bits.c). */
+    PTX_OP_MUL24, PTX_OP_MAD24
 } ptx_opcode;
 
 typedef enum ptx_space {
@@ -63,10 +71,26 @@ enum {
     PTX_MOD_FTZ = 1u << 2,    /* f32 subnormal inputs and results flushed to zero */
     PTX_MOD_SAT = 1u << 3,    /* float result clamped to [0, 1]; cvt: to the integer range */
     PTX_MOD_TO = 1u << 4,     /* cvta.to.<space>: generic to space */
-    PTX_MOD_UNI = 1u << 5     /* bra.uni */
+    PTX_MOD_UNI = 1u << 5,    /* bra.uni */
+    PTX_MOD_LEFT = 1u << 6,   /* shf.l (else shf.r) */
+    PTX_MOD_CLAMP = 1u << 7,  /* shf.clamp (else .wrap) */
+    PTX_MOD_SHIFTAMT = 1u << 8 /* bfind.shiftamt */
 };
 
-/* Rounding of cvt (and what it means for float arithmetic: only RN). */
+/* testp's property, kept in ptx_insn.cmp. */
+typedef enum ptx_testp {
+    PTX_TESTP_FINITE = 0, PTX_TESTP_INFINITE, PTX_TESTP_NUMBER, PTX_TESTP_NOTANUMBER,
+    PTX_TESTP_NORMAL, PTX_TESTP_SUBNORMAL
+} ptx_testp;
+
+/* prmt's mode, kept in ptx_insn.cmp: the default (a selector nibble per
+ * byte) or one of the fixed patterns chosen by the selector's low 2 bits. */
+typedef enum ptx_prmt_mode {
+    PTX_PRMT_DEFAULT = 0, PTX_PRMT_F4E, PTX_PRMT_B4E, PTX_PRMT_RC8, PTX_PRMT_ECL, PTX_PRMT_ECR,
+    PTX_PRMT_RC16
+} ptx_prmt_mode;
+
+/* Rounding of cvt and of float arithmetic (add sub mul mad fma div rcp sqrt). */
 typedef enum ptx_round {
     PTX_RND_DEFAULT = 0, PTX_RND_RN, PTX_RND_RZ, PTX_RND_RM, PTX_RND_RP,
     PTX_RND_RNI, PTX_RND_RZI, PTX_RND_RMI, PTX_RND_RPI
@@ -111,14 +135,14 @@ typedef struct ptx_operand {
     ptx_sreg sreg;
 } ptx_operand;
 
-#define PTX_MAX_OPERANDS 4
+#define PTX_MAX_OPERANDS 5 /* bfi d, f, b, pos, len */
 
 typedef struct ptx_insn {
     uint8_t op;           /* ptx_opcode */
     uint8_t type;         /* ptx_type of the operation (cvt: destination) */
     uint8_t type2;        /* cvt: source type; setp/selp: none */
     uint8_t space;        /* ld/st/atom/cvta: ptx_space */
-    uint8_t cmp;          /* setp: ptx_cmp */
+    uint8_t cmp;          /* setp: ptx_cmp; testp: ptx_testp; prmt: ptx_prmt_mode */
     uint8_t boolop;       /* setp: ptx_boolop with operand 3 */
     uint8_t round;        /* ptx_round */
     uint8_t vec;          /* ld/st .v2/.v4: 2 or 4; else 1 */

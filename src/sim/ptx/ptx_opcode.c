@@ -9,7 +9,8 @@ enum {
     C_TYPE = 1u << 0, C_SPACE = 1u << 1, C_RND = 1u << 2, C_CMP = 1u << 3, C_BOOL = 1u << 4,
     C_HILO = 1u << 5, C_FTZ = 1u << 6, C_SAT = 1u << 7, C_APPROX = 1u << 8, C_UNI = 1u << 9,
     C_TO = 1u << 10, C_CACHE = 1u << 11, C_VEC = 1u << 12, C_ATOMOP = 1u << 13,
-    C_SYNC = 1u << 14, C_LEVEL = 1u << 15, C_VOLATILE = 1u << 16
+    C_SYNC = 1u << 14, C_LEVEL = 1u << 15, C_VOLATILE = 1u << 16, C_SHF = 1u << 17,
+    C_TESTP = 1u << 18, C_PRMT = 1u << 19, C_SHIFTAMT = 1u << 20
 };
 
 typedef struct opcode_info {
@@ -53,6 +54,26 @@ static const opcode_info k_opcodes[] = {
     { "atom", PTX_OP_ATOM, C_SPACE | C_ATOMOP | C_TYPE },
     { "trap", PTX_OP_TRAP, 0 },
     { "rcp", PTX_OP_RCP, C_TYPE | C_RND | C_FTZ | C_APPROX },
+    { "shf", PTX_OP_SHF, C_TYPE | C_SHF },
+    { "bfi", PTX_OP_BFI, C_TYPE },
+    { "bfe", PTX_OP_BFE, C_TYPE },
+    { "bfind", PTX_OP_BFIND, C_TYPE | C_SHIFTAMT },
+    { "popc", PTX_OP_POPC, C_TYPE },
+    { "clz", PTX_OP_CLZ, C_TYPE },
+    { "brev", PTX_OP_BREV, C_TYPE },
+    { "prmt", PTX_OP_PRMT, C_TYPE | C_PRMT },
+    { "sad", PTX_OP_SAD, C_TYPE },
+    { "copysign", PTX_OP_COPYSIGN, C_TYPE },
+    { "testp", PTX_OP_TESTP, C_TYPE | C_TESTP },
+    { "sqrt", PTX_OP_SQRT, C_TYPE | C_RND | C_FTZ | C_APPROX },
+    { "rsqrt", PTX_OP_RSQRT, C_TYPE | C_FTZ | C_APPROX },
+    { "ex2", PTX_OP_EX2, C_TYPE | C_FTZ | C_APPROX },
+    { "lg2", PTX_OP_LG2, C_TYPE | C_FTZ | C_APPROX },
+    { "sin", PTX_OP_SIN, C_TYPE | C_FTZ | C_APPROX },
+    { "cos", PTX_OP_COS, C_TYPE | C_FTZ | C_APPROX },
+    { "tanh", PTX_OP_TANH, C_TYPE | C_APPROX },
+    { "mul24", PTX_OP_MUL24, C_TYPE | C_HILO },
+    { "mad24", PTX_OP_MAD24, C_TYPE | C_HILO },
 };
 
 typedef struct word_value { const char *name; int value; } word_value;
@@ -81,6 +102,15 @@ static const word_value k_cmps[] = {
 };
 static const word_value k_bools[] = {
     { "and", PTX_BOOL_AND }, { "or", PTX_BOOL_OR }, { "xor", PTX_BOOL_XOR }, { NULL, 0 }
+};
+static const word_value k_testps[] = {
+    { "finite", PTX_TESTP_FINITE }, { "infinite", PTX_TESTP_INFINITE },
+    { "number", PTX_TESTP_NUMBER }, { "notanumber", PTX_TESTP_NOTANUMBER },
+    { "normal", PTX_TESTP_NORMAL }, { "subnormal", PTX_TESTP_SUBNORMAL }, { NULL, 0 }
+};
+static const word_value k_prmt_modes[] = {
+    { "f4e", PTX_PRMT_F4E }, { "b4e", PTX_PRMT_B4E }, { "rc8", PTX_PRMT_RC8 },
+    { "ecl", PTX_PRMT_ECL }, { "ecr", PTX_PRMT_ECR }, { "rc16", PTX_PRMT_RC16 }, { NULL, 0 }
 };
 /* Accepted and without effect here: cache hints, memory-order words the
  * interpreter already honours by running one block at a time. */
@@ -170,8 +200,29 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
         in->mods |= PTX_MOD_SAT;
         return true;
     }
-    /* div.approx / div.full / rcp.approx: computed correctly rounded,
-     * which is within every form's documented bound. */
+    if ((ok & C_SHF) && (word_is(w, n, "l") || word_is(w, n, "r"))) {
+        in->mods |= w[0] == 'l' ? PTX_MOD_LEFT : 0;
+        return true;
+    }
+    if ((ok & C_SHF) && (word_is(w, n, "wrap") || word_is(w, n, "clamp"))) {
+        in->mods |= w[0] == 'c' ? PTX_MOD_CLAMP : 0;
+        return true;
+    }
+    if ((ok & C_TESTP) && in->cmp == 0xff && (v = lookup(k_testps, w, n)) >= 0) {
+        in->cmp = (uint8_t)v;
+        return true;
+    }
+    if ((ok & C_PRMT) && in->cmp == 0xff && (v = lookup(k_prmt_modes, w, n)) >= 0) {
+        in->cmp = (uint8_t)v;
+        return true;
+    }
+    if ((ok & C_SHIFTAMT) && word_is(w, n, "shiftamt")) {
+        in->mods |= PTX_MOD_SHIFTAMT;
+        return true;
+    }
+    /* div.approx / div.full / rcp.approx / sqrt.approx and the .approx
+     * functions: computed correctly rounded (or from a correctly rounded
+     * double), within every form's documented bound (see ptx_alu_math.c). */
     if ((ok & C_APPROX) && (word_is(w, n, "approx") || word_is(w, n, "full")))
         return true;
     if ((ok & C_UNI) && word_is(w, n, "uni")) {
@@ -199,9 +250,53 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     return fail(why, whylen, "modifier .%.*s not supported", w, n);
 }
 
+/* Float arithmetic takes the four IEEE roundings; the integral ones
+ * (.rni ...) are cvt's alone. */
 static bool is_float_arith_rounding_ok(const ptx_insn *in)
 {
-    return in->round == PTX_RND_DEFAULT || in->round == PTX_RND_RN;
+    return in->round <= PTX_RND_RP;
+}
+
+static bool is_b32_or_b64(ptx_type t)
+{
+    return t == PTX_T_B32 || t == PTX_T_B64;
+}
+
+static bool is_int32_or_64(ptx_type t)
+{
+    return t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_U64 || t == PTX_T_S64;
+}
+
+/* The forms of the bit-manipulation and float-function opcodes. */
+static bool check_bits_and_functions(const char *text, size_t len, const ptx_insn *in, char *why,
+                                     size_t whylen)
+{
+    ptx_type t = (ptx_type)in->type;
+    bool ok;
+    switch (in->op) {
+    case PTX_OP_SHF: case PTX_OP_PRMT: ok = t == PTX_T_B32; break;
+    case PTX_OP_MUL24: case PTX_OP_MAD24:
+        ok = (t == PTX_T_U32 || t == PTX_T_S32) && !(in->mods & PTX_MOD_WIDE);
+        break;
+    case PTX_OP_BFI: case PTX_OP_POPC: case PTX_OP_CLZ: case PTX_OP_BREV: ok = is_b32_or_b64(t); break;
+    case PTX_OP_BFE: case PTX_OP_BFIND: ok = is_int32_or_64(t); break;
+    case PTX_OP_SAD:
+        ok = is_int32_or_64(t) || t == PTX_T_U16 || t == PTX_T_S16;
+        break;
+    case PTX_OP_COPYSIGN: case PTX_OP_TESTP: case PTX_OP_SQRT: case PTX_OP_RSQRT:
+        ok = ptx_type_is_float(t);
+        break;
+    default: /* ex2 lg2 sin cos tanh: .f32 only here */
+        ok = t == PTX_T_F32;
+        break;
+    }
+    if (!ok)
+        return fail(why, whylen, "%.*s: type not supported", text, len);
+    if (in->op == PTX_OP_SQRT && t == PTX_T_F64 && (in->mods & PTX_MOD_FTZ))
+        return fail(why, whylen, "%.*s: .ftz on an f64 square root", text, len);
+    if (in->op == PTX_OP_SQRT && !is_float_arith_rounding_ok(in))
+        return fail(why, whylen, "%.*s: rounding not supported", text, len);
+    return true;
 }
 
 /* What the modifiers together must satisfy for the interpreter to run it. */
@@ -220,8 +315,9 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_DIV:
         if (ptx_type_is_float(t) && !is_float_arith_rounding_ok(in))
-            return fail(why, whylen, "%.*s: only round-to-nearest (.rn) float arithmetic is implemented",
-                        text, len);
+            return fail(why, whylen, "%.*s: integral rounding on float arithmetic", text, len);
+        if (!ptx_type_is_float(t) && in->round != PTX_RND_DEFAULT)
+            return fail(why, whylen, "%.*s: rounding on integer arithmetic", text, len);
         if (!ptx_type_is_float(t) && (in->mods & (PTX_MOD_FTZ)))
             return fail(why, whylen, "%.*s: .ftz on an integer type", text, len);
         if (!ptx_type_is_float(t) && (in->mods & PTX_MOD_SAT) && t != PTX_T_S32)
@@ -243,18 +339,21 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
         if (s == PTX_T_NONE || s == PTX_T_PRED || t == PTX_T_PRED)
             return fail(why, whylen, "%.*s: needs a destination and a source type", text, len);
         bool to_f = ptx_type_is_float(t), from_f = ptx_type_is_float(s);
-        /* Rounding to an integral value is exact whatever the mode; only
-         * inexact results in a mode other than nearest are not implemented. */
+        /* .rn .rz .rm .rp: the rounding of a conversion to a float (f64
+         * to f32, an integer to a float); a float to an integer rounds to an
+         * integral value (.rni ...). */
         bool inexact_round = in->round == PTX_RND_RZ || in->round == PTX_RND_RM ||
                              in->round == PTX_RND_RP;
-        if (inexact_round && to_f && (!from_f || ptx_type_bytes(t) < ptx_type_bytes(s)))
-            return fail(why, whylen, "%.*s: only round-to-nearest is implemented for this conversion",
-                        text, len);
         if (inexact_round && from_f && !to_f)
             return fail(why, whylen, "%.*s: float-to-integer conversion needs an integer rounding",
                         text, len);
         break;
     }
+    case PTX_OP_SHF: case PTX_OP_BFI: case PTX_OP_BFE: case PTX_OP_BFIND: case PTX_OP_POPC:
+    case PTX_OP_CLZ: case PTX_OP_BREV: case PTX_OP_PRMT: case PTX_OP_SAD: case PTX_OP_COPYSIGN:
+    case PTX_OP_TESTP: case PTX_OP_SQRT: case PTX_OP_RSQRT: case PTX_OP_EX2: case PTX_OP_LG2:
+    case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_TANH: case PTX_OP_MUL24: case PTX_OP_MAD24:
+        return check_bits_and_functions(text, len, in, why, whylen);
     case PTX_OP_CVTA:
         if (in->space == PTX_SPACE_GENERIC || in->space == PTX_SPACE_PARAM ||
             (t != PTX_T_U64 && t != PTX_T_U32))
@@ -295,6 +394,7 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
     const char *end = text + len;
     /* atom needs its operation; only add exists here. */
     bool saw_atom_add = false, saw_sync = false;
+    unsigned shf_words = 0; /* shf needs a direction (.l/.r) and a mode (.wrap/.clamp) */
     while (p && p < end) {
         const char *w = p + 1;
         const char *next = memchr(w, '.', (size_t)(end - w));
@@ -305,6 +405,9 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
             saw_atom_add = true;
         if (word_is(w, n, "sync"))
             saw_sync = true;
+        if (oi->op == PTX_OP_SHF)
+            shf_words |= (word_is(w, n, "l") || word_is(w, n, "r")) ? 1u
+                         : (word_is(w, n, "wrap") || word_is(w, n, "clamp")) ? 2u : 0u;
         if (!apply_modifier(oi, w, n, in, &ntypes, why, whylen)) {
             size_t used = strlen(why);
             snprintf(why + used, whylen - used, " in %.*s", (int)len, text);
@@ -316,6 +419,10 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
         return fail(why, whylen, "%.*s: only atom.add is implemented", text, len);
     if (oi->op == PTX_OP_BAR && !saw_sync)
         return fail(why, whylen, "%.*s: only bar.sync is implemented", text, len);
+    if (oi->op == PTX_OP_SHF && shf_words != 3u)
+        return fail(why, whylen, "%.*s: shf needs .l or .r and .wrap or .clamp", text, len);
+    if (oi->op == PTX_OP_TESTP && in->cmp == 0xff)
+        return fail(why, whylen, "%.*s: testp needs the property to test", text, len);
     if (in->cmp == 0xff && oi->op != PTX_OP_SETP)
         in->cmp = 0;
     return check_form(text, len, in, why, whylen);

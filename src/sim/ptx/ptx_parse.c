@@ -785,6 +785,12 @@ static const operand_shape k_shapes[] = {
     { PTX_OP_SETP, 3, 4 }, { PTX_OP_SELP, 4, 4 }, { PTX_OP_CVT, 2, 2 }, { PTX_OP_CVTA, 2, 2 },
     { PTX_OP_BRA, 1, 1 }, { PTX_OP_RET, 0, 0 }, { PTX_OP_EXIT, 0, 0 }, { PTX_OP_BAR, 1, 2 },
     { PTX_OP_MEMBAR, 0, 0 }, { PTX_OP_ATOM, 3, 3 }, { PTX_OP_TRAP, 0, 0 }, { PTX_OP_RCP, 2, 2 },
+    /* ptx_alu_bits.c and ptx_alu_math.c */
+    { PTX_OP_SHF, 4, 4 }, { PTX_OP_BFI, 5, 5 }, { PTX_OP_BFE, 4, 4 }, { PTX_OP_BFIND, 2, 2 },
+    { PTX_OP_POPC, 2, 2 }, { PTX_OP_CLZ, 2, 2 }, { PTX_OP_BREV, 2, 2 }, { PTX_OP_PRMT, 4, 4 },
+    { PTX_OP_SAD, 4, 4 }, { PTX_OP_COPYSIGN, 3, 3 }, { PTX_OP_TESTP, 2, 2 }, { PTX_OP_SQRT, 2, 2 },
+    { PTX_OP_RSQRT, 2, 2 }, { PTX_OP_EX2, 2, 2 }, { PTX_OP_LG2, 2, 2 }, { PTX_OP_SIN, 2, 2 },
+    { PTX_OP_COS, 2, 2 }, { PTX_OP_TANH, 2, 2 }, { PTX_OP_MUL24, 3, 3 }, { PTX_OP_MAD24, 4, 4 },
 };
 
 static bool is_value(const ptx_operand *o)
