@@ -101,3 +101,18 @@ uint64_t ptx_test_gpu_f64_bits(double d)
 {
     return isnan(d) ? PTX_TEST_NAN_F64 : ptx_test_f64_bits(d);
 }
+
+/* The floats in ascending order map onto consecutive integers: the negative
+ * ones (sign bit set) are mirrored below the positive ones, -0 just under +0. */
+static int64_t ordered_f32(float f)
+{
+    uint32_t u = ptx_test_f32_bits(f);
+    return u & 0x80000000u ? -(int64_t)(u & 0x7FFFFFFFu) - 1 : (int64_t)u;
+}
+
+uint32_t ptx_test_ulp_distance_f32(float a, float b)
+{
+    cr_assert(!isnan(a) && !isnan(b), "ulp distance of a NaN");
+    int64_t d = ordered_f32(a) - ordered_f32(b);
+    return (uint32_t)(d < 0 ? -d : d);
+}

@@ -38,5 +38,9 @@ double ptx_test_f64_from_bits(uint64_t u);
  * canonical NaN when f is a NaN (the host's NaNs differ in sign and payload). */
 uint32_t ptx_test_gpu_f32_bits(float f);
 uint64_t ptx_test_gpu_f64_bits(double d);
+/* How many floats lie between a and b, plus one if they differ (0 when
+ * their bits are equal; +0 and -0 are 1 apart): the distance in units in the
+ * last place. Neither may be a NaN. */
+uint32_t ptx_test_ulp_distance_f32(float a, float b);
 
 #endif

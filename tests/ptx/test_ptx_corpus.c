@@ -243,6 +243,109 @@ Test(ptx_corpus, convolution_3x3_clamps_at_the_edges)
     corpus_end(ctx, mod);
 }
 
+Test(ptx_corpus, row_normalisation_by_a_tree_reduced_sum_and_ieee_division)
+{
+    enum { ROWS = 5, COLS = 300, THREADS = 256 }; /* 300 columns: threads 0-43 add two */
+    static float in[ROWS * COLS], out[ROWS * COLS], sums[ROWS];
+    uint32_t seed = 606;
+    for (int i = 0; i < ROWS * COLS; i++)
+        in[i] = random_float(&seed);
+    for (int c = 0; c < COLS; c++) {
+        in[1 * COLS + c] = c % 2 ? 0.0f : -0.0f; /* a sum of +0: every quotient is NaN */
+        in[3 * COLS + c] = c % 3 ? fabsf(in[3 * COLS + c]) : -0.0f;
+        in[4 * COLS + c] = ptx_test_f32_from_bits((uint32_t)c * 977u % 0x7FFFFFu + 1u); /* denormals */
+    }
+    in[2 * COLS + 7] = INFINITY; /* the sum is inf: quotients are +-0, inf/inf is NaN */
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = corpus_begin("corpus_normalize.ptx", "corpus_normalize", &ctx, &mod);
+    CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
+    CUdeviceptr dsums = ptx_test_upload(NULL, sizeof sums);
+    int cols = COLS;
+    float cap = 0.0625f;
+    void *args[] = { &din, &dout, &dsums, &cols, &cap };
+    ptx_test_run(f, (unsigned[3]){ ROWS, 1, 1 }, (unsigned[3]){ THREADS, 1, 1 }, 0, args);
+    ptx_test_download(out, dout, sizeof out);
+    ptx_test_download(sums, dsums, sizeof sums);
+    for (int r = 0; r < ROWS; r++) {
+        const float *row = in + r * COLS;
+        float part[THREADS]; /* the kernel's order: strided sums, then the tree */
+        for (int t = 0; t < THREADS; t++) {
+            part[t] = 0.0f;
+            for (int i = t; i < COLS; i += THREADS)
+                part[t] += row[i];
+        }
+        for (int stride = THREADS / 2; stride > 0; stride >>= 1)
+            for (int t = 0; t < stride; t++)
+                part[t] += part[t + stride];
+        assert_same_f32(sums[r], part[0], "sums", r);
+        for (int i = 0; i < COLS; i++) {
+            float v = row[i] / part[0];
+            assert_same_f32(out[r * COLS + i], v < 0.0f ? -fminf(-v, cap) : fminf(v, cap), "out", r * COLS + i);
+        }
+    }
+    cr_assert_eq(ptx_test_f32_bits(out[1 * COLS]), ptx_test_f32_bits(cap), "0/0 is NaN, which min turns into cap");
+    corpus_end(ctx, mod);
+}
+
+Test(ptx_corpus, ulp_distance_counts_the_floats_between)
+{
+    cr_assert_eq(ptx_test_ulp_distance_f32(1.0f, 1.0f), 0u);
+    cr_assert_eq(ptx_test_ulp_distance_f32(1.0f, nextafterf(1.0f, 2.0f)), 1u);
+    cr_assert_eq(ptx_test_ulp_distance_f32(0.0f, -0.0f), 1u);
+    cr_assert_eq(ptx_test_ulp_distance_f32(-1e-45f, 1e-45f), 3u); /* -min, -0, +0, +min */
+    cr_assert_eq(ptx_test_ulp_distance_f32(-FLT_MAX, INFINITY), 0xFF000000u); /* 0x7F7FFFFF below -0, 1, 0x7F800000 above +0 */
+}
+
+/* The blocks' sums reach the result in the atomics' order, so the result is
+ * compared within a bound: all terms are positive, so each of the BLOCKS-1
+ * additions rounds by at most half an ulp of the final sum, and two orders
+ * differ by at most BLOCKS-1 ulps. The 64-bit count is exact. */
+Test(ptx_corpus, dot_product_with_float_and_64_bit_atomics)
+{
+    enum { BLOCKS = 8, THREADS = 128, N = BLOCKS * THREADS * 3 + 5 };
+    static float a[N], b[N];
+    uint32_t seed = 321;
+    const float big = 8.0f;
+    unsigned long long want_count = 0;
+    for (int i = 0; i < N; i++) {
+        a[i] = fabsf(random_float(&seed));
+        b[i] = fabsf(random_float(&seed));
+        want_count += a[i] > big;
+    }
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = corpus_begin("corpus_dot.ptx", "corpus_dot", &ctx, &mod);
+    CUdeviceptr da = ptx_test_upload(a, sizeof a), db = ptx_test_upload(b, sizeof b);
+    CUdeviceptr dresult = ptx_test_upload(NULL, sizeof(float));
+    CUdeviceptr dcount = ptx_test_upload(NULL, sizeof(unsigned long long));
+    int n = N;
+    float threshold = big;
+    void *args[] = { &da, &db, &n, &threshold, &dresult, &dcount };
+    ptx_test_run(f, (unsigned[3]){ BLOCKS, 1, 1 }, (unsigned[3]){ THREADS, 1, 1 }, 0, args);
+    float result;
+    unsigned long long count;
+    ptx_test_download(&result, dresult, sizeof result);
+    ptx_test_download(&count, dcount, sizeof count);
+    cr_assert_eq(count, want_count, "count %llu, want %llu", count, want_count);
+    float want = 0.0f;
+    for (int blk = 0; blk < BLOCKS; blk++) {
+        float part[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            part[t] = 0.0f;
+            for (int i = blk * THREADS + t; i < N; i += BLOCKS * THREADS)
+                part[t] = fmaf(a[i], b[i], part[t]);
+        }
+        for (int stride = THREADS / 2; stride > 0; stride >>= 1)
+            for (int t = 0; t < stride; t++)
+                part[t] += part[t + stride];
+        want += part[0];
+    }
+    cr_assert_leq(ptx_test_ulp_distance_f32(result, want), (uint32_t)(BLOCKS - 1), "dot %a, want %a within %d ulps",
+                  (double)result, (double)want, BLOCKS - 1);
+    corpus_end(ctx, mod);
+}
+
 /* A float-to-integer cvt of PTX: v rounded as asked (already done by the
  * caller), NaN to 0, values past the destination's range to its bound. */
 static int64_t saturate_to_int(double rounded, double lo, double hi_exclusive, int64_t lo_int, int64_t hi_int)
