@@ -346,6 +346,49 @@ Test(ptx_corpus, dot_product_with_float_and_64_bit_atomics)
     corpus_end(ctx, mod);
 }
 
+Test(ptx_corpus, float4_scale_and_packed_rgba_to_grey)
+{
+    enum { BLOCK = 64, N = 2 * BLOCK + 1 };
+    static float in[N * 4], out[N * 4 + 4];
+    static uint32_t rgba[N];
+    static uint8_t grey[N + 1];
+    uint32_t seed = 4444;
+    for (int i = 0; i < N * 4; i++)
+        in[i] = random_float(&seed);
+    for (int i = 0; i < N; i++)
+        rgba[i] = ptx_test_random(&seed);
+    in[1] = NAN;
+    in[2] = -0.0f;
+    in[3] = INFINITY;
+    rgba[0] = 0xFFFFFFFFu; /* white: 255 */
+    rgba[1] = 0x00000000u;
+    rgba[2] = 0xFF0000FFu; /* red only: (77*255 + 128) >> 8 */
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = corpus_begin("corpus_vec4.ptx", "corpus_vec4", &ctx, &mod);
+    CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
+    CUdeviceptr drgba = ptx_test_upload(rgba, sizeof rgba), dgrey = ptx_test_upload(NULL, sizeof grey);
+    float scale = 1.0f / 3.0f, offset = -0.0f; /* -0 + -0 stays -0 */
+    int n = N;
+    void *args[] = { &din, &dout, &scale, &offset, &drgba, &dgrey, &n };
+    ptx_test_run(f, (unsigned[3]){ (N + BLOCK - 1) / BLOCK, 1, 1 }, (unsigned[3]){ BLOCK, 1, 1 }, 0, args);
+    ptx_test_download(out, dout, sizeof out);
+    ptx_test_download(grey, dgrey, sizeof grey);
+    for (int i = 0; i < N * 4; i++)
+        assert_same_f32(out[i], fmaf(in[i], scale, offset), "out", i);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(ptx_test_f32_bits(out[N * 4 + i]), 0u, "wrote past n");
+    cr_assert_eq(ptx_test_f32_bits(out[2]), 0x80000000u, "-0 * s + -0 is -0");
+    for (int i = 0; i < N; i++) {
+        uint32_t p = rgba[i];
+        uint32_t want = (77u * (p & 0xFFu) + 150u * (p >> 8 & 0xFFu) + 29u * (p >> 16 & 0xFFu) + 128u) >> 8;
+        cr_assert_eq(grey[i], want, "grey[%d] = %u, want %u (0x%08x)", i, grey[i], want, p);
+    }
+    cr_assert_eq(grey[0], 255);
+    cr_assert_eq(grey[N], 0, "wrote past n");
+    corpus_end(ctx, mod);
+}
+
 /* A float-to-integer cvt of PTX: v rounded as asked (already done by the
  * caller), NaN to 0, values past the destination's range to its bound. */
 static int64_t saturate_to_int(double rounded, double lo, double hi_exclusive, int64_t lo_int, int64_t hi_int)

@@ -344,6 +344,42 @@ Test(ptx_corpus_int, grid_stride_loop_over_a_3d_grid_of_3d_blocks)
     corpus_end(ctx, mod);
 }
 
+Test(ptx_corpus_int, median_3x3_through_a_per_thread_local_array)
+{
+    enum { W = 29, H = 19, B = 8 };
+    static int32_t img[W * H], out[W * H];
+    uint32_t seed = 2718;
+    for (int i = 0; i < W * H; i++)
+        img[i] = (int32_t)(ptx_test_random(&seed) % 64u) - 32; /* many ties */
+    img[0] = INT32_MIN;
+    img[1] = INT32_MAX;
+    img[W] = INT32_MIN;
+    img[W * H - 1] = INT32_MAX;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = corpus_begin("corpus_median.ptx", "corpus_median", &ctx, &mod);
+    CUdeviceptr dimg = ptx_test_upload(img, sizeof img), dout = ptx_test_upload(NULL, sizeof out);
+    int width = W, height = H;
+    void *args[] = { &dimg, &dout, &width, &height };
+    ptx_test_run(f, (unsigned[3]){ (W + B - 1) / B, (H + B - 1) / B, 1 }, (unsigned[3]){ B, B, 1 }, 0, args);
+    ptx_test_download(out, dout, sizeof out);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int32_t v[9];
+            int n = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int yy = y + dy < 0 ? 0 : y + dy >= H ? H - 1 : y + dy;
+                    int xx = x + dx < 0 ? 0 : x + dx >= W ? W - 1 : x + dx;
+                    v[n++] = img[yy * W + xx];
+                }
+            qsort(v, 9, sizeof *v, compare_int32);
+            cr_assert_eq(out[y * W + x], v[4], "median(%d,%d) = %d, want %d", x, y, out[y * W + x], v[4]);
+        }
+    cr_assert_eq(out[0], INT32_MIN, "the corner's clamped neighbourhood holds INT32_MIN six times");
+    corpus_end(ctx, mod);
+}
+
 static uint32_t rotate_left(uint32_t x, unsigned r)
 {
     return x << r | x >> (32u - r);
