@@ -52,4 +52,15 @@ void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigne
 /* A device-side fault: the launch fails with it, the block stops. */
 void ptx_block_fault(ptx_block *blk, gg_sim_trap kind);
 
+/* The value of a register, constant or special-register operand for one
+ * lane, read as type t (negated if written !%p) (ptx_exec.c). */
+uint64_t ptx_operand_value(const ptx_block *blk, const ptx_warp *w, unsigned lane,
+                           const ptx_operand *o, ptx_type t);
+
+/* The register slot r of a lane. */
+static inline uint64_t *ptx_lane_reg(ptx_warp *w, uint32_t r, unsigned lane)
+{
+    return &w->regs[(size_t)r * PTX_WARP_SIZE + lane];
+}
+
 #endif

@@ -27,8 +27,8 @@
 #include "ptx_alu_warp.h"
 #include "ptx_block.h"
 #include "ptx_module.h"
+#include "ptx_warp_ops.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +152,12 @@ static uint64_t read_operand(const ptx_block *blk, const ptx_warp *w, unsigned l
     return o->negate ? v ^ 1u : v;
 }
 
+uint64_t ptx_operand_value(const ptx_block *blk, const ptx_warp *w, unsigned lane,
+                           const ptx_operand *o, ptx_type t)
+{
+    return read_operand(blk, w, lane, o, t);
+}
+
 static ptx_type wide_type(ptx_type t)
 {
     switch (t) {
@@ -236,37 +242,6 @@ static void do_store(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t a
             uint64_t v = in->vec > 1 ? REG(w, src->vec[e], lane) : read_operand(blk, w, lane, src, t);
             memcpy(p + e * size, &v, size);
         }
-    }
-}
-
-/* atom.add: C11 atomics, since host threads and other launches may touch
- * the same memory at the same time. */
-static void do_atomic_add(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
-{
-    ptx_type t = (ptx_type)in->type;
-    unsigned size = ptx_type_bytes(t);
-    for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
-        unsigned lane = lowest_lane(m);
-        void *p = ptx_memory_resolve(blk, (ptx_space)in->space, operand_address(w, lane, &in->ops[1]),
-                                     size, w->index * PTX_WARP_SIZE + lane);
-        if (!p)
-            return;
-        uint64_t v = read_operand(blk, w, lane, &in->ops[2], t), old;
-        if (t == PTX_T_F32) {
-            _Atomic uint32_t *a = p;
-            uint32_t cur = atomic_load_explicit(a, memory_order_relaxed), sum;
-            do {
-                ptx_insn add = { .op = PTX_OP_ADD, .type = PTX_T_F32 };
-                sum = (uint32_t)ptx_alu(&add, cur, v, 0);
-            } while (!atomic_compare_exchange_weak_explicit(a, &cur, sum, memory_order_relaxed,
-                                                            memory_order_relaxed));
-            old = cur;
-        } else if (size == 4) {
-            old = atomic_fetch_add_explicit((_Atomic uint32_t *)p, (uint32_t)v, memory_order_relaxed);
-        } else {
-            old = atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
-        }
-        REG(w, in->ops[0].reg, lane) = ptx_value_store(old, t);
     }
 }
 
@@ -411,7 +386,10 @@ static void step(ptx_block *blk, ptx_warp *w)
         break;
     case PTX_OP_LD: do_load(blk, w, in, active); break;
     case PTX_OP_ST: do_store(blk, w, in, active); break;
-    case PTX_OP_ATOM: do_atomic_add(blk, w, in, active); break;
+    case PTX_OP_ATOM:
+    case PTX_OP_RED: ptx_exec_atomic(blk, w, in, active); break;
+    case PTX_OP_SHFL: case PTX_OP_VOTE: case PTX_OP_ACTIVEMASK: case PTX_OP_MATCH:
+    case PTX_OP_REDUX: case PTX_OP_WARPSYNC: ptx_exec_warp_op(blk, w, in, active); break;
     case PTX_OP_CVTA: do_cvta(w, in, active, blk); break;
     case PTX_OP_MOV:
         if (in->ops[0].kind == PTX_OPND_VEC || in->ops[1].kind == PTX_OPND_VEC) {

@@ -48,8 +48,26 @@ typedef enum ptx_opcode {
     PTX_OP_AND, PTX_OP_OR, PTX_OP_XOR, PTX_OP_NOT, PTX_OP_SHL, PTX_OP_SHR,
     PTX_OP_SETP, PTX_OP_SELP, PTX_OP_CVT, PTX_OP_CVTA,
     PTX_OP_BRA, PTX_OP_RET, PTX_OP_EXIT, PTX_OP_BAR, PTX_OP_MEMBAR, PTX_OP_ATOM,
-    PTX_OP_TRAP, PTX_OP_ASSERTFAIL, PTX_OP_RCP
+    PTX_OP_TRAP, PTX_OP_ASSERTFAIL, PTX_OP_RCP,
+    /* Warp-level instructions and reductions to memory (ptx_warp_ops.c,
+     * ptx_atomic.c); `subop` says which operation or mode. */
+    PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK, PTX_OP_MATCH, PTX_OP_REDUX,
+    PTX_OP_WARPSYNC
 } ptx_opcode;
+
+/* ptx_insn.subop of atom, red and redux.sync. */
+typedef enum ptx_atomop {
+    PTX_ATOM_ADD = 0, PTX_ATOM_EXCH, PTX_ATOM_CAS, PTX_ATOM_MIN, PTX_ATOM_MAX,
+    PTX_ATOM_AND, PTX_ATOM_OR, PTX_ATOM_XOR, PTX_ATOM_INC, PTX_ATOM_DEC,
+    PTX_ATOM_NONE = 0xff  /* not given yet (while decoding) */
+} ptx_atomop;
+
+/* ptx_insn.subop of shfl.sync, vote.sync and match.sync. */
+typedef enum ptx_warp_mode {
+    PTX_SHFL_UP = 0, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX,
+    PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT,
+    PTX_MATCH_ANY, PTX_MATCH_ALL
+} ptx_warp_mode;
 
 typedef enum ptx_space {
     PTX_SPACE_GENERIC = 0, PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL,
@@ -63,7 +81,8 @@ enum {
     PTX_MOD_FTZ = 1u << 2,    /* f32 subnormal inputs and results flushed to zero */
     PTX_MOD_SAT = 1u << 3,    /* float result clamped to [0, 1]; cvt: to the integer range */
     PTX_MOD_TO = 1u << 4,     /* cvta.to.<space>: generic to space */
-    PTX_MOD_UNI = 1u << 5     /* bra.uni */
+    PTX_MOD_UNI = 1u << 5,    /* bra.uni */
+    PTX_MOD_PRED_DST = 1u << 6 /* d|p: the second destination is ptx_insn.pred_dst */
 };
 
 /* Rounding of cvt (and what it means for float arithmetic: only RN). */
@@ -111,7 +130,7 @@ typedef struct ptx_operand {
     ptx_sreg sreg;
 } ptx_operand;
 
-#define PTX_MAX_OPERANDS 4
+#define PTX_MAX_OPERANDS 5 /* shfl.sync d, a, b, c, membermask */
 
 typedef struct ptx_insn {
     uint8_t op;           /* ptx_opcode */
@@ -128,6 +147,8 @@ typedef struct ptx_insn {
     uint32_t pred;        /* guard predicate register, PTX_NO_REG: none */
     uint32_t target;      /* bra: instruction index */
     uint32_t line;        /* source line, for messages */
+    uint8_t subop;        /* atom/red/redux: ptx_atomop; shfl/vote/match: ptx_warp_mode */
+    uint32_t pred_dst;    /* with PTX_MOD_PRED_DST: the predicate register of d|p */
     ptx_operand ops[PTX_MAX_OPERANDS];
 } ptx_insn;
 
