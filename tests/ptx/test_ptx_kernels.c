@@ -379,8 +379,9 @@ Test(ptx_kernels, load_data_ex_fills_the_error_log)
     sim_test_assert_no_leaks();
 }
 
-/* A kernel spinning on a flag that never comes is killed by the watchdog:
- * the interpreter polls rt->cancelled() while it loops. */
+/* A kernel spinning on a flag that never comes is killed by the watchdog,
+ * which for PTX kernels counts simulated time (test_ptx_sim_time.c): no
+ * bound on the wall-clock time it takes here but the suite's timeout. */
 Test(ptx_kernels, hung_kernel_is_killed_by_the_watchdog)
 {
     sim_test_init(SIM_TEST_FAST_WATCHDOG);
@@ -389,11 +390,8 @@ Test(ptx_kernels, hung_kernel_is_killed_by_the_watchdog)
     void *args[] = { &flag };
     CUmodule m;
     CUfunction f = load_kernel("spin.ptx", "spin", &m);
-    struct timespec t0 = sim_test_now();
     launch(f, 2, 64, 0, args);
     CU_IS(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_TIMEOUT);
-    double ms = sim_test_ms_since(t0);
-    cr_assert(ms >= 90 && ms < 5000, "killed after %.0f ms", ms);
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }

@@ -28,6 +28,7 @@ typedef struct ptx_warp {
     uint32_t index;
     uint32_t lane_pc[PTX_WARP_SIZE];
     uint64_t *regs;           /* [register][lane] */
+    uint64_t insns;           /* warp-instructions run: its simulated clock */
 } ptx_warp;
 
 typedef struct ptx_block {
@@ -42,6 +43,7 @@ typedef struct ptx_block {
     ptx_window_fn window;     /* NULL: rt->map() for every global access */
     ptx_global_window windows[PTX_GLOBAL_WINDOWS]; /* recently used allocations */
     unsigned next_window;     /* the one to replace next (round robin) */
+    ptx_sim_clock *clock;     /* the launch's simulated time */
 } ptx_block;
 
 /* Host address of `bytes` at address addr of `space` for thread `thread`,

@@ -109,6 +109,11 @@ static uint64_t special_register(const ptx_block *blk, const ptx_warp *w, unsign
     case PTX_SREG_WARPID: return w->index;
     case PTX_SREG_NWARPID: return blk->nwarps;
     case PTX_SREG_WARPSZ: return PTX_WARP_SIZE;
+    case PTX_SREG_CLOCK: case PTX_SREG_CLOCK64: /* mov.u32 keeps the low half */
+        return ptx_sim_time_ns(blk->clock, w->insns) * PTX_SIM_CYCLES_PER_NS;
+    case PTX_SREG_GLOBALTIMER: return ptx_sim_time_ns(blk->clock, w->insns);
+    case PTX_SREG_GLOBALTIMER_LO: return (uint32_t)ptx_sim_time_ns(blk->clock, w->insns);
+    case PTX_SREG_GLOBALTIMER_HI: return ptx_sim_time_ns(blk->clock, w->insns) >> 32;
     default: return 0;
     }
 }
@@ -440,10 +445,19 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     return true;
 }
 
-void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
-                   ptx_window_fn window)
+/* The simulated clock of the block's latest warp. */
+static uint64_t latest_warp_clock(const ptx_warp *warps, unsigned nwarps)
 {
-    ptx_block blk = { .m = m, .k = k, .b = b, .window = window };
+    uint64_t latest = 0;
+    for (unsigned i = 0; i < nwarps; i++)
+        latest = warps[i].insns > latest ? warps[i].insns : latest;
+    return latest;
+}
+
+void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                   ptx_window_fn window, ptx_sim_clock *clock)
+{
+    ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .clock = clock };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
         free(blk.shared);
@@ -457,6 +471,14 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
         for (unsigned i = 0; i < blk.nwarps && !stopped; i++) {
             ptx_warp *w = &warps[i];
             while (w->group) {
+                /* The watchdog in simulated time: the same instruction of
+                 * the same launch is the last one, however fast the host. */
+                if (w->insns >= clock->insn_limit) {
+                    clock->expired = true;
+                    stopped = true;
+                    break;
+                }
+                w->insns++;
                 step(&blk, w);
                 if (blk.faulted) {
                     stopped = true;
@@ -474,12 +496,14 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
         if (stopped)
             break;
         /* No warp can run: every live thread waits at the barrier, or
-         * none is left. */
+         * none is left. The barrier ends when its latest warp arrives. */
+        uint64_t latest = latest_warp_clock(warps, blk.nwarps);
         bool released = false;
         for (unsigned i = 0; i < blk.nwarps; i++) {
             ptx_warp *w = &warps[i];
             if (!w->at_barrier)
                 continue;
+            w->insns = latest;
             w->waiting |= w->at_barrier;
             w->at_barrier = 0;
             select_group(w);
@@ -488,6 +512,8 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
         if (!released)
             break;
     }
+    uint64_t latest = latest_warp_clock(warps, blk.nwarps);
+    clock->insns = latest > clock->insns ? latest : clock->insns;
     free(warps ? warps[0].regs : NULL);
     free(warps);
     free(blk.shared);

@@ -520,6 +520,9 @@ static const struct { const char *name; ptx_sreg sreg; } k_sregs[] = {
     { "%nctaid.x", PTX_SREG_NCTAID_X }, { "%nctaid.y", PTX_SREG_NCTAID_Y }, { "%nctaid.z", PTX_SREG_NCTAID_Z },
     { "%laneid", PTX_SREG_LANEID }, { "%warpid", PTX_SREG_WARPID }, { "%nwarpid", PTX_SREG_NWARPID },
     { "WARP_SZ", PTX_SREG_WARPSZ },
+    { "%clock", PTX_SREG_CLOCK }, { "%clock64", PTX_SREG_CLOCK64 },
+    { "%globaltimer", PTX_SREG_GLOBALTIMER }, { "%globaltimer_lo", PTX_SREG_GLOBALTIMER_LO },
+    { "%globaltimer_hi", PTX_SREG_GLOBALTIMER_HI },
 };
 
 static int find_sreg(const ptx_token *t)
