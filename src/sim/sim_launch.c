@@ -421,7 +421,8 @@ void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
     if (l->fn->ptx) {
         /* Monotonic: a launch that ran beside a later-ending one does not
          * move the device's clock back. */
-        uint64_t end = ptx_sim_time_ns(&l->sim_clock, l->sim_clock.insns), seen = atomic_load(&l->ctx->dev->sim_time_ns);
+        unsigned long long end = ptx_sim_time_ns(&l->sim_clock, l->sim_clock.insns);
+        unsigned long long seen = atomic_load(&l->ctx->dev->sim_time_ns);
         while (seen < end && !atomic_compare_exchange_weak(&l->ctx->dev->sim_time_ns, &seen, end)) {
         }
     }

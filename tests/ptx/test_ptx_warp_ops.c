@@ -774,7 +774,7 @@ Test(ptx_warp_ops, unimplemented_forms_are_refused_at_load)
         { "shfl.sync.down.b64 %rd1, %rd2, 1, 31, -1;", "shfl takes .b32" },
         { "shfl.down.b32 %r1, %r2, 1, 31;", "only the .sync forms" },
         { "shfl.sync.b32 %r1, %r2, 1, 31, -1;", "no mode" },
-        { "shfl.sync.idx.b32 %r1, %r2, %laneid, 31, -1;", "must be a register or a constant" },
+        { "shfl.sync.idx.b32 %r1, %r2, [%rd1], 31, -1;", "operand 3 must be a register or a constant" },
         { "vote.all.pred %p1, %p2;", "only the .sync forms" },
         { "vote.sync.ballot.pred %p1, %p2, -1;", "vote.ballot takes .b32" },
         { "add.s32 %r1|%p1, %r2, %r3;", "operand form not supported" },

@@ -798,9 +798,10 @@ static bool is_value(const ptx_operand *o)
     return o->kind == PTX_OPND_REG || o->kind == PTX_OPND_IMM || o->kind == PTX_OPND_SREG;
 }
 
-/* atom, red and the warp-level instructions: registers and constants
- * only (a special register as a value is refused), and d|p only where PTX
- * has it (shfl.sync, match.all.sync). */
+/* atom, red and the warp-level instructions: their destination and
+ * address where they have them, values (registers, constants, special
+ * registers) elsewhere, and d|p only where PTX has it (shfl.sync,
+ * match.all.sync). */
 static bool check_warp_operands(parser *p, const ptx_insn *in, uint32_t line)
 {
     const ptx_operand *o = in->ops;
@@ -830,7 +831,7 @@ static bool check_warp_operands(parser *p, const ptx_insn *in, uint32_t line)
         break;
     }
     for (int i = first_value; i < n; i++)
-        if (o[i].kind != PTX_OPND_REG && o[i].kind != PTX_OPND_IMM)
+        if (!is_value(&o[i]))
             return fail_at(p, line, "operand %d must be a register or a constant", i + 1);
     return true;
 }
