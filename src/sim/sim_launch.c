@@ -410,8 +410,9 @@ void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
     (void)s;
     const sim_device_config *cfg = l->ctx->dev->cfg;
     l->clock = clock;
-    /* Started before the watchdog's clock starts: a timed-out launch's
-     * recorded run time is at least the watchdog's limit. */
+    /* Started before the watchdog's clock starts: a launch the wall-clock
+     * watchdog timed out has a recorded run time of at least its limit (one
+     * killed in simulated time may have run for less wall-clock time). */
     sim_truth_started(&l->truth);
     start_sim_clock(l, cfg);
     l->has_deadline = cfg->watchdog && !(l->fn->ptx && !l->rule);
