@@ -16,12 +16,13 @@ TestSuite(ptx_sim_time, .timeout = 60);
 
 /* Device 0: watchdog 100 ms at 50 ns a warp-instruction (2,000,000 of
  * them); device 1: the same watchdog at 100 ns (1,000,000); device 2: no
- * watchdog, 0.5 ns. */
+ * watchdog, 0.5 ns; device 3: no watchdog, 1 ms (the largest cost). */
 #define TIME_CONFIG                                                                          \
     "{\"devices\":[{\"name\":\"wd50\",\"watchdog\":true,\"watchdog_ms\":100,"                 \
     "\"ns_per_warp_instruction\":50},"                                                       \
     "{\"name\":\"wd100\",\"watchdog\":true,\"watchdog_ms\":100,\"ns_per_warp_instruction\":100}," \
-    "{\"name\":\"nowd\",\"ns_per_warp_instruction\":0.5}]}"
+    "{\"name\":\"nowd\",\"ns_per_warp_instruction\":0.5},"                              \
+    "{\"name\":\"slow\",\"ns_per_warp_instruction\":1000000}]}"
 
 #define PTX_HEADER ".version 7.0\n.target sm_75\n.address_size 64\n"
 
@@ -67,6 +68,16 @@ static const char k_timer[] =
     "\tst.global.u64 [%rd7+32], %rd5;\n\tret;\n}\n"; /* 19-26 */
 
 enum { TIMER_INSNS = 26 };
+
+/* %globaltimer's 32-bit halves, at instructions 2 and 3, and the whole at 4. */
+static const char k_timer_halves[] =
+    PTX_HEADER
+    ".visible .entry timer_halves(.param .u64 p_out)\n{\n"
+    "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [p_out];\n\tmov.u32 %r1, %globaltimer_lo;\n"
+    "\tmov.u32 %r2, %globaltimer_hi;\n\tmov.u64 %rd2, %globaltimer;\n"
+    "\tst.global.u32 [%rd1], %r1;\n\tst.global.u32 [%rd1+4], %r2;\n"
+    "\tst.global.u64 [%rd1+8], %rd2;\n\tret;\n}\n";
 
 /* The simulated time after n warp-instructions at cost ns each. */
 static uint64_t at(uint64_t start, uint64_t n, double ns)
@@ -193,5 +204,37 @@ Test(ptx_sim_time, spinning_kernel_is_killed_or_cancelled)
         CU_OK(cuCtxDestroy_v2(c)); /* device 2: ends the running launch */
     }
     sim_test_assert_no_leaks();
+    alarm(0);
+}
+
+/* Past 2^32 ns (4.3 s) of a device's simulated time: count_to(1100) runs
+ * 4404 warp-instructions at 1 ms, then %globaltimer_lo and _hi are the
+ * halves of the clock at their own instructions. */
+Test(ptx_sim_time, globaltimer_halves_past_32_bits)
+{
+    alarm(50);
+    sim_test_init(TIME_CONFIG);
+    CUcontext c = sim_test_ctx(3);
+    CUmodule m, mh;
+    CU_OK(cuModuleLoadData(&m, k_count));
+    CU_OK(cuModuleLoadData(&mh, k_timer_halves));
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc_v2(&d, 16));
+    unsigned n = 1100;
+    void *args[] = { &d, &n };
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "count_to"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    void *hargs[] = { &d };
+    CU_OK(cuLaunchKernel(sim_test_kernel(mh, "timer_halves"), 1, 1, 1, 1, 1, 1, 0, NULL, hargs, NULL));
+    CU_OK(cuCtxSynchronize());
+    uint32_t halves[2];
+    uint64_t whole;
+    CU_OK(cuMemcpyDtoH_v2(halves, d, 8));
+    CU_OK(cuMemcpyDtoH_v2(&whole, d + 8, 8));
+    uint64_t start = 4404ull * 1000000u;
+    cr_assert_eq(halves[0], (uint32_t)(start + 2000000u));
+    cr_assert_eq(halves[1], (uint32_t)((start + 3000000u) >> 32));
+    cr_assert_eq(halves[1], 1u);
+    cr_assert_eq(whole, start + 4000000u);
+    CU_OK(cuCtxDestroy_v2(c));
     alarm(0);
 }
