@@ -797,3 +797,45 @@ Test(ptx_warp_ops, unimplemented_forms_are_refused_at_load)
     }
     CU_OK(cuCtxDestroy_v2(c));
 }
+
+/* Global atomics are host atomics: launches on two streams (two worker
+ * threads) adding to the same words at the same time lose no update. */
+static const char k_hammer[] =
+    PTX_HEADER
+    ".visible .entry hammer(.param .u64 p_g, .param .u32 p_n)\n{\n"
+    "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<2>;\n"
+    "\tld.param.u64 %rd1, [p_g];\n\tld.param.u32 %r2, [p_n];\n\tmov.u32 %r1, 0;\n"
+    "$L_loop:\n\tatom.global.add.u32 %r3, [%rd1], 1;\n\tred.global.add.u64 [%rd1+8], 3;\n"
+    "\tatom.global.inc.u32 %r3, [%rd1+16], -1;\n"
+    "\tadd.u32 %r1, %r1, 1;\n\tsetp.lt.u32 %p1, %r1, %r2;\n\t@%p1 bra.uni $L_loop;\n\tret;\n}\n";
+
+Test(ptx_warp_ops, global_atomics_from_concurrent_streams_lose_no_update)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(1); /* no watchdog */
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, k_hammer));
+    CUfunction f = sim_test_kernel(m, "hammer");
+    CUdeviceptr g = upload(NULL, 24);
+    unsigned n = 4000;
+    void *args[] = { &g, &n };
+    CUstream s[2];
+    enum { LAUNCHES = 3, BLOCKS = 4, THREADS = 64 };
+    for (int i = 0; i < 2; i++)
+        CU_OK(cuStreamCreate(&s[i], 0));
+    for (int l = 0; l < LAUNCHES; l++)
+        for (int i = 0; i < 2; i++)
+            CU_OK(cuLaunchKernel(f, BLOCKS, 1, 1, THREADS, 1, 1, 0, s[i], args, NULL));
+    CU_OK(cuCtxSynchronize());
+    struct { uint32_t add, pad; uint64_t red; uint32_t inc, pad2; } got;
+    CU_OK(cuMemcpyDtoH_v2(&got, g, sizeof got));
+    uint64_t total = 2ull * LAUNCHES * BLOCKS * THREADS * n;
+    cr_assert_eq(got.add, (uint32_t)total);
+    cr_assert_eq(got.red, 3 * total);
+    cr_assert_eq(got.inc, (uint32_t)total); /* bound UINT32_MAX: never wraps here */
+    for (int i = 0; i < 2; i++)
+        CU_OK(cuStreamDestroy_v2(s[i]));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
