@@ -63,7 +63,7 @@ static const opcode_info k_opcodes[] = {
     { "redux", PTX_OP_REDUX, C_SYNC | C_ATOMOP | C_TYPE },
 };
 
-/* Operations of atom, red and redux.sync (check_form says which types
+/* Operations of atom, red and redux.sync (atomop_takes says which types
  * each takes), and the modes of shfl.sync, vote.sync and match.sync. */
 static const struct word_value_op { const char *name; int value; ptx_opcode op; } k_subops[] = {
     { "add", PTX_ATOM_ADD, PTX_OP_ATOM }, { "exch", PTX_ATOM_EXCH, PTX_OP_ATOM },
