@@ -9,6 +9,9 @@
  *       "watchdog": false,               kernel run-time limit on/off
  *       "watchdog_ms": 2000,             the limit, > 0
  *       "multiprocessors": 8,
+ *       "ns_per_warp_instruction": 50,   simulated time of one PTX warp-instruction
+ *                                        (ns, in [0.001, 1000000]): %clock,
+ *                                        %globaltimer and the watchdog of PTX kernels
  *       "max_threads_per_block": 1024,
  *       "max_grid": [2147483647, 65535, 65535],
  *       "max_block": [1024, 1024, 64],
@@ -82,6 +85,7 @@ static void device_defaults(sim_device_config *d, int ordinal)
     d->watchdog = false;
     d->watchdog_ms = 2000;
     d->multiprocessors = 8;
+    d->ns_per_warp_instruction = 50.0;
     d->max_threads_per_block = 1024;
     d->stream_mem_ops = true;
     d->stream_mem_ops_64 = true;
@@ -166,6 +170,12 @@ static sim_status parse_device(const cJSON *o, int i, sim_device_config *d, perr
         } else if (!strcmp(k->string, "multiprocessors")) {
             if (!(st = get_uint(k, where, k->string, 1, 4096, &x, e)))
                 d->multiprocessors = (unsigned)x;
+        } else if (!strcmp(k->string, "ns_per_warp_instruction")) {
+            /* A number, fractions allowed: the bounds keep the watchdog's
+             * instruction budget (watchdog_ms / cost) within 64 bits. */
+            if (!cJSON_IsNumber(k) || !(k->valuedouble >= 0.001 && k->valuedouble <= 1e6))
+                return fail(e, "%s.%s: expected a number in [0.001, 1000000]", where, k->string);
+            d->ns_per_warp_instruction = k->valuedouble;
         } else if (!strcmp(k->string, "max_threads_per_block")) {
             if (!(st = get_uint(k, where, k->string, 1, 1u << 20, &x, e)))
                 d->max_threads_per_block = (unsigned)x;

@@ -135,6 +135,7 @@ typedef struct sim_device_config {
     bool watchdog;
     unsigned watchdog_ms;
     unsigned multiprocessors;
+    double ns_per_warp_instruction; /* simulated time of a PTX warp-instruction */
     unsigned max_threads_per_block;
     unsigned max_grid[3];
     unsigned max_block[3];
@@ -221,6 +222,7 @@ typedef struct sim_device {
     int ordinal;
     const sim_device_config *cfg;
     atomic_ullong mem_used;
+    atomic_ullong sim_time_ns;  /* simulated time: where the latest PTX launch ended */
     pthread_mutex_t primary_lock;
     struct sim_ctx *primary;    /* retained while it exists */
     unsigned primary_refs;

@@ -7,9 +7,16 @@
  * the sizes the module declares with GG_SIM_KERNEL_PARAMS; each copy sits
  * 16-byte aligned in one buffer that lives as long as the launch.
  *
- * The watchdog measures run time from when the launch starts executing. It
- * is checked between blocks and by rt->cancelled(); a block that never polls
- * cannot be interrupted (host code cannot be preempted safely).
+ * The watchdog measures run time from when the launch starts executing. For
+ * C-function kernels it is wall-clock time, checked between blocks and by
+ * rt->cancelled(); a block that never polls cannot be interrupted (host
+ * code cannot be preempted safely). For PTX kernels (without a misbehave
+ * rule) it is simulated time (ptx_sim_clock, ptx_module.h): each warp's
+ * warp-instructions at the device's ns_per_warp_instruction; the launch
+ * stops before the instruction that would take a warp past watchdog_ms,
+ * the same one on any host; rt->cancelled() still ends it on a destroy or
+ * reset. The device's simulated clock (%globaltimer) moves on to where
+ * each PTX launch ended.
  *
  * Ground truth (sim_truth.c): a launch ends COMPLETED only if every block
  * ran and it was never told to stop; a fault of its own (the kernel's, a
@@ -40,6 +47,7 @@ typedef struct sim_launch {
     atomic_int fault;           /* sim_status of the first device fault */
     bool has_deadline;
     struct timespec deadline;
+    ptx_sim_clock sim_clock;    /* PTX kernels: their simulated time */
     bool stopped;               /* worker only: told to stop by someone else */
     sim_truth_slot truth;       /* its ground-truth record */
     sim_alloc **pins;           /* allocations map() handed out */
@@ -342,9 +350,13 @@ static void run_blocks(sim_launch *l)
                 b.block_idx = (gg_sim_dim3){ x, y, z };
                 if (shared)
                     memset(shared, 0, l->shared_bytes);
-                if (l->fn->ptx)
-                    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, &b, ptx_window);
-                else
+                if (l->fn->ptx) {
+                    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, &b, ptx_window, &l->sim_clock);
+                    if (l->sim_clock.expired) {
+                        raise_fault(l, SIM_ERR_LAUNCH_TIMEOUT);
+                        goto out;
+                    }
+                } else
                     l->fn->fn(&b);
                 if (slow)
                     busy_for(l, l->rule->block_us);
@@ -378,18 +390,43 @@ static sim_status run_body(sim_launch *l)
     return (sim_status)atomic_load(&l->fault);
 }
 
+/* A PTX launch's simulated clock starts where the device's stands; on a
+ * watchdog device (and without a misbehave rule, whose run time is the
+ * wall clock's) it may run watchdog_ms of simulated time. */
+static void start_sim_clock(sim_launch *l, const sim_device_config *cfg)
+{
+    ptx_sim_clock *c = &l->sim_clock;
+    c->start_ns = atomic_load(&l->ctx->dev->sim_time_ns);
+    c->ns_per_insn = cfg->ns_per_warp_instruction;
+    c->insns = 0;
+    c->expired = false;
+    c->insn_limit = UINT64_MAX;
+    if (cfg->watchdog && !l->rule)
+        c->insn_limit = (uint64_t)((double)cfg->watchdog_ms * 1e6 / c->ns_per_insn);
+}
+
 void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
 {
     (void)s;
     const sim_device_config *cfg = l->ctx->dev->cfg;
     l->clock = clock;
-    /* Started before the watchdog's clock starts: a timed-out launch's
-     * recorded run time is at least the watchdog's limit. */
+    /* Started before the watchdog's clock starts: a launch the wall-clock
+     * watchdog timed out has a recorded run time of at least its limit (one
+     * killed in simulated time may have run for less wall-clock time). */
     sim_truth_started(&l->truth);
-    l->has_deadline = cfg->watchdog;
-    if (cfg->watchdog)
+    start_sim_clock(l, cfg);
+    l->has_deadline = cfg->watchdog && !(l->fn->ptx && !l->rule);
+    if (l->has_deadline)
         l->deadline = sim_ts_add_us(sim_now(), (uint64_t)cfg->watchdog_ms * 1000u);
     sim_status st = run_body(l);
+    if (l->fn->ptx) {
+        /* Monotonic: a launch that ran beside a later-ending one does not
+         * move the device's clock back. */
+        unsigned long long end = ptx_sim_time_ns(&l->sim_clock, l->sim_clock.insns);
+        unsigned long long seen = atomic_load(&l->ctx->dev->sim_time_ns);
+        while (seen < end && !atomic_compare_exchange_weak(&l->ctx->dev->sim_time_ns, &seen, end)) {
+        }
+    }
     /* Unpin now: the allocations may be freed while the op is released. */
     for (size_t i = 0; i < l->npins; i++)
         sim_alloc_release(l->pins[i]);

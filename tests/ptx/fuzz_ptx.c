@@ -58,8 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gg_sim_block b = { .grid_dim = { 1, 1, 1 }, .block_dim = { 33, 1, 1 }, .shared_bytes = 64,
                            .params = params, .rt = &fake_runtime };
         polls = 0;
+        /* A simulated watchdog of 1 ms too, as on a display device. */
+        ptx_sim_clock clock = { .ns_per_insn = 1.0, .insn_limit = 1000000 };
         if (ok)
-            ptx_run_block(m, k, &b, NULL);
+            ptx_run_block(m, k, &b, NULL, &clock);
         for (unsigned i = 0; i < k->nparams; i++)
             free(params[i]);
     }

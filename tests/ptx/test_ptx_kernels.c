@@ -346,9 +346,9 @@ Test(ptx_kernels, invalid_ptx_is_refused_at_load_with_its_line)
     CUcontext c = sim_test_ctx(0);
     CUmodule m;
     CU_IS(cuModuleLoadData(&m, ".version 9.0\n.target sm_75\n.address_size 64\n"
-                                ".visible .entry k()\n{\n\tvote.all.pred %p1, %p2;\n\tret;\n}\n"),
+                                ".visible .entry k()\n{\n\tfrobnicate.pred %p1, %p2;\n\tret;\n}\n"),
           CUDA_ERROR_INVALID_IMAGE);
-    cr_assert(strstr(gg_sim_last_error_detail(), "PTX line 6: unknown instruction vote.all.pred") != NULL,
+    cr_assert(strstr(gg_sim_last_error_detail(), "PTX line 6: unknown instruction frobnicate.pred") != NULL,
               "%s", gg_sim_last_error_detail());
     CU_OK(cuCtxDestroy_v2(c));
 }
@@ -364,10 +364,10 @@ Test(ptx_kernels, load_data_ex_fills_the_error_log)
     void *vals[] = { log, (void *)(uintptr_t)sizeof log };
     CUmodule m;
     CU_IS(cuModuleLoadDataEx(&m, ".version 9.0\n.target sm_75\n.address_size 64\n"
-                                  ".visible .entry k()\n{\n\tret;\n\tshfl.sync.bfly.b32 %r1, %r1, 1, 31, -1;\n}\n",
+                                  ".visible .entry k()\n{\n\tret;\n\tshfl.bfly.b32 %r1, %r1, 1, 31;\n}\n",
                              2, opts, vals),
           CUDA_ERROR_INVALID_IMAGE);
-    cr_assert(strstr(log, "PTX line 7: unknown instruction shfl.sync.bfly.b32") != NULL, "log: %s", log);
+    cr_assert(strstr(log, "PTX line 7: shfl.bfly.b32: only the .sync forms of warp instructions are implemented") != NULL, "log: %s", log);
     char *src = read_fixture("vector_add.ptx");
     vals[1] = (void *)(uintptr_t)sizeof log;
     CU_OK(cuModuleLoadDataEx(&m, src, 2, opts, vals));
@@ -379,8 +379,9 @@ Test(ptx_kernels, load_data_ex_fills_the_error_log)
     sim_test_assert_no_leaks();
 }
 
-/* A kernel spinning on a flag that never comes is killed by the watchdog:
- * the interpreter polls rt->cancelled() while it loops. */
+/* A kernel spinning on a flag that never comes is killed by the watchdog,
+ * which for PTX kernels counts simulated time (test_ptx_sim_time.c): no
+ * bound on the wall-clock time it takes here but the suite's timeout. */
 Test(ptx_kernels, hung_kernel_is_killed_by_the_watchdog)
 {
     sim_test_init(SIM_TEST_FAST_WATCHDOG);
@@ -389,11 +390,8 @@ Test(ptx_kernels, hung_kernel_is_killed_by_the_watchdog)
     void *args[] = { &flag };
     CUmodule m;
     CUfunction f = load_kernel("spin.ptx", "spin", &m);
-    struct timespec t0 = sim_test_now();
     launch(f, 2, 64, 0, args);
     CU_IS(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_TIMEOUT);
-    double ms = sim_test_ms_since(t0);
-    cr_assert(ms >= 90 && ms < 5000, "killed after %.0f ms", ms);
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }

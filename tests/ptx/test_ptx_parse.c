@@ -97,8 +97,8 @@ Test(ptx_parse, unsupported_forms_are_refused_with_their_line)
     assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\t.reg .pred %p<2>;\n"
                           "\ttestp.f32 %p1, %f1;\n}\n",
                    "PTX line 8: testp.f32: testp needs the property to test");
-    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tatom.global.cas.b32 %r1, [%r1], 1, 2;\n}\n",
-                   "PTX line 7: modifier .cas not supported");
+    assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tatom.global.cas.b16 %r1, [%r1], 1, 2;\n}\n",
+                   "PTX line 7: atom.global.cas.b16: this operation does not take this type");
     assert_refused(HEADER ".func f()\n{\n\tret;\n}\n",
                    "PTX line 4: device functions (.func f) are not supported yet");
     assert_refused(HEADER ".extern .func g();\n.visible .entry k()\n{\n\tcall.uni g, ();\n\tret;\n}\n",

@@ -28,6 +28,7 @@ typedef struct ptx_warp {
     uint32_t index;
     uint32_t lane_pc[PTX_WARP_SIZE];
     uint64_t *regs;           /* [register][lane] */
+    uint64_t insns;           /* warp-instructions run: its simulated clock */
 } ptx_warp;
 
 typedef struct ptx_block {
@@ -42,6 +43,7 @@ typedef struct ptx_block {
     ptx_window_fn window;     /* NULL: rt->map() for every global access */
     ptx_global_window windows[PTX_GLOBAL_WINDOWS]; /* recently used allocations */
     unsigned next_window;     /* the one to replace next (round robin) */
+    ptx_sim_clock *clock;     /* the launch's simulated time */
 } ptx_block;
 
 /* Host address of `bytes` at address addr of `space` for thread `thread`,
@@ -51,5 +53,16 @@ void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigne
                          unsigned thread);
 /* A device-side fault: the launch fails with it, the block stops. */
 void ptx_block_fault(ptx_block *blk, gg_sim_trap kind);
+
+/* The value of a register, constant or special-register operand for one
+ * lane, read as type t (negated if written !%p) (ptx_exec.c). */
+uint64_t ptx_operand_value(const ptx_block *blk, const ptx_warp *w, unsigned lane,
+                           const ptx_operand *o, ptx_type t);
+
+/* The register slot r of a lane. */
+static inline uint64_t *ptx_lane_reg(ptx_warp *w, uint32_t r, unsigned lane)
+{
+    return &w->regs[(size_t)r * PTX_WARP_SIZE + lane];
+}
 
 #endif

@@ -27,8 +27,8 @@
 #include "ptx_alu_warp.h"
 #include "ptx_block.h"
 #include "ptx_module.h"
+#include "ptx_warp_ops.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +109,11 @@ static uint64_t special_register(const ptx_block *blk, const ptx_warp *w, unsign
     case PTX_SREG_WARPID: return w->index;
     case PTX_SREG_NWARPID: return blk->nwarps;
     case PTX_SREG_WARPSZ: return PTX_WARP_SIZE;
+    case PTX_SREG_CLOCK: case PTX_SREG_CLOCK64: /* mov.u32 keeps the low half */
+        return ptx_sim_time_ns(blk->clock, w->insns) * PTX_SIM_CYCLES_PER_NS;
+    case PTX_SREG_GLOBALTIMER: return ptx_sim_time_ns(blk->clock, w->insns);
+    case PTX_SREG_GLOBALTIMER_LO: return (uint32_t)ptx_sim_time_ns(blk->clock, w->insns);
+    case PTX_SREG_GLOBALTIMER_HI: return ptx_sim_time_ns(blk->clock, w->insns) >> 32;
     default: return 0;
     }
 }
@@ -150,6 +155,12 @@ static uint64_t read_operand(const ptx_block *blk, const ptx_warp *w, unsigned l
     }
     uint64_t v = ptx_value_as(raw, t);
     return o->negate ? v ^ 1u : v;
+}
+
+uint64_t ptx_operand_value(const ptx_block *blk, const ptx_warp *w, unsigned lane,
+                           const ptx_operand *o, ptx_type t)
+{
+    return read_operand(blk, w, lane, o, t);
 }
 
 static ptx_type wide_type(ptx_type t)
@@ -236,37 +247,6 @@ static void do_store(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t a
             uint64_t v = in->vec > 1 ? REG(w, src->vec[e], lane) : read_operand(blk, w, lane, src, t);
             memcpy(p + e * size, &v, size);
         }
-    }
-}
-
-/* atom.add: C11 atomics, since host threads and other launches may touch
- * the same memory at the same time. */
-static void do_atomic_add(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
-{
-    ptx_type t = (ptx_type)in->type;
-    unsigned size = ptx_type_bytes(t);
-    for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
-        unsigned lane = lowest_lane(m);
-        void *p = ptx_memory_resolve(blk, (ptx_space)in->space, operand_address(w, lane, &in->ops[1]),
-                                     size, w->index * PTX_WARP_SIZE + lane);
-        if (!p)
-            return;
-        uint64_t v = read_operand(blk, w, lane, &in->ops[2], t), old;
-        if (t == PTX_T_F32) {
-            _Atomic uint32_t *a = p;
-            uint32_t cur = atomic_load_explicit(a, memory_order_relaxed), sum;
-            do {
-                ptx_insn add = { .op = PTX_OP_ADD, .type = PTX_T_F32 };
-                sum = (uint32_t)ptx_alu(&add, cur, v, 0);
-            } while (!atomic_compare_exchange_weak_explicit(a, &cur, sum, memory_order_relaxed,
-                                                            memory_order_relaxed));
-            old = cur;
-        } else if (size == 4) {
-            old = atomic_fetch_add_explicit((_Atomic uint32_t *)p, (uint32_t)v, memory_order_relaxed);
-        } else {
-            old = atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
-        }
-        REG(w, in->ops[0].reg, lane) = ptx_value_store(old, t);
     }
 }
 
@@ -413,7 +393,10 @@ static void step(ptx_block *blk, ptx_warp *w)
         break;
     case PTX_OP_LD: do_load(blk, w, in, active); break;
     case PTX_OP_ST: do_store(blk, w, in, active); break;
-    case PTX_OP_ATOM: do_atomic_add(blk, w, in, active); break;
+    case PTX_OP_ATOM:
+    case PTX_OP_RED: ptx_exec_atomic(blk, w, in, active); break;
+    case PTX_OP_SHFL: case PTX_OP_VOTE: case PTX_OP_ACTIVEMASK: case PTX_OP_MATCH:
+    case PTX_OP_REDUX: case PTX_OP_WARPSYNC: ptx_exec_warp_op(blk, w, in, active); break;
     case PTX_OP_CVTA: do_cvta(w, in, active, blk); break;
     case PTX_OP_MOV:
         if (in->ops[0].kind == PTX_OPND_VEC || in->ops[1].kind == PTX_OPND_VEC) {
@@ -464,10 +447,19 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     return true;
 }
 
-void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
-                   ptx_window_fn window)
+/* The simulated clock of the block's latest warp. */
+static uint64_t latest_warp_clock(const ptx_warp *warps, unsigned nwarps)
 {
-    ptx_block blk = { .m = m, .k = k, .b = b, .window = window };
+    uint64_t latest = 0;
+    for (unsigned i = 0; i < nwarps; i++)
+        latest = warps[i].insns > latest ? warps[i].insns : latest;
+    return latest;
+}
+
+void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                   ptx_window_fn window, ptx_sim_clock *clock)
+{
+    ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .clock = clock };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
         free(blk.shared);
@@ -481,6 +473,14 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
         for (unsigned i = 0; i < blk.nwarps && !stopped; i++) {
             ptx_warp *w = &warps[i];
             while (w->group) {
+                /* The watchdog in simulated time: the same instruction of
+                 * the same launch is the last one, however fast the host. */
+                if (w->insns >= clock->insn_limit) {
+                    clock->expired = true;
+                    stopped = true;
+                    break;
+                }
+                w->insns++;
                 step(&blk, w);
                 if (blk.faulted) {
                     stopped = true;
@@ -498,12 +498,14 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
         if (stopped)
             break;
         /* No warp can run: every live thread waits at the barrier, or
-         * none is left. */
+         * none is left. The barrier ends when its latest warp arrives. */
+        uint64_t latest = latest_warp_clock(warps, blk.nwarps);
         bool released = false;
         for (unsigned i = 0; i < blk.nwarps; i++) {
             ptx_warp *w = &warps[i];
             if (!w->at_barrier)
                 continue;
+            w->insns = latest;
             w->waiting |= w->at_barrier;
             w->at_barrier = 0;
             select_group(w);
@@ -512,6 +514,8 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
         if (!released)
             break;
     }
+    uint64_t latest = latest_warp_clock(warps, blk.nwarps);
+    clock->insns = latest > clock->insns ? latest : clock->insns;
     free(warps ? warps[0].regs : NULL);
     free(warps);
     free(blk.shared);

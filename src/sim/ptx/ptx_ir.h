@@ -56,8 +56,26 @@ typedef enum ptx_opcode {
     PTX_OP_COPYSIGN, PTX_OP_TESTP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_EX2, PTX_OP_LG2,
     PTX_OP_SIN, PTX_OP_COS, PTX_OP_TANH,
     /* 24-bit multiplies (ptx_alu_bits.c). */
-    PTX_OP_MUL24, PTX_OP_MAD24
+    PTX_OP_MUL24, PTX_OP_MAD24,
+    /* Warp-level instructions and reductions to memory (ptx_warp_ops.c,
+     * ptx_atomic.c); `subop` says which operation or mode. */
+    PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK, PTX_OP_MATCH, PTX_OP_REDUX,
+    PTX_OP_WARPSYNC
 } ptx_opcode;
+
+/* ptx_insn.subop of atom, red and redux.sync. */
+typedef enum ptx_atomop {
+    PTX_ATOM_ADD = 0, PTX_ATOM_EXCH, PTX_ATOM_CAS, PTX_ATOM_MIN, PTX_ATOM_MAX,
+    PTX_ATOM_AND, PTX_ATOM_OR, PTX_ATOM_XOR, PTX_ATOM_INC, PTX_ATOM_DEC,
+    PTX_ATOM_NONE = 0xff  /* not given yet (while decoding) */
+} ptx_atomop;
+
+/* ptx_insn.subop of shfl.sync, vote.sync and match.sync. */
+typedef enum ptx_warp_mode {
+    PTX_SHFL_UP = 0, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX,
+    PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT,
+    PTX_MATCH_ANY, PTX_MATCH_ALL
+} ptx_warp_mode;
 
 typedef enum ptx_space {
     PTX_SPACE_GENERIC = 0, PTX_SPACE_GLOBAL, PTX_SPACE_SHARED, PTX_SPACE_LOCAL,
@@ -74,7 +92,8 @@ enum {
     PTX_MOD_UNI = 1u << 5,    /* bra.uni */
     PTX_MOD_LEFT = 1u << 6,   /* shf.l (else shf.r) */
     PTX_MOD_CLAMP = 1u << 7,  /* shf.clamp (else .wrap) */
-    PTX_MOD_SHIFTAMT = 1u << 8 /* bfind.shiftamt */
+    PTX_MOD_SHIFTAMT = 1u << 8, /* bfind.shiftamt */
+    PTX_MOD_PRED_DST = 1u << 9 /* d|p: the second destination is ptx_insn.pred_dst */
 };
 
 /* testp's property, kept in ptx_insn.cmp. */
@@ -110,7 +129,10 @@ typedef enum ptx_sreg {
     PTX_SREG_NTID_X, PTX_SREG_NTID_Y, PTX_SREG_NTID_Z,
     PTX_SREG_CTAID_X, PTX_SREG_CTAID_Y, PTX_SREG_CTAID_Z,
     PTX_SREG_NCTAID_X, PTX_SREG_NCTAID_Y, PTX_SREG_NCTAID_Z,
-    PTX_SREG_LANEID, PTX_SREG_WARPID, PTX_SREG_NWARPID, PTX_SREG_WARPSZ
+    PTX_SREG_LANEID, PTX_SREG_WARPID, PTX_SREG_NWARPID, PTX_SREG_WARPSZ,
+    /* Simulated time (ptx_sim_clock in ptx_module.h). */
+    PTX_SREG_CLOCK, PTX_SREG_CLOCK64, PTX_SREG_GLOBALTIMER, PTX_SREG_GLOBALTIMER_LO,
+    PTX_SREG_GLOBALTIMER_HI
 } ptx_sreg;
 
 typedef enum ptx_operand_kind {
@@ -135,7 +157,7 @@ typedef struct ptx_operand {
     ptx_sreg sreg;
 } ptx_operand;
 
-#define PTX_MAX_OPERANDS 5 /* bfi d, f, b, pos, len */
+#define PTX_MAX_OPERANDS 5 /* bfi d, f, b, pos, len; shfl.sync d, a, b, c, membermask */
 
 typedef struct ptx_insn {
     uint8_t op;           /* ptx_opcode */
@@ -152,6 +174,8 @@ typedef struct ptx_insn {
     uint32_t pred;        /* guard predicate register, PTX_NO_REG: none */
     uint32_t target;      /* bra: instruction index */
     uint32_t line;        /* source line, for messages */
+    uint8_t subop;        /* atom/red/redux: ptx_atomop; shfl/vote/match: ptx_warp_mode */
+    uint32_t pred_dst;    /* with PTX_MOD_PRED_DST: the predicate register of d|p */
     ptx_operand ops[PTX_MAX_OPERANDS];
 } ptx_insn;
 

@@ -33,12 +33,40 @@ typedef struct ptx_global_window {
  * the interpreter then asks rt->map(), which raises it). */
 typedef bool (*ptx_window_fn)(const gg_sim_block *b, uint64_t addr, ptx_global_window *out);
 
+/* Simulated time of one launch, whatever the host's speed. The simulated
+ * GPU runs every warp of the launch at once, each at its own pace: every
+ * warp-instruction a warp executes (one instruction for the lanes that run
+ * it together) moves that warp's clock on by ns_per_insn, and a bar.sync
+ * brings the block's warps to the latest of their clocks. A warp reads its
+ * own clock in %clock, %clock64 and %globaltimer; the launch lasts as long
+ * as its latest warp, and a warp whose clock would pass insn_limit stops the
+ * launch there (the watchdog), at the same instruction on any host. */
+typedef struct ptx_sim_clock {
+    uint64_t start_ns;      /* the device's simulated time when the launch began */
+    double ns_per_insn;     /* > 0 */
+    uint64_t insns;         /* the latest warp's warp-instructions so far */
+    uint64_t insn_limit;    /* how many one warp may execute (UINT64_MAX: no limit) */
+    bool expired;           /* set when a warp reached insn_limit and stopped there */
+} ptx_sim_clock;
+
+/* The simulated time, in ns, of a warp that has run insns warp-instructions. */
+static inline uint64_t ptx_sim_time_ns(const ptx_sim_clock *c, uint64_t insns)
+{
+    return c->start_ns + (uint64_t)((double)insns * c->ns_per_insn);
+}
+
+/* The simulated GPU runs at 1 GHz (its CLOCK_RATE attribute): one cycle
+ * of %clock and %clock64 is one simulated ns. */
+#define PTX_SIM_CYCLES_PER_NS 1u
+
 /* Runs block b->block_idx of a launch of k: every thread of the block, as
  * warps of 32 lanes in lockstep. Faults go through b->rt->trap() (or
  * b->rt->map(), which raises ILLEGAL_ADDRESS itself); the block stops at
- * its first fault and when b->rt->cancelled() says so. window may be NULL
- * (every global access then goes through rt->map()). */
+ * its first fault, when b->rt->cancelled() says so, and before the warp-
+ * instruction that would pass clock->insn_limit (clock->expired set; the
+ * caller raises the timeout). window may be NULL (every global access then
+ * goes through rt->map()). */
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
-                   ptx_window_fn window);
+                   ptx_window_fn window, ptx_sim_clock *clock);
 
 #endif

@@ -10,7 +10,8 @@ enum {
     C_HILO = 1u << 5, C_FTZ = 1u << 6, C_SAT = 1u << 7, C_APPROX = 1u << 8, C_UNI = 1u << 9,
     C_TO = 1u << 10, C_CACHE = 1u << 11, C_VEC = 1u << 12, C_ATOMOP = 1u << 13,
     C_SYNC = 1u << 14, C_LEVEL = 1u << 15, C_VOLATILE = 1u << 16, C_SHF = 1u << 17,
-    C_TESTP = 1u << 18, C_PRMT = 1u << 19, C_SHIFTAMT = 1u << 20
+    C_TESTP = 1u << 18, C_PRMT = 1u << 19, C_SHIFTAMT = 1u << 20, C_MODE = 1u << 21,
+    C_ORDER = 1u << 22
 };
 
 typedef struct opcode_info {
@@ -51,7 +52,7 @@ static const opcode_info k_opcodes[] = {
     { "bar", PTX_OP_BAR, C_SYNC },
     { "barrier", PTX_OP_BAR, C_SYNC },
     { "membar", PTX_OP_MEMBAR, C_LEVEL },
-    { "atom", PTX_OP_ATOM, C_SPACE | C_ATOMOP | C_TYPE },
+    { "atom", PTX_OP_ATOM, C_SPACE | C_ATOMOP | C_TYPE | C_ORDER },
     { "trap", PTX_OP_TRAP, 0 },
     { "rcp", PTX_OP_RCP, C_TYPE | C_RND | C_FTZ | C_APPROX },
     { "shf", PTX_OP_SHF, C_TYPE | C_SHF },
@@ -74,7 +75,47 @@ static const opcode_info k_opcodes[] = {
     { "tanh", PTX_OP_TANH, C_TYPE | C_APPROX },
     { "mul24", PTX_OP_MUL24, C_TYPE | C_HILO },
     { "mad24", PTX_OP_MAD24, C_TYPE | C_HILO },
+    /* Warp-level instructions and reductions to memory. */
+    { "red", PTX_OP_RED, C_SPACE | C_ATOMOP | C_TYPE | C_ORDER },
+    { "shfl", PTX_OP_SHFL, C_SYNC | C_MODE | C_TYPE },
+    { "vote", PTX_OP_VOTE, C_SYNC | C_MODE | C_TYPE },
+    { "activemask", PTX_OP_ACTIVEMASK, C_TYPE },
+    { "match", PTX_OP_MATCH, C_SYNC | C_MODE | C_TYPE },
+    { "redux", PTX_OP_REDUX, C_SYNC | C_ATOMOP | C_TYPE },
 };
+
+/* Operations of atom, red and redux.sync (atomop_takes says which types
+ * each takes), and the modes of shfl.sync, vote.sync and match.sync. */
+static const struct word_value_op { const char *name; int value; ptx_opcode op; } k_subops[] = {
+    { "add", PTX_ATOM_ADD, PTX_OP_ATOM }, { "exch", PTX_ATOM_EXCH, PTX_OP_ATOM },
+    { "cas", PTX_ATOM_CAS, PTX_OP_ATOM }, { "min", PTX_ATOM_MIN, PTX_OP_ATOM },
+    { "max", PTX_ATOM_MAX, PTX_OP_ATOM }, { "and", PTX_ATOM_AND, PTX_OP_ATOM },
+    { "or", PTX_ATOM_OR, PTX_OP_ATOM }, { "xor", PTX_ATOM_XOR, PTX_OP_ATOM },
+    { "inc", PTX_ATOM_INC, PTX_OP_ATOM }, { "dec", PTX_ATOM_DEC, PTX_OP_ATOM },
+    { "up", PTX_SHFL_UP, PTX_OP_SHFL }, { "down", PTX_SHFL_DOWN, PTX_OP_SHFL },
+    { "bfly", PTX_SHFL_BFLY, PTX_OP_SHFL }, { "idx", PTX_SHFL_IDX, PTX_OP_SHFL },
+    { "all", PTX_VOTE_ALL, PTX_OP_VOTE }, { "any", PTX_VOTE_ANY, PTX_OP_VOTE },
+    { "uni", PTX_VOTE_UNI, PTX_OP_VOTE }, { "ballot", PTX_VOTE_BALLOT, PTX_OP_VOTE },
+    { "any", PTX_MATCH_ANY, PTX_OP_MATCH }, { "all", PTX_MATCH_ALL, PTX_OP_MATCH },
+};
+
+/* The operation or mode word w of opcode op (red and redux take atom's
+ * words), or -1. */
+static int lookup_subop(ptx_opcode op, const char *w, size_t n)
+{
+    ptx_opcode table_op = op == PTX_OP_RED || op == PTX_OP_REDUX ? PTX_OP_ATOM : op;
+    for (size_t i = 0; i < sizeof k_subops / sizeof k_subops[0]; i++)
+        if (k_subops[i].op == table_op && strlen(k_subops[i].name) == n &&
+            !memcmp(k_subops[i].name, w, n))
+            return k_subops[i].value;
+    return -1;
+}
+
+/* Memory orders and scopes of atom and red: one block runs at a time and
+ * every global atomic is a sequentially consistent host atomic, which is
+ * at least as strong as any of them. */
+static const char *const k_order_words[] = { "relaxed", "acquire", "release", "acq_rel",
+                                             "cta", "gpu", "sys", NULL };
 
 typedef struct word_value { const char *name; int value; } word_value;
 
@@ -241,7 +282,12 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
         in->vec = (uint8_t)(w[1] - '0');
         return true;
     }
-    if ((ok & C_ATOMOP) && word_is(w, n, "add"))
+    if ((ok & (C_ATOMOP | C_MODE)) && in->subop == PTX_ATOM_NONE &&
+        (v = lookup_subop(oi->op, w, n)) >= 0) {
+        in->subop = (uint8_t)v;
+        return true;
+    }
+    if ((ok & C_ORDER) && word_in(k_order_words, w, n))
         return true;
     if ((ok & C_SYNC) && (word_is(w, n, "sync") || word_is(w, n, "aligned")))
         return true;
@@ -299,12 +345,77 @@ static bool check_bits_and_functions(const char *text, size_t len, const ptx_ins
     return true;
 }
 
+/* The types each operation of atom/red and redux.sync takes (PTX ISA;
+ * f16 and b16 forms are not implemented). */
+static bool atomop_takes(ptx_atomop op, ptx_type t, bool redux)
+{
+    bool b32_64 = t == PTX_T_B32 || t == PTX_T_B64;
+    switch (op) {
+    case PTX_ATOM_ADD:
+        return t == PTX_T_U32 || t == PTX_T_S32 ||
+               (!redux && (t == PTX_T_U64 || t == PTX_T_F32 || t == PTX_T_F64));
+    case PTX_ATOM_MIN: case PTX_ATOM_MAX:
+        return t == PTX_T_U32 || t == PTX_T_S32 || (!redux && (t == PTX_T_U64 || t == PTX_T_S64));
+    case PTX_ATOM_AND: case PTX_ATOM_OR: case PTX_ATOM_XOR:
+        return redux ? t == PTX_T_B32 : b32_64;
+    case PTX_ATOM_EXCH: case PTX_ATOM_CAS:
+        return !redux && b32_64;
+    case PTX_ATOM_INC: case PTX_ATOM_DEC:
+        return !redux && t == PTX_T_U32;
+    default:
+        return false;
+    }
+}
+
+/* atom, red and the warp-level instructions: their operation or mode,
+ * their type and their space. */
+static bool check_warp_form(const char *text, size_t len, const ptx_insn *in, char *why, size_t whylen)
+{
+    ptx_type t = (ptx_type)in->type;
+    switch (in->op) {
+    case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_REDUX:
+        if (in->subop == PTX_ATOM_NONE)
+            return fail(why, whylen, "%.*s: no operation", text, len);
+        if (!atomop_takes((ptx_atomop)in->subop, t, in->op == PTX_OP_REDUX))
+            return fail(why, whylen, "%.*s: this operation does not take this type", text, len);
+        if (in->op != PTX_OP_REDUX && in->space != PTX_SPACE_GLOBAL &&
+            in->space != PTX_SPACE_SHARED && in->space != PTX_SPACE_GENERIC)
+            return fail(why, whylen, "%.*s: atom or red in this space", text, len);
+        if (in->op == PTX_OP_RED && in->subop == PTX_ATOM_CAS)
+            return fail(why, whylen, "%.*s: red has no .cas", text, len);
+        return true;
+    case PTX_OP_SHFL:
+        if (in->subop == PTX_ATOM_NONE)
+            return fail(why, whylen, "%.*s: no mode (.up .down .bfly .idx)", text, len);
+        if (t != PTX_T_B32)
+            return fail(why, whylen, "%.*s: shfl takes .b32", text, len);
+        return true;
+    case PTX_OP_VOTE:
+        if (in->subop == PTX_ATOM_NONE)
+            return fail(why, whylen, "%.*s: no mode (.all .any .uni .ballot)", text, len);
+        if (in->subop == PTX_VOTE_BALLOT ? t != PTX_T_B32 : t != PTX_T_PRED)
+            return fail(why, whylen, "%.*s: vote.ballot takes .b32, the others .pred", text, len);
+        return true;
+    case PTX_OP_MATCH:
+        if (in->subop == PTX_ATOM_NONE)
+            return fail(why, whylen, "%.*s: no mode (.any .all)", text, len);
+        if (t != PTX_T_B32 && t != PTX_T_B64)
+            return fail(why, whylen, "%.*s: match takes .b32 or .b64", text, len);
+        return true;
+    default: /* activemask */
+        if (t != PTX_T_B32)
+            return fail(why, whylen, "%.*s: activemask takes .b32", text, len);
+        return true;
+    }
+}
+
 /* What the modifiers together must satisfy for the interpreter to run it. */
 static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, size_t whylen)
 {
     ptx_type t = (ptx_type)in->type;
     bool needs_type = in->op != PTX_OP_BRA && in->op != PTX_OP_RET && in->op != PTX_OP_EXIT &&
-                      in->op != PTX_OP_BAR && in->op != PTX_OP_MEMBAR && in->op != PTX_OP_TRAP;
+                      in->op != PTX_OP_BAR && in->op != PTX_OP_MEMBAR && in->op != PTX_OP_TRAP &&
+                      in->op != PTX_OP_WARPSYNC;
     if (needs_type && t == PTX_T_NONE)
         return fail(why, whylen, "%.*s: no operand type", text, len);
     switch (in->op) {
@@ -359,13 +470,9 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
             (t != PTX_T_U64 && t != PTX_T_U32))
             return fail(why, whylen, "%.*s: form not supported", text, len);
         break;
-    case PTX_OP_ATOM:
-        if (t != PTX_T_U32 && t != PTX_T_S32 && t != PTX_T_U64 && t != PTX_T_F32)
-            return fail(why, whylen, "%.*s: atom.add is implemented for u32, s32, u64 and f32", text, len);
-        if (in->space != PTX_SPACE_GLOBAL && in->space != PTX_SPACE_SHARED &&
-            in->space != PTX_SPACE_GENERIC)
-            return fail(why, whylen, "%.*s: atom in this space", text, len);
-        break;
+    case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_SHFL: case PTX_OP_VOTE:
+    case PTX_OP_ACTIVEMASK: case PTX_OP_MATCH: case PTX_OP_REDUX:
+        return check_warp_form(text, len, in, why, whylen);
     case PTX_OP_LD: case PTX_OP_ST:
         if (t == PTX_T_PRED)
             return fail(why, whylen, "%.*s: ld/st of a predicate", text, len);
@@ -388,12 +495,18 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
         return fail(why, whylen, "unknown instruction %.*s", text, len);
     in->op = (uint8_t)oi->op;
     in->vec = 1;
+    in->subop = PTX_ATOM_NONE;
+    /* bar.warp.sync: lanes of a warp always run in lockstep here. */
+    if (word_is(text, len, "bar.warp.sync")) {
+        in->op = PTX_OP_WARPSYNC;
+        in->cmp = 0;
+        return true;
+    }
     in->cmp = 0xff;
     int ntypes = 0;
     const char *p = dot;
     const char *end = text + len;
-    /* atom needs its operation; only add exists here. */
-    bool saw_atom_add = false, saw_sync = false;
+    bool saw_sync = false;
     unsigned shf_words = 0; /* shf needs a direction (.l/.r) and a mode (.wrap/.clamp) */
     while (p && p < end) {
         const char *w = p + 1;
@@ -401,8 +514,6 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
         size_t n = (size_t)((next ? next : end) - w);
         if (n == 0)
             return fail(why, whylen, "empty modifier in %.*s", text, len);
-        if (oi->op == PTX_OP_ATOM && word_is(w, n, "add"))
-            saw_atom_add = true;
         if (word_is(w, n, "sync"))
             saw_sync = true;
         if (oi->op == PTX_OP_SHF)
@@ -415,8 +526,11 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
         }
         p = next;
     }
-    if (oi->op == PTX_OP_ATOM && !saw_atom_add)
-        return fail(why, whylen, "%.*s: only atom.add is implemented", text, len);
+    bool warp_op = oi->op == PTX_OP_SHFL || oi->op == PTX_OP_VOTE || oi->op == PTX_OP_MATCH ||
+                   oi->op == PTX_OP_REDUX;
+    if (warp_op && !saw_sync)
+        return fail(why, whylen, "%.*s: only the .sync forms of warp instructions are implemented",
+                    text, len);
     if (oi->op == PTX_OP_BAR && !saw_sync)
         return fail(why, whylen, "%.*s: only bar.sync is implemented", text, len);
     if (oi->op == PTX_OP_SHF && shf_words != 3u)

@@ -520,6 +520,9 @@ static const struct { const char *name; ptx_sreg sreg; } k_sregs[] = {
     { "%nctaid.x", PTX_SREG_NCTAID_X }, { "%nctaid.y", PTX_SREG_NCTAID_Y }, { "%nctaid.z", PTX_SREG_NCTAID_Z },
     { "%laneid", PTX_SREG_LANEID }, { "%warpid", PTX_SREG_WARPID }, { "%nwarpid", PTX_SREG_NWARPID },
     { "WARP_SZ", PTX_SREG_WARPSZ },
+    { "%clock", PTX_SREG_CLOCK }, { "%clock64", PTX_SREG_CLOCK64 },
+    { "%globaltimer", PTX_SREG_GLOBALTIMER }, { "%globaltimer_lo", PTX_SREG_GLOBALTIMER_LO },
+    { "%globaltimer_hi", PTX_SREG_GLOBALTIMER_HI },
 };
 
 static int find_sreg(const ptx_token *t)
@@ -784,18 +787,59 @@ static const operand_shape k_shapes[] = {
     { PTX_OP_XOR, 3, 3 }, { PTX_OP_NOT, 2, 2 }, { PTX_OP_SHL, 3, 3 }, { PTX_OP_SHR, 3, 3 },
     { PTX_OP_SETP, 3, 4 }, { PTX_OP_SELP, 4, 4 }, { PTX_OP_CVT, 2, 2 }, { PTX_OP_CVTA, 2, 2 },
     { PTX_OP_BRA, 1, 1 }, { PTX_OP_RET, 0, 0 }, { PTX_OP_EXIT, 0, 0 }, { PTX_OP_BAR, 1, 2 },
-    { PTX_OP_MEMBAR, 0, 0 }, { PTX_OP_ATOM, 3, 3 }, { PTX_OP_TRAP, 0, 0 }, { PTX_OP_RCP, 2, 2 },
+    { PTX_OP_MEMBAR, 0, 0 }, { PTX_OP_ATOM, 3, 4 }, { PTX_OP_TRAP, 0, 0 }, { PTX_OP_RCP, 2, 2 },
     /* ptx_alu_bits.c and ptx_alu_math.c */
     { PTX_OP_SHF, 4, 4 }, { PTX_OP_BFI, 5, 5 }, { PTX_OP_BFE, 4, 4 }, { PTX_OP_BFIND, 2, 2 },
     { PTX_OP_POPC, 2, 2 }, { PTX_OP_CLZ, 2, 2 }, { PTX_OP_BREV, 2, 2 }, { PTX_OP_PRMT, 4, 4 },
     { PTX_OP_SAD, 4, 4 }, { PTX_OP_COPYSIGN, 3, 3 }, { PTX_OP_TESTP, 2, 2 }, { PTX_OP_SQRT, 2, 2 },
     { PTX_OP_RSQRT, 2, 2 }, { PTX_OP_EX2, 2, 2 }, { PTX_OP_LG2, 2, 2 }, { PTX_OP_SIN, 2, 2 },
     { PTX_OP_COS, 2, 2 }, { PTX_OP_TANH, 2, 2 }, { PTX_OP_MUL24, 3, 3 }, { PTX_OP_MAD24, 4, 4 },
+    /* Warp-level instructions and red (checked in check_warp_operands). */
+    { PTX_OP_RED, 2, 2 }, { PTX_OP_SHFL, 5, 5 }, { PTX_OP_VOTE, 3, 3 }, { PTX_OP_ACTIVEMASK, 1, 1 },
+    { PTX_OP_MATCH, 3, 3 }, { PTX_OP_REDUX, 3, 3 }, { PTX_OP_WARPSYNC, 1, 1 },
 };
 
 static bool is_value(const ptx_operand *o)
 {
     return o->kind == PTX_OPND_REG || o->kind == PTX_OPND_IMM || o->kind == PTX_OPND_SREG;
+}
+
+/* atom, red and the warp-level instructions: their destination and
+ * address where they have them, values (registers, constants, special
+ * registers) elsewhere, and d|p only where PTX has it (shfl.sync,
+ * match.all.sync). */
+static bool check_warp_operands(parser *p, const ptx_insn *in, uint32_t line)
+{
+    const ptx_operand *o = in->ops;
+    int n = in->nops;
+    bool pred_dst_ok = in->op == PTX_OP_SHFL || (in->op == PTX_OP_MATCH && in->subop == PTX_MATCH_ALL);
+    if ((in->mods & PTX_MOD_PRED_DST) && !pred_dst_ok)
+        return fail_at(p, line, "a second destination (d|p) is not allowed here");
+    int first_value = 1;
+    switch (in->op) {
+    case PTX_OP_ATOM:
+        if (o[0].kind != PTX_OPND_REG || o[1].kind != PTX_OPND_ADDR)
+            return fail_at(p, line, "atom needs a register, an address and a value");
+        if ((n == 4) != (in->subop == PTX_ATOM_CAS))
+            return fail_at(p, line, "wrong number of operands");
+        first_value = 2;
+        break;
+    case PTX_OP_RED:
+        if (o[0].kind != PTX_OPND_ADDR)
+            return fail_at(p, line, "red needs an address and a value");
+        break;
+    case PTX_OP_WARPSYNC:
+        first_value = 0;
+        break;
+    default:
+        if (o[0].kind != PTX_OPND_REG)
+            return fail_at(p, line, "the destination must be a register");
+        break;
+    }
+    for (int i = first_value; i < n; i++)
+        if (!is_value(&o[i]))
+            return fail_at(p, line, "operand %d must be a register or a constant", i + 1);
+    return true;
 }
 
 /* Operand kinds each instruction needs: checked once here, so the
@@ -828,10 +872,9 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
         if (in->vec > 1 ? (o[1].kind != PTX_OPND_VEC || o[1].count != in->vec) : !is_value(&o[1]))
             return fail_at(p, line, "st's source does not match its vector width");
         return true;
-    case PTX_OP_ATOM:
-        if (o[0].kind != PTX_OPND_REG || o[1].kind != PTX_OPND_ADDR || !is_value(&o[2]))
-            return fail_at(p, line, "atom needs a register, an address and a value");
-        return true;
+    case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_SHFL: case PTX_OP_VOTE: case PTX_OP_ACTIVEMASK:
+    case PTX_OP_MATCH: case PTX_OP_REDUX: case PTX_OP_WARPSYNC:
+        return check_warp_operands(p, in, line);
     case PTX_OP_MOV: {
         /* mov.b64 {lo, hi}, x and mov.b64 x, {lo, hi}: unpacking and packing. */
         const ptx_operand *vec = o[0].kind == PTX_OPND_VEC ? &o[0] : o[1].kind == PTX_OPND_VEC ? &o[1] : NULL;
@@ -852,6 +895,22 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
     for (int i = 1; i < n; i++)
         if (!is_value(&o[i]))
             return fail_at(p, line, "operand %d must be a register or a constant", i + 1);
+    return true;
+}
+
+/* The p of a d|p destination (shfl.sync, match.all.sync): a register;
+ * check_warp_operands refuses it on other instructions. */
+static bool parse_pred_dst(parser *p, ptx_insn *in)
+{
+    if (in->op != PTX_OP_SHFL && in->op != PTX_OP_MATCH)
+        return FAIL(p, "operand form not supported");
+    next(p); /* '|' */
+    ptx_token t = *tok(p);
+    in->pred_dst = t.kind == PTX_TOK_WORD ? find_register(p, &t) : PTX_NO_REG;
+    if (in->pred_dst == PTX_NO_REG)
+        return FAIL(p, "unknown register %.*s after '|'", (int)t.len, t.text);
+    in->mods |= PTX_MOD_PRED_DST;
+    next(p);
     return true;
 }
 
@@ -901,6 +960,8 @@ static bool parse_instruction(parser *p)
             if (!parse_operand(p, in, in->nops))
                 return false;
             in->nops++;
+            if (in->nops == 1 && ptx_tok_punct(tok(p), '|') && !parse_pred_dst(p, in))
+                return false;
             if (ptx_tok_punct(tok(p), ','))
                 next(p);
             else if (!ptx_tok_punct(tok(p), ';'))
