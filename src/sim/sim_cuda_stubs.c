@@ -291,36 +291,6 @@ SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
     return not_supported("cuMemAllocManaged", "managed memory is not simulated");
 }
 
-SIM_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
-{
-    SIM_COUNT(cuMemcpy2DAsync_v2);
-    (void)pCopy;
-    (void)hStream;
-    return not_supported("cuMemcpy2DAsync_v2", "2D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
-{
-    SIM_COUNT(cuMemcpy2DUnaligned_v2);
-    (void)pCopy;
-    return not_supported("cuMemcpy2DUnaligned_v2", "2D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
-{
-    SIM_COUNT(cuMemcpy2D_v2);
-    (void)pCopy;
-    return not_supported("cuMemcpy2D_v2", "2D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
-{
-    SIM_COUNT(cuMemcpy3DAsync_v2);
-    (void)pCopy;
-    (void)hStream;
-    return not_supported("cuMemcpy3DAsync_v2", "3D copies are not simulated");
-}
-
 SIM_EXPORT CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     SIM_COUNT(cuMemcpy3DPeer);
@@ -334,13 +304,6 @@ SIM_EXPORT CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstrea
     (void)pCopy;
     (void)hStream;
     return not_supported("cuMemcpy3DPeerAsync", "3D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
-{
-    SIM_COUNT(cuMemcpy3D_v2);
-    (void)pCopy;
-    return not_supported("cuMemcpy3D_v2", "3D copies are not simulated");
 }
 
 SIM_EXPORT CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray,
@@ -423,17 +386,6 @@ SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContex
     (void)ByteCount;
     (void)hStream;
     return not_supported("cuMemcpyPeerAsync", "peer copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
-                                         const char *name)
-{
-    SIM_COUNT(cuModuleGetGlobal_v2);
-    (void)dptr;
-    (void)bytes;
-    (void)hmod;
-    (void)name;
-    return not_supported("cuModuleGetGlobal_v2", "module globals are not simulated (a module exports kernels only)");
 }
 
 SIM_EXPORT CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)

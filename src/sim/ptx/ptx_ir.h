@@ -146,6 +146,8 @@ typedef struct ptx_kernel {
     unsigned nparams;
     unsigned *param_sizes;   /* bytes of each .param, as declared */
     char **param_names;
+    unsigned *param_aligns;  /* alignment of each .param: its .align, else its type's size */
+    uint32_t max_threads;    /* threads per block .maxntid/.reqntid allow; 0: not declared */
     ptx_insn *code;
     size_t ncode;
     uint32_t nregs;          /* register slots per thread */
