@@ -576,7 +576,7 @@ size_t sim_function_param_offset(const sim_function *f, unsigned index);
 typedef struct sim_function_info {
     bool is_ptx;                /* false: a host C kernel (all below 0) */
     unsigned max_threads;       /* .maxntid / .reqntid product; 0: not declared */
-    unsigned static_shared;     /* the module's static .shared bytes */
+    unsigned static_shared;     /* static .shared bytes: its own and the module scope's */
     unsigned const_bytes;       /* the module's .const variables' bytes */
     unsigned local_bytes;       /* .local bytes per thread */
     unsigned nregs;             /* register slots the kernel declares (.reg) */

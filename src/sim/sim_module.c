@@ -529,9 +529,9 @@ sim_status sim_module_function(sim_module *m, const char *name, sim_function **o
     return SIM_OK;
 }
 
-/* The .shared and .const figures are the module's: the parser lays out
- * every .shared and .const variable module-wide, as ptxas does for those
- * at module scope (nvcc's output declares them there). */
+/* Static .shared: the kernel's own (nvcc declares a kernel's __shared__
+ * arrays in its body) plus the module-scope ones, which any kernel may
+ * use. .const: every .const variable of the module. */
 void sim_function_get_info(const sim_function *f, sim_function_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -540,7 +540,7 @@ void sim_function_get_info(const sim_function *f, sim_function_info *out)
     const ptx_module *m = f->mod->ptx;
     out->is_ptx = true;
     out->max_threads = f->ptx->max_threads;
-    out->static_shared = m->static_shared_bytes;
+    out->static_shared = f->ptx->static_shared_bytes + m->module_shared_bytes;
     for (size_t i = 0; i < m->nvars; i++)
         if (m->vars[i].space == PTX_SPACE_CONST)
             out->const_bytes += (unsigned)m->vars[i].bytes;

@@ -148,6 +148,7 @@ typedef struct ptx_kernel {
     char **param_names;
     unsigned *param_aligns;  /* alignment of each .param: its .align, else its type's size */
     uint32_t max_threads;    /* threads per block .maxntid/.reqntid allow; 0: not declared */
+    uint32_t static_shared_bytes; /* its own .shared (declared in its body), laid out alone */
     ptx_insn *code;
     size_t ncode;
     uint32_t nregs;          /* register slots per thread */
@@ -171,6 +172,7 @@ typedef struct ptx_module {
     unsigned char *data;     /* .global and .const bytes (module window offset 0) */
     uint64_t data_bytes;
     uint32_t static_shared_bytes; /* .shared variables, laid out from 0 */
+    uint32_t module_shared_bytes; /* those declared at module scope, laid out alone */
     bool has_extern_shared;
     uint32_t extern_shared_offset; /* where extern .shared arrays start */
 } ptx_module;

@@ -50,6 +50,7 @@ typedef struct parser {
     ptx_module *m;
     symbol *syms;               /* module scope, then the function's locals */
     size_t nsyms, capsyms, module_nsyms;
+    bool in_entry;              /* inside a kernel's body: its .shared are its own */
     extern_fixup *fixups;
     size_t nfixups, capfixups;
     size_t capvars;                 /* of the module's vars */
@@ -396,6 +397,10 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
             if (!add_symbol(p, &name, space, off, false))
                 return false;
             m->static_shared_bytes = (uint32_t)(off + bytes);
+            /* What the kernel (or, at module scope, every kernel) needs:
+             * cuFuncGetAttribute's SHARED_SIZE_BYTES, the launch limit. */
+            uint32_t *own = p->in_entry ? &p->k->static_shared_bytes : &m->module_shared_bytes;
+            *own = (uint32_t)(align_up(*own, align) + bytes);
         }
         if (!ptx_tok_punct(tok(p), ';'))
             return FAIL(p, ".shared variables take no initialiser");
@@ -1122,7 +1127,9 @@ static bool parse_entry(parser *p)
     }
     if (ptx_tok_punct(tok(p), ';'))
         return FAIL(p, "a kernel declared without a body");
+    p->in_entry = true;
     bool ok = parse_body(p) && resolve_labels(p);
+    p->in_entry = false;
     if (ok) {
         /* Falling off the end (past a predicated last instruction, or to a
          * label after it) is leaving the kernel: a final ret makes it
