@@ -518,3 +518,124 @@ Test(ptx_module_api, load_fat_binary_runs_the_ptx_inside)
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }
+
+/* ---- declarations the layouts come from ---------------------------------------- */
+
+/* A kernel k(params) with an optional directive. */
+static CUresult load_decl(const char *params, const char *directive, CUmodule *m)
+{
+    char src[512];
+    snprintf(src, sizeof src,
+             ".version 7.5\n.target sm_75\n.address_size 64\n"
+             ".visible .entry k(%s)\n%s\n{\n\tret;\n}\n",
+             params, directive);
+    return cuModuleLoadData(m, src);
+}
+
+static size_t offset_of(const char *params, size_t index)
+{
+    CUmodule m;
+    CU_OK(load_decl(params, "", &m));
+    size_t off = 0;
+    CU_OK(cuFuncGetParamInfo(sim_test_kernel(m, "k"), index, &off, NULL));
+    CU_OK(cuModuleUnload(m));
+    return off;
+}
+
+/* .param .align takes a power of two up to 4096; a parameter's alignment
+ * moves it, not the one after it. 8192, 0, 3 and -4 are refused with their
+ * line. */
+Test(ptx_module_api, param_alignment_bounds)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    cr_assert_eq(offset_of(".param .u8 a, .param .align 4096 .b8 p[2]", 1), 4096);
+    cr_assert_eq(offset_of(".param .align 16 .b8 p[3], .param .u8 q", 1), 3);
+    cr_assert_eq(offset_of(".param .u8 a, .param .b8 p[4]", 1), 1); /* .b8: 1 */
+    cr_assert_eq(offset_of(".param .u8 a, .param .u16 p[2]", 1), 2);
+    cr_assert_eq(offset_of(".param .u8 a, .param .f64 d", 1), 8);
+    static const char *const bad[] = { ".param .align 8192 .b8 p[1]", ".param .align 0 .b8 p[1]",
+                                       ".param .align 3 .b8 p[1]", ".param .align -4 .b8 p[1]" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CUmodule m;
+        CU_IS(load_decl(bad[i], "", &m), CUDA_ERROR_INVALID_IMAGE);
+        cr_assert(strstr(gg_sim_last_error_detail(), "PTX line 4: parameter alignment") != NULL,
+                  "%s: %s", bad[i], gg_sim_last_error_detail());
+    }
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
+
+/* .maxntid / .reqntid give MAX_THREADS_PER_BLOCK (their product, at most
+ * the device's 1024); a count of 0 is refused. */
+Test(ptx_module_api, thread_limit_directives)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    static const struct {
+        const char *directive;
+        int want;
+    } cases[] = { { ".maxntid 8, 4, 2", 64 }, { ".reqntid 1023", 1023 }, { ".maxntid 1025", 1024 },
+                  { ".maxntid 32, 32, 2", 1024 }, { ".minnctapersm 4", 1024 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CUmodule m;
+        CU_OK(load_decl(".param .u32 p", cases[i].directive, &m));
+        int v = -1;
+        CU_OK(cuFuncGetAttribute(&v, (CUfunction_attribute)ATTR_MAX_THREADS, sim_test_kernel(m, "k")));
+        cr_assert_eq(v, cases[i].want, "%s: %d", cases[i].directive, v);
+        CU_OK(cuModuleUnload(m));
+    }
+    CUmodule m;
+    CU_IS(load_decl(".param .u32 p", ".maxntid 0", &m), CUDA_ERROR_INVALID_IMAGE);
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
+
+/* Page-locked host memory (cuMemAllocHost) as either side of a 2D copy. */
+Test(ptx_module_api, memcpy2d_with_page_locked_host_memory)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    uint32_t *pinned;
+    CU_OK(cuMemAllocHost_v2((void **)&pinned, 16 * sizeof(uint32_t)));
+    for (uint32_t i = 0; i < 16; i++)
+        pinned[i] = i * 3;
+    CUdeviceptr dev;
+    CU_OK(cuMemAlloc_v2(&dev, 4 * sizeof(uint32_t)));
+    CUDA_MEMCPY2D p;
+    memset(&p, 0, sizeof p);
+    p.srcMemoryType = CU_MEMORYTYPE_HOST; /* column 1 of a 4x4 matrix */
+    p.srcHost = pinned;
+    p.srcXInBytes = 4;
+    p.srcPitch = 16;
+    p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    p.dstDevice = dev;
+    p.dstPitch = 4;
+    p.WidthInBytes = 4;
+    p.Height = 4;
+    CU_OK(cuMemcpy2DAsync_v2(&p, NULL));
+    CU_OK(cuCtxSynchronize());
+    uint32_t col[4];
+    CU_OK(cuMemcpyDtoH_v2(col, dev, sizeof col));
+    for (uint32_t i = 0; i < 4; i++)
+        cr_assert_eq(col[i], (4 * i + 1) * 3);
+    /* And back into column 3. */
+    CUDA_MEMCPY2D q;
+    memset(&q, 0, sizeof q);
+    q.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    q.srcDevice = dev;
+    q.srcPitch = 4;
+    q.dstMemoryType = CU_MEMORYTYPE_HOST;
+    q.dstHost = pinned;
+    q.dstXInBytes = 12;
+    q.dstPitch = 16;
+    q.WidthInBytes = 4;
+    q.Height = 4;
+    CU_OK(cuMemcpy2D_v2(&q));
+    for (uint32_t i = 0; i < 4; i++)
+        cr_assert_eq(pinned[4 * i + 3], (4 * i + 1) * 3);
+    CU_OK(cuMemFree_v2(dev));
+    CU_OK(cuMemFreeHost(pinned));
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
