@@ -583,6 +583,12 @@ typedef struct sim_function_info {
     int ptx_version;            /* .version as major*10+minor */
 } sim_function_info;
 void sim_function_get_info(const sim_function *f, sim_function_info *out);
+/* Whether len bytes of PTX text would load (the JIT linker checks each
+ * input as it is added, then their concatenation): SIM_OK, or
+ * INVALID_IMAGE with the parser's "PTX line N: ..." as the detail, or
+ * "PTX: \"name\" is defined twice" for a kernel or variable name defined
+ * twice. */
+sim_status sim_module_check_ptx(const char *text, size_t len);
 
 typedef struct sim_launch_desc {
     sim_function *fn;

@@ -128,7 +128,15 @@ typedef enum CUjit_option_enum {
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 } CUjit_option;
 
-typedef enum CUjitInputType_enum { CU_JIT_INPUT_CUBIN = 0 } CUjitInputType;
+typedef enum CUjitInputType_enum {
+    CU_JIT_INPUT_CUBIN = 0,
+    CU_JIT_INPUT_PTX = 1,
+    CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3,
+    CU_JIT_INPUT_LIBRARY = 4,
+    CU_JIT_INPUT_NVVM = 5,
+    SIM_CU_JIT_NUM_INPUT_TYPES = 6
+} CUjitInputType;
 typedef enum CUfilter_mode_enum { CU_TR_FILTER_MODE_POINT = 0 } CUfilter_mode;
 typedef enum CUaddress_mode_enum { CU_TR_ADDRESS_MODE_WRAP = 0 } CUaddress_mode;
 typedef enum CUarray_format_enum { CU_AD_FORMAT_UNSIGNED_INT8 = 1 } CUarray_format;
@@ -159,6 +167,9 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     /* sim_cuda_memcpy_pitched.c */                                                   \
     X(cuMemcpy2D_v2) X(cuMemcpy2DAsync_v2) X(cuMemcpy2DUnaligned_v2)           \
     X(cuMemcpy3D_v2) X(cuMemcpy3DAsync_v2)                                      \
+    /* sim_cuda_link.c */                                                       \
+    X(cuLinkCreate_v2) X(cuLinkAddData_v2) X(cuLinkAddFile_v2) X(cuLinkComplete) \
+    X(cuLinkDestroy)                                                            \
     /* sim_cuda_stubs.c: CUDA_ERROR_NOT_SUPPORTED */                            \
     SIM_CUDA_STUB_EXPORTS(X)
 
@@ -173,8 +184,7 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     X(cuGraphicsSubResourceGetMappedArray) X(cuGraphicsUnmapResources)          \
     X(cuGraphicsUnregisterResource) X(cuIpcCloseMemHandle)                      \
     X(cuIpcGetEventHandle) X(cuIpcGetMemHandle) X(cuIpcOpenEventHandle)         \
-    X(cuIpcOpenMemHandle_v2) X(cuLinkAddData_v2) X(cuLinkAddFile_v2)            \
-    X(cuLinkComplete) X(cuLinkCreate_v2) X(cuLinkDestroy) X(cuMemAllocManaged)  \
+    X(cuIpcOpenMemHandle_v2) X(cuMemAllocManaged)                               \
     X(cuMemcpy3DPeer) X(cuMemcpy3DPeerAsync) X(cuMemcpyAtoA_v2)                 \
     X(cuMemcpyAtoD_v2) X(cuMemcpyAtoH_v2)                                       \
     X(cuMemcpyDtoA_v2) X(cuMemcpyHtoA_v2) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)  \
@@ -186,6 +196,13 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     X(cuTexRefGetFormat) X(cuTexRefSetAddress2D_v3) X(cuTexRefSetAddressMode)   \
     X(cuTexRefSetAddress_v2) X(cuTexRefSetArray) X(cuTexRefSetFilterMode)       \
     X(cuTexRefSetFlags) X(cuTexRefSetFormat)
+
+#define CU_JIT_NUM_OPTIONS 35 /* CUDA 13.0 */
+
+/* Writes msg into a JIT log buffer (cuModuleLoadDataEx, cuLink*) whose
+ * size in bytes sits in *size_slot (the option's value), and sets *size_slot
+ * to the bytes written, the terminating NUL included (0 for no buffer). */
+void sim_cuda_jit_log(char *buf, void **size_slot, const char *msg);
 
 /* cuDeviceGetAttribute for the attributes the core does not keep: true,
  * with *out set, for every attribute number CUDA 13.0 defines. */

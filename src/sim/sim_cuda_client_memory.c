@@ -27,7 +27,6 @@
 #define CU_MEMHOSTREGISTER_IOMEMORY 0x04u
 #define CU_MEMHOSTREGISTER_READ_ONLY 0x08u
 #define PITCH_ALIGNMENT 512u        /* cuMemAllocPitch rows start 512-byte aligned */
-#define CU_JIT_NUM_OPTIONS 35       /* CUDA 13.0 */
 
 /* Sets height rows of width elements (elem bytes each, pattern or value)
  * starting pitch bytes apart at dst, on stream h of the current context. */
@@ -287,9 +286,8 @@ SIM_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
 
 /* ---- modules --------------------------------------------------------------- */
 
-/* Writes msg into a JIT log buffer of *size bytes and sets *size to the
- * bytes written, the terminating NUL included. */
-static void fill_log(char *buf, void **size_slot, const char *msg)
+/* sim_cuda_client.h says what it writes. */
+void sim_cuda_jit_log(char *buf, void **size_slot, const char *msg)
 {
     size_t cap = (size_t)(uintptr_t)*size_slot;
     size_t n = 0;
@@ -336,10 +334,10 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsi
         *module = (CUmodule)(uintptr_t)h;
     const char *why = st ? sim_detail_get() : NULL;
     if (info_size >= 0)
-        fill_log(info, &optionValues[info_size],
+        sim_cuda_jit_log(info, &optionValues[info_size],
                  st ? "" : "gpuguard simulated driver: module loaded (host code; JIT options have no effect)");
     if (error_size >= 0)
-        fill_log(error, &optionValues[error_size], why && *why ? why : "");
+        sim_cuda_jit_log(error, &optionValues[error_size], why && *why ? why : "");
     if (wall >= 0) {
         float zero = 0.0f; /* the option's value is a float in the pointer's slot */
         memset(&optionValues[wall], 0, sizeof optionValues[wall]);

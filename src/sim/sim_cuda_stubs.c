@@ -225,63 +225,6 @@ SIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle han
     return not_supported("cuIpcOpenMemHandle_v2", "inter-process sharing is not simulated");
 }
 
-SIM_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
-                                     const char *name, unsigned int numOptions,
-                                     CUjit_option *options, void **optionValues)
-{
-    SIM_COUNT(cuLinkAddData_v2);
-    (void)state;
-    (void)type;
-    (void)data;
-    (void)size;
-    (void)name;
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
-    return not_supported("cuLinkAddData_v2", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
-                                     unsigned int numOptions, CUjit_option *options,
-                                     void **optionValues)
-{
-    SIM_COUNT(cuLinkAddFile_v2);
-    (void)state;
-    (void)type;
-    (void)path;
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
-    return not_supported("cuLinkAddFile_v2", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
-{
-    SIM_COUNT(cuLinkComplete);
-    (void)state;
-    (void)cubinOut;
-    (void)sizeOut;
-    return not_supported("cuLinkComplete", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
-                                    void **optionValues, CUlinkState *stateOut)
-{
-    SIM_COUNT(cuLinkCreate_v2);
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
-    (void)stateOut;
-    return not_supported("cuLinkCreate_v2", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkDestroy(CUlinkState state)
-{
-    SIM_COUNT(cuLinkDestroy);
-    (void)state;
-    return not_supported("cuLinkDestroy", "the JIT linker is not simulated (a module is a shared object)");
-}
-
 SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
     SIM_COUNT(cuMemAllocManaged);

@@ -548,3 +548,33 @@ void sim_function_get_info(const sim_function *f, sim_function_info *out)
     out->nregs = f->ptx->nregs;
     out->ptx_version = f->mod->ptx_version;
 }
+
+/* A name two linked inputs both define (kernels and variables: the parser
+ * checks one input's names, not a concatenation's), or NULL. */
+static const char *defined_twice(const ptx_module *m)
+{
+    for (size_t i = 0; i < m->nkernels; i++)
+        for (size_t j = i + 1; j < m->nkernels; j++)
+            if (!strcmp(m->kernels[i].name, m->kernels[j].name))
+                return m->kernels[i].name;
+    for (size_t i = 0; i < m->nvars; i++)
+        for (size_t j = i + 1; j < m->nvars; j++)
+            if (!strcmp(m->vars[i].name, m->vars[j].name))
+                return m->vars[i].name;
+    return NULL;
+}
+
+sim_status sim_module_check_ptx(const char *text, size_t len)
+{
+    char err[512];
+    ptx_module *ptx = ptx_module_parse(text, len, err, sizeof err);
+    if (!ptx) {
+        sim_detail("%s", err);
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    const char *twice = defined_twice(ptx);
+    if (twice)
+        sim_detail("PTX: \"%s\" is defined twice", twice);
+    ptx_module_free(ptx);
+    return twice ? SIM_ERR_INVALID_IMAGE : SIM_OK;
+}

@@ -639,3 +639,93 @@ Test(ptx_module_api, memcpy2d_with_page_locked_host_memory)
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }
+
+/* ---- the JIT linker ------------------------------------------------------------- */
+
+/* Two PTX inputs (one from memory, one from a file) and a fatbin's PTX
+ * linked into one image that cuModuleLoadData loads with every kernel;
+ * the info log says so and its size slot gets the bytes written. */
+Test(ptx_module_api, link_ptx_inputs_into_one_module)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    char info[256] = "", error[256] = "";
+    CUjit_option opts[] = { CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_WALL_TIME };
+    void *vals[] = { info, (void *)(uintptr_t)sizeof info, error, (void *)(uintptr_t)sizeof error,
+                     NULL };
+    CUlinkState link;
+    CU_OK(cuLinkCreate_v2(5, opts, vals, &link));
+    size_t size;
+    char *vadd = read_file(GG_PTX_FIXTURE_DIR "/vector_add.ptx", &size);
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, vadd, size + 1, "vector_add.ptx", 0, NULL, NULL));
+    free(vadd);
+    CU_OK(cuLinkAddFile_v2(link, CU_JIT_INPUT_PTX, GG_PTX_FIXTURE_DIR "/module_api.ptx", 0, NULL, NULL));
+    char *fat = read_file(GG_PTX_FIXTURE_DIR "/fatbin/ptx75_none.fatbin", &size);
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_FATBINARY, fat, size, "scale", 0, NULL, NULL));
+    free(fat);
+    void *image = NULL;
+    size_t image_size = 0;
+    CU_OK(cuLinkComplete(link, &image, &image_size));
+    cr_assert_not_null(image);
+    cr_assert_eq(image_size, strlen(image) + 1);
+    cr_assert(strstr(info, "linked") != NULL, "info log: %s", info);
+    cr_assert_eq((size_t)(uintptr_t)vals[1], strlen(info) + 1);
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, image));
+    CU_OK(cuLinkDestroy(link));
+    cr_assert_not_null(sim_test_kernel(m, "vector_add"));
+    cr_assert_not_null(sim_test_kernel(m, "read_globals"));
+    cr_assert_not_null(sim_test_kernel(m, "scale"));
+    CUdeviceptr coef;
+    CU_OK(cuModuleGetGlobal_v2(&coef, NULL, m, "coef"));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
+
+/* Refusals: bad PTX (its line in the error log), machine code, an unknown
+ * input type, a missing file, nothing to link. */
+Test(ptx_module_api, link_refusals)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    char error[256] = "";
+    CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+    void *vals[] = { error, (void *)(uintptr_t)sizeof error };
+    CUlinkState link;
+    CU_OK(cuLinkCreate_v2(2, opts, vals, &link));
+    void *image;
+    CU_IS(cuLinkComplete(link, &image, NULL), CUDA_ERROR_INVALID_VALUE);
+    static char bad[] = ".version 7.5\n.target sm_75\n.address_size 64\n"
+                        ".visible .entry k()\n{\n\tfrobnicate.b32 %r1;\n}\n";
+    CU_IS(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, bad, sizeof bad, "bad.ptx", 0, NULL, NULL),
+          CUDA_ERROR_INVALID_IMAGE);
+    cr_assert(strstr(error, "bad.ptx: PTX line 6") != NULL, "error log: %s", error);
+    cr_assert_eq((size_t)(uintptr_t)vals[1], strlen(error) + 1);
+    CU_IS(cuLinkAddData_v2(link, CU_JIT_INPUT_LIBRARY, bad, sizeof bad, "libcudadevrt.a", 0, NULL, NULL),
+          CUDA_ERROR_NOT_SUPPORTED);
+    CU_IS(cuLinkAddData_v2(link, (CUjitInputType)6, bad, sizeof bad, "x", 0, NULL, NULL),
+          CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, NULL, 10, "x", 0, NULL, NULL),
+          CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuLinkAddFile_v2(link, CU_JIT_INPUT_PTX, "/nonexistent/x.ptx", 0, NULL, NULL),
+          CUDA_ERROR_FILE_NOT_FOUND);
+    /* The same kernel twice: each input loads, their union does not. */
+    size_t size;
+    char *vadd = read_file(GG_PTX_FIXTURE_DIR "/vector_add.ptx", &size);
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, vadd, size, "a.ptx", 0, NULL, NULL));
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, vadd, size, "b.ptx", 0, NULL, NULL));
+    free(vadd);
+    CU_IS(cuLinkComplete(link, &image, NULL), CUDA_ERROR_INVALID_IMAGE);
+    cr_assert(strstr(error, "\"vector_add\" is defined twice") != NULL, "error log: %s", error);
+    CU_IS(cuLinkComplete(NULL, &image, NULL), CUDA_ERROR_INVALID_HANDLE);
+    CU_IS(cuLinkDestroy(NULL), CUDA_ERROR_INVALID_HANDLE);
+    CU_OK(cuLinkDestroy(link));
+    CUjit_option unknown = (CUjit_option)CU_JIT_NUM_OPTIONS;
+    void *v = NULL;
+    CU_IS(cuLinkCreate_v2(1, &unknown, &v, &link), CUDA_ERROR_INVALID_VALUE);
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
