@@ -576,7 +576,8 @@ Test(ptx_module_api, thread_limit_directives)
         const char *directive;
         int want;
     } cases[] = { { ".maxntid 8, 4, 2", 64 }, { ".reqntid 1023", 1023 }, { ".maxntid 1025", 1024 },
-                  { ".maxntid 32, 32, 2", 1024 }, { ".minnctapersm 4", 1024 } };
+                  { ".maxntid 32, 32, 2", 1024 }, { ".minnctapersm 4", 1024 },
+                  { ".maxntid 1048576, 1048576, 1048576, 1048576", 1024 } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CUmodule m;
         CU_OK(load_decl(".param .u32 p", cases[i].directive, &m));
@@ -587,6 +588,9 @@ Test(ptx_module_api, thread_limit_directives)
     }
     CUmodule m;
     CU_IS(load_decl(".param .u32 p", ".maxntid 0", &m), CUDA_ERROR_INVALID_IMAGE);
+    CU_IS(load_decl(".param .u32 p", ".maxntid 1048577", &m), CUDA_ERROR_INVALID_IMAGE);
+    cr_assert(strstr(gg_sim_last_error_detail(), "PTX line 5: directive value out of range") != NULL,
+              "%s", gg_sim_last_error_detail());
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }

@@ -1113,12 +1113,15 @@ static bool parse_entry(parser *p)
         uint64_t threads = 1;
         next(p);
         while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] >= '0' && tok(p)->text[0] <= '9') {
+            uint32_t at = tok(p)->line;
             int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
             if (!parse_int(p, &n))
                 return false;
             if (n <= 0 || n > 1024 * 1024)
-                return FAIL(p, "thread count out of range");
+                return fail_at(p, at, "directive value out of range (1 to 1048576)");
             threads *= (uint64_t)n;
+            if (threads > UINT32_MAX) /* saturated: no later product can wrap */
+                threads = (uint64_t)UINT32_MAX + 1;
             if (ptx_tok_punct(tok(p), ','))
                 next(p);
         }
