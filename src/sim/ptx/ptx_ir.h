@@ -169,7 +169,9 @@ typedef struct ptx_module {
     size_t nkernels;
     ptx_variable *vars;
     size_t nvars;
-    unsigned char *data;     /* .global and .const bytes (module window offset 0) */
+    unsigned char *data;     /* .global and .const bytes (module window offset 0); the
+                              * simulator's loader moves them into a device allocation
+                              * and points data there (sim_module.c) */
     uint64_t data_bytes;
     uint32_t static_shared_bytes; /* .shared variables, laid out from 0 */
     uint32_t module_shared_bytes; /* those declared at module scope, laid out alone */
