@@ -203,8 +203,14 @@ SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute at
     if (r)
         return r;
     r = CUDA_SUCCESS;
+    /* Dynamic shared memory can have what the static leaves of the limit. */
+    sim_function_info info;
+    sim_function_get_info(fn, &info);
+    unsigned dynamic_max = info.static_shared < SIM_MAX_SHARED_PER_BLOCK
+                               ? SIM_MAX_SHARED_PER_BLOCK - info.static_shared
+                               : 0;
     if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
-        value >= 0 && value <= (int)SIM_MAX_SHARED_PER_BLOCK) {
+        value >= 0 && (unsigned)value <= dynamic_max) {
         s->max_dynamic_shared = value;
     } else if (attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT &&
                value >= -1 && value <= 100) {
@@ -212,7 +218,7 @@ SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute at
     } else {
         sim_detail("cuFuncSetAttribute: attribute %d cannot be set to %d (settable: maximum dynamic "
                    "shared memory up to %u bytes, shared memory carveout -1 to 100)",
-                   (int)attrib, value, SIM_MAX_SHARED_PER_BLOCK);
+                   (int)attrib, value, dynamic_max);
         r = CUDA_ERROR_INVALID_VALUE;
     }
     unlock_function(fn);

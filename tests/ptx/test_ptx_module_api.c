@@ -274,6 +274,13 @@ Test(ptx_module_api, attributes_come_from_the_declarations)
     cr_assert_eq(attr(big, (CUfunction_attribute)ATTR_SHARED), 40000);
     cr_assert_eq(attr(reads, (CUfunction_attribute)ATTR_SHARED), 0, "another kernel's .shared is not its");
     cr_assert_eq(attr(big, (CUfunction_attribute)ATTR_MAX_DYNAMIC_SHARED), 49152 - 40000);
+    /* Settable up to what the static leaves: 9152, not 9153. */
+    CU_OK(cuFuncSetAttribute(big, (CUfunction_attribute)ATTR_MAX_DYNAMIC_SHARED, 100));
+    cr_assert_eq(attr(big, (CUfunction_attribute)ATTR_MAX_DYNAMIC_SHARED), 100);
+    CU_OK(cuFuncSetAttribute(big, (CUfunction_attribute)ATTR_MAX_DYNAMIC_SHARED, 49152 - 40000));
+    CU_IS(cuFuncSetAttribute(big, (CUfunction_attribute)ATTR_MAX_DYNAMIC_SHARED, 49152 - 40000 + 1),
+          CUDA_ERROR_INVALID_VALUE);
+    CU_OK(cuFuncSetAttribute(reads, (CUfunction_attribute)ATTR_MAX_DYNAMIC_SHARED, 49152));
     cr_assert_eq(attr(reads, (CUfunction_attribute)ATTR_CONST), 8); /* coef */
     cr_assert_eq(attr(reads, (CUfunction_attribute)ATTR_LOCAL), 0);
     /* .reg .b32 %r<11>; .reg .b64 %rd<5>: 11 + 5 register slots. */
