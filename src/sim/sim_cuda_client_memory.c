@@ -302,9 +302,10 @@ void sim_cuda_jit_log(char *buf, void **size_slot, const char *msg)
     *size_slot = (void *)(uintptr_t)n;
 }
 
-/* cuModuleLoadData with JIT options: a simulator module is host code, so
- * every option is accepted and has no effect, except the outputs: the info
- * log says what was loaded, the error log why a load failed, the wall time
+/* cuModuleLoadData with JIT options: a simulator module is host code or
+ * PTX the interpreter runs as written, so every option is accepted and has
+ * no effect, except the outputs: the info log says the module loaded, the
+ * error log why a load failed ("PTX line N: ..." for PTX), the wall time
  * is 0. */
 SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                                        CUjit_option *options, void **optionValues)
@@ -335,7 +336,7 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsi
     const char *why = st ? sim_detail_get() : NULL;
     if (info_size >= 0)
         sim_cuda_jit_log(info, &optionValues[info_size],
-                 st ? "" : "gpuguard simulated driver: module loaded (host code; JIT options have no effect)");
+                 st ? "" : "gpuguard simulated driver: module loaded (JIT options have no effect)");
     if (error_size >= 0)
         sim_cuda_jit_log(error, &optionValues[error_size], why && *why ? why : "");
     if (wall >= 0) {

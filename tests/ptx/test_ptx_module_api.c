@@ -740,3 +740,39 @@ Test(ptx_module_api, link_refusals)
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }
+
+/* cuModuleLoadDataEx's logs on PTX: the refusal's "PTX line N" in the
+ * error log, the info log on success, each size slot set to the bytes
+ * written (NUL included), a short buffer truncated to its size. */
+Test(ptx_module_api, load_data_ex_logs_and_their_sizes)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    char info[128], error[8];
+    memset(info, 'x', sizeof info);
+    memset(error, 'x', sizeof error);
+    CUjit_option opts[] = { CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+    void *vals[] = { info, (void *)(uintptr_t)sizeof info, error, (void *)(uintptr_t)sizeof error };
+    CUmodule m;
+    CU_IS(cuModuleLoadDataEx(&m, ".version 7.5\n.target sm_75\n.address_size 64\n"
+                                  ".visible .entry k()\n{\n\tfrobnicate;\n}\n",
+                             4, opts, vals),
+          CUDA_ERROR_INVALID_IMAGE);
+    cr_assert_str_eq(error, "PTX lin"); /* 8 bytes: 7 and the NUL */
+    cr_assert_eq((size_t)(uintptr_t)vals[3], 8);
+    cr_assert_str_eq(info, "");
+    cr_assert_eq((size_t)(uintptr_t)vals[1], 1);
+    vals[1] = (void *)(uintptr_t)sizeof info;
+    vals[3] = (void *)(uintptr_t)sizeof error;
+    char *src = read_file(GG_PTX_FIXTURE_DIR "/module_api.ptx", NULL);
+    CU_OK(cuModuleLoadDataEx(&m, src, 4, opts, vals));
+    free(src);
+    cr_assert(strstr(info, "module loaded") != NULL, "%s", info);
+    cr_assert_eq((size_t)(uintptr_t)vals[1], strlen(info) + 1);
+    cr_assert_str_eq(error, "");
+    cr_assert_eq((size_t)(uintptr_t)vals[3], 1);
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
