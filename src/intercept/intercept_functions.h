@@ -52,6 +52,7 @@ GG_ICPT_FN(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char uc, size_t n), (dst, u
 GG_ICPT_FN(cuMemsetD8Async, (CUdeviceptr dst, unsigned char uc, size_t n, CUstream s), (dst, uc, n, s), PLAIN)
 GG_ICPT_FN(cuModuleLoad, (CUmodule *module, const char *fname), (module, fname), PLAIN)
 GG_ICPT_FN(cuModuleLoadData, (CUmodule *module, const void *image), (module, image), PLAIN)
+GG_ICPT_FN(cuModuleLoadFatBinary, (CUmodule *module, const void *fatCubin), (module, fatCubin), PLAIN)
 GG_ICPT_FN(cuModuleUnload, (CUmodule hmod), (hmod), PLAIN)
 GG_ICPT_FN(cuModuleGetFunction, (CUfunction *hfunc, CUmodule hmod, const char *name), (hfunc, hmod, name), PLAIN)
 GG_ICPT_FN(cuLaunchKernel, (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra), (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), PLAIN)

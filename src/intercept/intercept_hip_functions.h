@@ -47,6 +47,7 @@ GG_ICPT_FN(hipModuleLoad, (hipModule_t *module, const char *fname), (module, fna
 GG_ICPT_FN(hipModuleLoadData, (hipModule_t *module, const void *image), (module, image), HIP_PLAIN)
 GG_ICPT_FN(hipModuleUnload, (hipModule_t module), (module), HIP_PLAIN)
 GG_ICPT_FN(hipModuleGetFunction, (hipFunction_t *function, hipModule_t module, const char *kname), (function, module, kname), HIP_PLAIN)
+GG_ICPT_FN(hipModuleGetGlobal, (hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod, const char *name), (dptr, bytes, hmod, name), HIP_PLAIN)
 GG_ICPT_FN(hipModuleLaunchKernel, (hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream, void **kernelParams, void **extra), (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra), HIP_PLAIN)
 GG_ICPT_FN(hipHostGetDevicePointer, (void **devPtr, void *hstPtr, unsigned int flags), (devPtr, hstPtr, flags), HIP_PLAIN)
 GG_ICPT_FN(hipStreamWriteValue32, (hipStream_t stream, void *ptr, uint32_t value, unsigned int flags), (stream, ptr, value, flags), HIP_PLAIN)

@@ -355,6 +355,7 @@ typedef struct sim_alloc {
     sim_device *dev;
     uint64_t freed_clock;   /* 0 while live; else ops submitted before it still see it */
     unsigned pending_frees; /* streams that must pass the free before it is retired */
+    bool module_data;       /* a module's variables: freed by its unload, not by cuMemFree */
 } sim_alloc;
 
 /* When looking up from the host, now: freed allocations are invisible. */
@@ -362,6 +363,11 @@ typedef struct sim_alloc {
 
 sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr);
 sim_status sim_mem_free(sim_ctx *c, uint64_t dptr);
+/* A device allocation for a module's variables (sim_module.c): like
+ * sim_mem_alloc, but sim_mem_free refuses it (INVALID_VALUE); the module
+ * frees it with sim_mem_free_module_data. *out: the allocation, retained. */
+sim_status sim_mem_alloc_module_data(sim_ctx *c, size_t bytes, uint64_t *dptr, sim_alloc **out);
+sim_status sim_mem_free_module_data(sim_ctx *c, uint64_t dptr);
 /* Allocation containing dptr as seen by work submitted at clock, retained;
  * *offset = dptr - base. NULL if none. */
 sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset);
@@ -527,6 +533,13 @@ typedef struct sim_module {
     sim_obj obj;
     void *dl;                   /* a shared object of host C kernels, or NULL */
     struct ptx_module *ptx;     /* PTX text, decoded (src/sim/ptx), or NULL */
+    /* A PTX module's .global/.const bytes as a device allocation of its
+     * context (sim_module.c says why): its address (0: the module has no
+     * such variables) and the allocation, retained until the module is
+     * freed because ptx->data points into it. */
+    uint64_t data_dptr;
+    sim_alloc *data_alloc;
+    int ptx_version;            /* .version major*10+minor; 0: not PTX */
     pthread_mutex_t lock;
     struct sim_function **fns;  /* handed out, so the same name gives the same handle */
     size_t nfns, capfns;
@@ -539,6 +552,7 @@ typedef struct sim_function {
     const struct ptx_kernel *ptx; /* a PTX kernel of mod->ptx, or NULL */
     unsigned nparams;
     const unsigned *sizes;
+    const unsigned *aligns;     /* a PTX kernel's declared alignments; NULL: guessed (sim_function_param_offset) */
     size_t param_bytes;         /* bytes of the copied-parameter buffer */
     char name[128];
     void *face_state;           /* the CUDA face's settings of the function
@@ -549,6 +563,34 @@ sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out);
 sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out);
 sim_status sim_module_unload(sim_module *m);
 sim_status sim_module_function(sim_module *m, const char *name, sim_function **out);
+/* A PTX module's .global or .const variable called name: its device
+ * address and size. NOT_FOUND when the module has none of that name (or
+ * is not PTX). */
+sim_status sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_t *bytes);
+/* Where parameter index of f sits in a CUDA parameter buffer (the `extra`
+ * form of a launch, cuParamSetv, cuFuncGetParamInfo): each parameter at
+ * the next multiple of its alignment. A PTX kernel's alignments are the
+ * declared ones (.param .align N); a host C kernel's are guessed from the
+ * size: the largest power of two up to 16 dividing it. index < f->nparams. */
+size_t sim_function_param_offset(const sim_function *f, unsigned index);
+
+/* What cuFuncGetAttribute reports of a kernel's resources. */
+typedef struct sim_function_info {
+    bool is_ptx;                /* false: a host C kernel (all below 0) */
+    unsigned max_threads;       /* .maxntid / .reqntid product; 0: not declared */
+    unsigned static_shared;     /* static .shared bytes: its own and the module scope's */
+    unsigned const_bytes;       /* the module's .const variables' bytes */
+    unsigned local_bytes;       /* .local bytes per thread */
+    unsigned nregs;             /* register slots the kernel declares (.reg) */
+    int ptx_version;            /* .version as major*10+minor */
+} sim_function_info;
+void sim_function_get_info(const sim_function *f, sim_function_info *out);
+/* Whether len bytes of PTX text would load (the JIT linker checks each
+ * input as it is added, then their concatenation): SIM_OK, or
+ * INVALID_IMAGE with the parser's "PTX line N: ..." as the detail, or
+ * "PTX: \"name\" is defined twice" for a kernel or variable name defined
+ * twice. */
+sim_status sim_module_check_ptx(const char *text, size_t len);
 
 typedef struct sim_launch_desc {
     sim_function *fn;

@@ -94,6 +94,7 @@ sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen);
     X(cuMemHostGetDevicePointer_v2) X(cuStreamWriteValue32)              \
     X(cuStreamWriteValue32_v2) X(cuStreamWriteValue64)                   \
     X(cuStreamWriteValue64_v2) X(cuStreamGetCtx) X(cuPointerGetAttribute) \
+    X(cuModuleGetGlobal_v2) X(cuModuleLoadFatBinary)                     \
     SIM_CUDA_CLIENT_EXPORTS(X)
 
 enum sim_cuda_fn {

@@ -73,6 +73,7 @@ API CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n);
 API CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s);
 API CUresult cuModuleLoad(CUmodule *module, const char *fname);
 API CUresult cuModuleLoadData(CUmodule *module, const void *image);
+API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
 API CUresult cuModuleUnload(CUmodule hmod);
 API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,

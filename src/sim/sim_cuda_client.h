@@ -26,11 +26,65 @@ typedef unsigned int GLenum;
 
 /* Structures only passed by pointer to functions the simulator does not
  * model: never dereferenced, so left incomplete. */
-typedef struct CUDA_MEMCPY2D_st CUDA_MEMCPY2D;
-typedef struct CUDA_MEMCPY3D_st CUDA_MEMCPY3D;
 typedef struct CUDA_MEMCPY3D_PEER_st CUDA_MEMCPY3D_PEER;
 typedef struct CUDA_ARRAY_DESCRIPTOR_st CUDA_ARRAY_DESCRIPTOR;
 typedef struct CUDA_ARRAY3D_DESCRIPTOR_st CUDA_ARRAY3D_DESCRIPTOR;
+
+/* cuMemcpy2D's request, with cuda.h's layout (sim_cuda_memcpy_pitched.c). */
+typedef enum CUmemorytype_enum {
+    CU_MEMORYTYPE_HOST = 1,
+    CU_MEMORYTYPE_DEVICE = 2,
+    CU_MEMORYTYPE_ARRAY = 3,
+    CU_MEMORYTYPE_UNIFIED = 4
+} CUmemorytype;
+
+typedef struct CUDA_MEMCPY2D_st {
+    size_t srcXInBytes;
+    size_t srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    unsigned long long srcDevice; /* CUdeviceptr (sim_cuda.h defines it after this header) */
+    CUarray srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes;
+    size_t dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    unsigned long long dstDevice;
+    CUarray dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes;
+    size_t Height;
+} CUDA_MEMCPY2D;
+
+/* cuMemcpy3D's request, with cuda.h's layout (sim_cuda_memcpy_pitched.c). */
+typedef struct CUDA_MEMCPY3D_st {
+    size_t srcXInBytes;
+    size_t srcY;
+    size_t srcZ;
+    size_t srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    unsigned long long srcDevice;
+    CUarray srcArray;
+    void *reserved0;
+    size_t srcPitch;
+    size_t srcHeight;
+    size_t dstXInBytes;
+    size_t dstY;
+    size_t dstZ;
+    size_t dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    unsigned long long dstDevice;
+    CUarray dstArray;
+    void *reserved1;
+    size_t dstPitch;
+    size_t dstHeight;
+    size_t WidthInBytes;
+    size_t Height;
+    size_t Depth;
+} CUDA_MEMCPY3D;
 
 /* Passed by value: the full 64-byte layout matters. */
 typedef struct CUipcEventHandle_st { char reserved[64]; } CUipcEventHandle;
@@ -74,7 +128,15 @@ typedef enum CUjit_option_enum {
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 } CUjit_option;
 
-typedef enum CUjitInputType_enum { CU_JIT_INPUT_CUBIN = 0 } CUjitInputType;
+typedef enum CUjitInputType_enum {
+    CU_JIT_INPUT_CUBIN = 0,
+    CU_JIT_INPUT_PTX = 1,
+    CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3,
+    CU_JIT_INPUT_LIBRARY = 4,
+    CU_JIT_INPUT_NVVM = 5,
+    SIM_CU_JIT_NUM_INPUT_TYPES = 6
+} CUjitInputType;
 typedef enum CUfilter_mode_enum { CU_TR_FILTER_MODE_POINT = 0 } CUfilter_mode;
 typedef enum CUaddress_mode_enum { CU_TR_ADDRESS_MODE_WRAP = 0 } CUaddress_mode;
 typedef enum CUarray_format_enum { CU_AD_FORMAT_UNSIGNED_INT8 = 1 } CUarray_format;
@@ -102,6 +164,12 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     X(cuMemsetD2D16Async) X(cuMemsetD2D32_v2) X(cuMemsetD2D32Async)            \
     X(cuMemAllocPitch_v2) X(cuMemGetAddressRange_v2) X(cuMemHostRegister_v2)    \
     X(cuMemHostUnregister) X(cuMemHostGetFlags) X(cuModuleLoadDataEx)           \
+    /* sim_cuda_memcpy_pitched.c */                                                   \
+    X(cuMemcpy2D_v2) X(cuMemcpy2DAsync_v2) X(cuMemcpy2DUnaligned_v2)           \
+    X(cuMemcpy3D_v2) X(cuMemcpy3DAsync_v2)                                      \
+    /* sim_cuda_link.c */                                                       \
+    X(cuLinkCreate_v2) X(cuLinkAddData_v2) X(cuLinkAddFile_v2) X(cuLinkComplete) \
+    X(cuLinkDestroy)                                                            \
     /* sim_cuda_stubs.c: CUDA_ERROR_NOT_SUPPORTED */                            \
     SIM_CUDA_STUB_EXPORTS(X)
 
@@ -116,13 +184,11 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     X(cuGraphicsSubResourceGetMappedArray) X(cuGraphicsUnmapResources)          \
     X(cuGraphicsUnregisterResource) X(cuIpcCloseMemHandle)                      \
     X(cuIpcGetEventHandle) X(cuIpcGetMemHandle) X(cuIpcOpenEventHandle)         \
-    X(cuIpcOpenMemHandle_v2) X(cuLinkAddData_v2) X(cuLinkAddFile_v2)            \
-    X(cuLinkComplete) X(cuLinkCreate_v2) X(cuLinkDestroy) X(cuMemAllocManaged)  \
-    X(cuMemcpy2DAsync_v2) X(cuMemcpy2DUnaligned_v2) X(cuMemcpy2D_v2)            \
-    X(cuMemcpy3DAsync_v2) X(cuMemcpy3DPeer) X(cuMemcpy3DPeerAsync)              \
-    X(cuMemcpy3D_v2) X(cuMemcpyAtoA_v2) X(cuMemcpyAtoD_v2) X(cuMemcpyAtoH_v2)   \
+    X(cuIpcOpenMemHandle_v2) X(cuMemAllocManaged)                               \
+    X(cuMemcpy3DPeer) X(cuMemcpy3DPeerAsync) X(cuMemcpyAtoA_v2)                 \
+    X(cuMemcpyAtoD_v2) X(cuMemcpyAtoH_v2)                                       \
     X(cuMemcpyDtoA_v2) X(cuMemcpyHtoA_v2) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)  \
-    X(cuModuleGetGlobal_v2) X(cuModuleGetSurfRef) X(cuModuleGetTexRef)          \
+    X(cuModuleGetSurfRef) X(cuModuleGetTexRef)                                  \
     X(cuParamSetTexRef) X(cuProfilerInitialize) X(cuStreamAttachMemAsync)       \
     X(cuSurfRefGetArray) X(cuSurfRefSetArray) X(cuTexRefCreate)                 \
     X(cuTexRefDestroy) X(cuTexRefGetAddressMode) X(cuTexRefGetAddress_v2)       \
@@ -130,6 +196,13 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     X(cuTexRefGetFormat) X(cuTexRefSetAddress2D_v3) X(cuTexRefSetAddressMode)   \
     X(cuTexRefSetAddress_v2) X(cuTexRefSetArray) X(cuTexRefSetFilterMode)       \
     X(cuTexRefSetFlags) X(cuTexRefSetFormat)
+
+#define CU_JIT_NUM_OPTIONS 35 /* CUDA 13.0 */
+
+/* Writes msg into a JIT log buffer (cuModuleLoadDataEx, cuLink*) whose
+ * size in bytes sits in *size_slot (the option's value), and sets *size_slot
+ * to the bytes written, the terminating NUL included (0 for no buffer). */
+void sim_cuda_jit_log(char *buf, void **size_slot, const char *msg);
 
 /* cuDeviceGetAttribute for the attributes the core does not keep: true,
  * with *out set, for every attribute number CUDA 13.0 defines. */

@@ -27,7 +27,6 @@
 #define CU_MEMHOSTREGISTER_IOMEMORY 0x04u
 #define CU_MEMHOSTREGISTER_READ_ONLY 0x08u
 #define PITCH_ALIGNMENT 512u        /* cuMemAllocPitch rows start 512-byte aligned */
-#define CU_JIT_NUM_OPTIONS 35       /* CUDA 13.0 */
 
 /* Sets height rows of width elements (elem bytes each, pattern or value)
  * starting pitch bytes apart at dst, on stream h of the current context. */
@@ -287,9 +286,8 @@ SIM_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
 
 /* ---- modules --------------------------------------------------------------- */
 
-/* Writes msg into a JIT log buffer of *size bytes and sets *size to the
- * bytes written, the terminating NUL included. */
-static void fill_log(char *buf, void **size_slot, const char *msg)
+/* sim_cuda_client.h says what it writes. */
+void sim_cuda_jit_log(char *buf, void **size_slot, const char *msg)
 {
     size_t cap = (size_t)(uintptr_t)*size_slot;
     size_t n = 0;
@@ -304,9 +302,10 @@ static void fill_log(char *buf, void **size_slot, const char *msg)
     *size_slot = (void *)(uintptr_t)n;
 }
 
-/* cuModuleLoadData with JIT options: a simulator module is host code, so
- * every option is accepted and has no effect, except the outputs: the info
- * log says what was loaded, the error log why a load failed, the wall time
+/* cuModuleLoadData with JIT options: a simulator module is host code or
+ * PTX the interpreter runs as written, so every option is accepted and has
+ * no effect, except the outputs: the info log says the module loaded, the
+ * error log why a load failed ("PTX line N: ..." for PTX), the wall time
  * is 0. */
 SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                                        CUjit_option *options, void **optionValues)
@@ -336,10 +335,10 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsi
         *module = (CUmodule)(uintptr_t)h;
     const char *why = st ? sim_detail_get() : NULL;
     if (info_size >= 0)
-        fill_log(info, &optionValues[info_size],
-                 st ? "" : "gpuguard simulated driver: module loaded (host code; JIT options have no effect)");
+        sim_cuda_jit_log(info, &optionValues[info_size],
+                 st ? "" : "gpuguard simulated driver: module loaded (JIT options have no effect)");
     if (error_size >= 0)
-        fill_log(error, &optionValues[error_size], why && *why ? why : "");
+        sim_cuda_jit_log(error, &optionValues[error_size], why && *why ? why : "");
     if (wall >= 0) {
         float zero = 0.0f; /* the option's value is a float in the pointer's slot */
         memset(&optionValues[wall], 0, sizeof optionValues[wall]);

@@ -174,6 +174,28 @@ SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const 
     return sim_cuda_result(st);
 }
 
+/* A fatbin, as nvcc embeds it (the wrapper __cudaRegisterFatBinary gets, or
+ * the bare container); the loader tells the kinds apart (sim_module.c). */
+SIM_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    SIM_COUNT(cuModuleLoadFatBinary);
+    return load(module, fatCubin, false);
+}
+
+/* A PTX module's .global or .const variable (sim_module.c keeps them in a
+ * device allocation): a device pointer for copies, memsets and kernel
+ * parameters. Either output may be NULL. */
+SIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+                                         const char *name)
+{
+    SIM_COUNT(cuModuleGetGlobal_v2);
+    uint64_t d;
+    sim_status st = sim_face_module_global(FACE, SIM_HANDLE(hmod), name, &d, bytes);
+    if (!st && dptr)
+        *dptr = (CUdeviceptr)d;
+    return sim_cuda_result(st);
+}
+
 CUresult sim_cuda_launch(CUfunction f, const unsigned int grid[3], const unsigned int block[3],
                          unsigned int sharedMemBytes, CUstream hStream, void **kernelParams,
                          void **extra)
@@ -204,26 +226,9 @@ CUresult sim_cuda_launch(CUfunction f, const unsigned int grid[3], const unsigne
     return sim_cuda_result(st);
 }
 
-/* The device-side layout of the declared parameters: each at the next
- * multiple of its alignment, taken as the largest power of two (up to 16)
- * dividing its size (a scalar's or vector's own size; a 12-byte struct of
- * floats gets 4). Real layouts follow the kernel's C types, which the
- * declaration does not carry; sizes and the count are exact. */
-static size_t param_offset(const sim_function *fn, size_t index)
-{
-    size_t off = 0;
-    for (size_t i = 0;; i++) {
-        size_t sz = fn->sizes[i], align = 1;
-        while (align < 16 && sz % (align * 2) == 0)
-            align *= 2;
-        off = (off + align - 1) / align * align;
-        if (i == index)
-            return off;
-        off += sz;
-    }
-}
-
-/* CUDA 12.4. paramIndex at or past the kernel's parameter count is
+/* CUDA 12.4: offsets as the kernel's parameter buffer lays them out
+ * (sim_function_param_offset: a PTX kernel's exactly, from its .param
+ * declarations). paramIndex at or past the kernel's parameter count is
  * CUDA_ERROR_INVALID_VALUE ("paramIndex must be less than the number of
  * parameters"): callers learn the count by asking until it fails. */
 SIM_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
@@ -246,7 +251,7 @@ SIM_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_
                    fn->name, fn->nparams, paramIndex);
         r = CUDA_ERROR_INVALID_VALUE;
     } else {
-        *paramOffset = param_offset(fn, paramIndex);
+        *paramOffset = sim_function_param_offset(fn, (unsigned)paramIndex);
         if (paramSize)
             *paramSize = fn->sizes[paramIndex];
     }

@@ -10,8 +10,11 @@
  *    parameter buffer (CUDA keeps them per function too).
  *  - Function attributes and cache configuration.
  *
- * Layout of a parameter buffer. The simulator knows each parameter's size
- * only (GG_SIM_KERNEL_PARAMS), not its type, so it places parameter i at
+ * Layout of a parameter buffer (sim_function_param_offset). A PTX kernel's
+ * parameters sit at their declared alignments (.param .align N), as on a
+ * GPU: a complex<double> declared .align 8 follows a pointer at offset 8.
+ * For a host C kernel the simulator knows each parameter's size only
+ * (GG_SIM_KERNEL_PARAMS), not its type, so it places parameter i at
  * the next offset aligned to the natural alignment of a scalar or vector
  * of that size: the largest power of two dividing the size, at most 16
  * (char 1, short 2, int/float 4, pointer/double/long 8, float4 16; a
@@ -33,14 +36,6 @@
 #define LEGACY_PARAM_BYTES 4096u    /* cuParamSetSize's limit (CUDA: 4 KB) */
 #define FUNC_ATTRIBUTE_COUNT 16     /* CU_FUNC_ATTRIBUTE_MAX in CUDA 13.0 */
 
-static size_t param_alignment(unsigned size)
-{
-    size_t a = 1;
-    while (a < 16 && size % (a * 2) == 0)
-        a *= 2;
-    return a;
-}
-
 /* Points slots[i] at parameter i inside buf (bytes long); false, with a
  * detail, if the declared parameters do not fit. */
 static bool unpack_buffer(const sim_function *fn, const unsigned char *buf, size_t bytes,
@@ -51,10 +46,8 @@ static bool unpack_buffer(const sim_function *fn, const unsigned char *buf, size
                    fn->name, fn->nparams, SIM_CUDA_MAX_PARAMS);
         return false;
     }
-    size_t off = 0;
     for (unsigned i = 0; i < fn->nparams; i++) {
-        size_t a = param_alignment(fn->sizes[i]);
-        off = (off + a - 1) / a * a;
+        size_t off = sim_function_param_offset(fn, i);
         if (off + fn->sizes[i] > bytes) {
             sim_detail("%s of %s: parameter %u (%u bytes at offset %zu) runs past the %zu-byte "
                        "parameter buffer",
@@ -62,7 +55,6 @@ static bool unpack_buffer(const sim_function *fn, const unsigned char *buf, size
             return false;
         }
         slots[i] = (void *)(uintptr_t)(buf + off);
-        off += fn->sizes[i];
     }
     return true;
 }
@@ -138,7 +130,12 @@ static CUresult lock_function(CUfunction f, sim_function **out, func_settings **
             sim_obj_release(&fn->obj);
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
-        s->max_dynamic_shared = (int)SIM_MAX_SHARED_PER_BLOCK;
+        sim_function_info info;
+        sim_function_get_info(fn, &info);
+        /* What the per-block limit leaves beside the static .shared. */
+        s->max_dynamic_shared = info.static_shared < SIM_MAX_SHARED_PER_BLOCK
+                                    ? (int)(SIM_MAX_SHARED_PER_BLOCK - info.static_shared)
+                                    : 0;
         s->carveout = -1;
         fn->face_state = s;
     }
@@ -161,15 +158,33 @@ SIM_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUf
     CUresult r = lock_function(hfunc, &fn, &s);
     if (r)
         return r;
-    /* A simulator kernel is host code: no static shared, constant or local
-     * memory; registers and versions as an sm_80 build reports them. */
+    /* A host C kernel: no static shared, constant or local memory;
+     * registers and versions as an sm_80 build reports them. A PTX
+     * kernel: what its declarations say, and the binary version of the
+     * device the driver compiles it for. */
+    const sim_device_config *cfg = fn->obj.owner->dev->cfg;
+    sim_function_info info;
+    sim_function_get_info(fn, &info);
     int values[FUNC_ATTRIBUTE_COUNT] = {
-        [0] = (int)fn->obj.owner->dev->cfg->max_threads_per_block,
+        [0] = (int)cfg->max_threads_per_block,
         [4] = 32,                       /* NUM_REGS */
         [5] = 80, [6] = 80,             /* PTX_VERSION, BINARY_VERSION */
         [8] = s->max_dynamic_shared,
         [9] = s->carveout,
     };
+    if (info.is_ptx) {
+        int major = 0, minor = 0;
+        sim_device_attr(fn->obj.owner->dev, SIM_ATTR_COMPUTE_CAPABILITY_MAJOR, &major);
+        sim_device_attr(fn->obj.owner->dev, SIM_ATTR_COMPUTE_CAPABILITY_MINOR, &minor);
+        if (info.max_threads && info.max_threads < cfg->max_threads_per_block)
+            values[0] = (int)info.max_threads;
+        values[1] = (int)info.static_shared;   /* SHARED_SIZE_BYTES */
+        values[2] = (int)info.const_bytes;     /* CONST_SIZE_BYTES */
+        values[3] = (int)info.local_bytes;     /* LOCAL_SIZE_BYTES */
+        values[4] = (int)info.nregs;
+        values[5] = info.ptx_version;
+        values[6] = major * 10 + minor;
+    }
     unlock_function(fn);
     if (!pi || (unsigned)attrib >= FUNC_ATTRIBUTE_COUNT) {
         sim_detail("cuFuncGetAttribute: attribute %d is not a CUfunction_attribute", (int)attrib);
@@ -188,8 +203,14 @@ SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute at
     if (r)
         return r;
     r = CUDA_SUCCESS;
+    /* Dynamic shared memory can have what the static leaves of the limit. */
+    sim_function_info info;
+    sim_function_get_info(fn, &info);
+    unsigned dynamic_max = info.static_shared < SIM_MAX_SHARED_PER_BLOCK
+                               ? SIM_MAX_SHARED_PER_BLOCK - info.static_shared
+                               : 0;
     if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
-        value >= 0 && value <= (int)SIM_MAX_SHARED_PER_BLOCK) {
+        value >= 0 && (unsigned)value <= dynamic_max) {
         s->max_dynamic_shared = value;
     } else if (attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT &&
                value >= -1 && value <= 100) {
@@ -197,7 +218,7 @@ SIM_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute at
     } else {
         sim_detail("cuFuncSetAttribute: attribute %d cannot be set to %d (settable: maximum dynamic "
                    "shared memory up to %u bytes, shared memory carveout -1 to 100)",
-                   (int)attrib, value, SIM_MAX_SHARED_PER_BLOCK);
+                   (int)attrib, value, dynamic_max);
         r = CUDA_ERROR_INVALID_VALUE;
     }
     unlock_function(fn);

@@ -109,6 +109,7 @@ static const sim_proc g_procs[] = {
     PT("cuMemsetD8Async", 7000, cuMemsetD8Async),
     P("cuModuleLoad", 2000, cuModuleLoad),
     P("cuModuleLoadData", 2000, cuModuleLoadData),
+    P("cuModuleLoadFatBinary", 2000, cuModuleLoadFatBinary),
     P("cuModuleUnload", 2000, cuModuleUnload),
     P("cuModuleGetFunction", 2000, cuModuleGetFunction),
     P("cuLaunchKernel", 4000, cuLaunchKernel),

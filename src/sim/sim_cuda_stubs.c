@@ -225,63 +225,6 @@ SIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle han
     return not_supported("cuIpcOpenMemHandle_v2", "inter-process sharing is not simulated");
 }
 
-SIM_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
-                                     const char *name, unsigned int numOptions,
-                                     CUjit_option *options, void **optionValues)
-{
-    SIM_COUNT(cuLinkAddData_v2);
-    (void)state;
-    (void)type;
-    (void)data;
-    (void)size;
-    (void)name;
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
-    return not_supported("cuLinkAddData_v2", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
-                                     unsigned int numOptions, CUjit_option *options,
-                                     void **optionValues)
-{
-    SIM_COUNT(cuLinkAddFile_v2);
-    (void)state;
-    (void)type;
-    (void)path;
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
-    return not_supported("cuLinkAddFile_v2", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
-{
-    SIM_COUNT(cuLinkComplete);
-    (void)state;
-    (void)cubinOut;
-    (void)sizeOut;
-    return not_supported("cuLinkComplete", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
-                                    void **optionValues, CUlinkState *stateOut)
-{
-    SIM_COUNT(cuLinkCreate_v2);
-    (void)numOptions;
-    (void)options;
-    (void)optionValues;
-    (void)stateOut;
-    return not_supported("cuLinkCreate_v2", "the JIT linker is not simulated (a module is a shared object)");
-}
-
-SIM_EXPORT CUresult cuLinkDestroy(CUlinkState state)
-{
-    SIM_COUNT(cuLinkDestroy);
-    (void)state;
-    return not_supported("cuLinkDestroy", "the JIT linker is not simulated (a module is a shared object)");
-}
-
 SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
     SIM_COUNT(cuMemAllocManaged);
@@ -289,36 +232,6 @@ SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
     (void)bytesize;
     (void)flags;
     return not_supported("cuMemAllocManaged", "managed memory is not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
-{
-    SIM_COUNT(cuMemcpy2DAsync_v2);
-    (void)pCopy;
-    (void)hStream;
-    return not_supported("cuMemcpy2DAsync_v2", "2D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
-{
-    SIM_COUNT(cuMemcpy2DUnaligned_v2);
-    (void)pCopy;
-    return not_supported("cuMemcpy2DUnaligned_v2", "2D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
-{
-    SIM_COUNT(cuMemcpy2D_v2);
-    (void)pCopy;
-    return not_supported("cuMemcpy2D_v2", "2D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
-{
-    SIM_COUNT(cuMemcpy3DAsync_v2);
-    (void)pCopy;
-    (void)hStream;
-    return not_supported("cuMemcpy3DAsync_v2", "3D copies are not simulated");
 }
 
 SIM_EXPORT CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
@@ -334,13 +247,6 @@ SIM_EXPORT CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstrea
     (void)pCopy;
     (void)hStream;
     return not_supported("cuMemcpy3DPeerAsync", "3D copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
-{
-    SIM_COUNT(cuMemcpy3D_v2);
-    (void)pCopy;
-    return not_supported("cuMemcpy3D_v2", "3D copies are not simulated");
 }
 
 SIM_EXPORT CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray,
@@ -423,17 +329,6 @@ SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContex
     (void)ByteCount;
     (void)hStream;
     return not_supported("cuMemcpyPeerAsync", "peer copies are not simulated");
-}
-
-SIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
-                                         const char *name)
-{
-    SIM_COUNT(cuModuleGetGlobal_v2);
-    (void)dptr;
-    (void)bytes;
-    (void)hmod;
-    (void)name;
-    return not_supported("cuModuleGetGlobal_v2", "module globals are not simulated (a module exports kernels only)");
 }
 
 SIM_EXPORT CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)

@@ -302,6 +302,28 @@ sim_status sim_face_module_function(const sim_face *f, uint64_t h, bool out_ok,
     return st;
 }
 
+sim_status sim_face_module_global(const sim_face *f, uint64_t h, const char *name,
+                                  uint64_t *dptr, size_t *bytes)
+{
+    sim_module *m;
+    sim_status st = get_module(f, h, &m);
+    if (st)
+        return st;
+    st = sim_ctx_health(m->obj.owner);
+    uint64_t d = 0;
+    size_t n = 0;
+    if (!st)
+        st = name ? sim_module_global(m, name, &d, &n) : SIM_ERR_INVALID_VALUE;
+    if (!st) {
+        if (dptr)
+            *dptr = d;
+        if (bytes)
+            *bytes = n;
+    }
+    sim_obj_release(&m->obj);
+    return st;
+}
+
 sim_status sim_face_launch(sim_stream *s, sim_function *fn, const unsigned int grid[3],
                            const unsigned int block[3], unsigned int shared_bytes,
                            void **params)

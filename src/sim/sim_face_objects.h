@@ -61,6 +61,11 @@ sim_status sim_face_event_elapsed(const sim_face *f, float *ms, uint64_t ha, uin
 sim_status sim_face_module_load(const sim_face *f, bool valid, const void *what, bool is_path,
                                 uint64_t *out);
 sim_status sim_face_module_unload(const sim_face *f, uint64_t h);
+/* Variable name (.global or .const) of PTX module h: its device address
+ * and size, each written where its pointer is non-NULL (CUDA lets either
+ * be NULL). INVALID_VALUE for a NULL name; NOT_FOUND for an unknown one. */
+sim_status sim_face_module_global(const sim_face *f, uint64_t h, const char *name,
+                                  uint64_t *dptr, size_t *bytes);
 /* Kernel name of module h, if out_ok and name (else INVALID_VALUE). */
 sim_status sim_face_module_function(const sim_face *f, uint64_t h, bool out_ok,
                                     const char *name, uint64_t *out);

@@ -68,7 +68,8 @@ typedef struct ihipModuleSymbol_t *hipFunction_t;
     X(hipMemcpyDtoDAsync) X(hipMemsetD8) X(hipMemsetD8Async) X(hipModuleLoad)       \
     X(hipModuleLoadData) X(hipModuleUnload) X(hipModuleGetFunction)                 \
     X(hipModuleLaunchKernel) X(hipGetErrorName) X(hipGetErrorString)               \
-    X(hipHostGetDevicePointer) X(hipStreamWriteValue32) X(hipStreamWriteValue64)
+    X(hipHostGetDevicePointer) X(hipStreamWriteValue32) X(hipStreamWriteValue64)   \
+    X(hipModuleGetGlobal)
 
 enum sim_hip_fn {
 #define SIM_HIP_FN_ENUM(name) SIM_HIP_FN_##name,

@@ -68,6 +68,8 @@ API hipError_t hipModuleLoadData(hipModule_t *module, const void *image);
 API hipError_t hipModuleUnload(hipModule_t module);
 API hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module,
                                     const char *kname);
+API hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod,
+                                  const char *name);
 API hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
                                      unsigned int gridDimY, unsigned int gridDimZ,
                                      unsigned int blockDimX, unsigned int blockDimY,

@@ -171,6 +171,19 @@ SIM_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t 
     return sim_hip_result(st);
 }
 
+/* A PTX module's .global or .const variable (sim_module.c): its device
+ * address and size; either output may be NULL. */
+SIM_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod,
+                                         const char *name)
+{
+    SIM_HIP_COUNT(hipModuleGetGlobal);
+    uint64_t d;
+    sim_status st = sim_face_module_global(FACE, SIM_HANDLE(hmod), name, &d, bytes);
+    if (!st && dptr)
+        *dptr = (hipDeviceptr_t)(uintptr_t)d;
+    return sim_hip_result(st);
+}
+
 /* ---- launches ----------------------------------------------------------- */
 
 hipError_t sim_hip_target(hipStream_t h, hipError_t (*null_ctx)(uint64_t arg, sim_ctx **c),

@@ -98,9 +98,14 @@ static sim_status check_dims(const sim_device_config *c, const sim_launch_desc *
                    (unsigned long long)b[0] * b[1] * b[2], c->max_threads_per_block);
         return SIM_ERR_INVALID_VALUE;
     }
-    if (d->shared_bytes > SIM_MAX_SHARED_PER_BLOCK) {
-        sim_detail("launch of %s: %u bytes of shared memory, the device allows %u", d->fn->name,
-                   d->shared_bytes, SIM_MAX_SHARED_PER_BLOCK);
+    /* Static (a PTX kernel's .shared) and dynamic shared memory together
+     * against the per-block limit, as the driver checks at launch. */
+    sim_function_info info;
+    sim_function_get_info(d->fn, &info);
+    if ((uint64_t)d->shared_bytes + info.static_shared > SIM_MAX_SHARED_PER_BLOCK) {
+        sim_detail("launch of %s: %u bytes of dynamic and %u of static shared memory, the device "
+                   "allows %u in all",
+                   d->fn->name, d->shared_bytes, info.static_shared, SIM_MAX_SHARED_PER_BLOCK);
         return SIM_ERR_INVALID_VALUE;
     }
     return SIM_OK;

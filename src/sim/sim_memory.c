@@ -227,15 +227,38 @@ static sim_stream **snapshot_streams(sim_ctx *c, size_t *n)
     return list;
 }
 
-sim_status sim_mem_free(sim_ctx *c, uint64_t dptr)
+sim_status sim_mem_alloc_module_data(sim_ctx *c, size_t bytes, uint64_t *dptr, sim_alloc **out)
+{
+    sim_status st = sim_mem_alloc(c, bytes, dptr);
+    if (st)
+        return st;
+    size_t off;
+    sim_alloc *a = sim_mem_find(c, *dptr, SIM_CLOCK_NOW, &off);
+    if (!a) { /* the context died in between */
+        sim_mem_free(c, *dptr);
+        return SIM_ERR_CONTEXT_DESTROYED;
+    }
+    pthread_mutex_lock(&c->lock);
+    a->module_data = true;
+    pthread_mutex_unlock(&c->lock);
+    *out = a;
+    return SIM_OK;
+}
+
+/* The user's frees (module false) may not free a module's variables. */
+static sim_status free_allocation(sim_ctx *c, uint64_t dptr, bool module)
 {
     pthread_mutex_lock(&c->lock);
     size_t at = upper_bound(c, dptr);
     sim_alloc *a = at ? c->allocs[at - 1] : NULL;
-    if (!a || a->dptr != dptr || a->freed_clock) {
+    if (!a || a->dptr != dptr || a->freed_clock || a->module_data != module) {
         pthread_mutex_unlock(&c->lock);
-        sim_detail("0x%llx is not the start of a live allocation of this context",
-                   (unsigned long long)dptr);
+        if (a && a->dptr == dptr && !a->freed_clock && a->module_data)
+            sim_detail("0x%llx holds a module's variables: it is freed when the module is unloaded",
+                       (unsigned long long)dptr);
+        else
+            sim_detail("0x%llx is not the start of a live allocation of this context",
+                       (unsigned long long)dptr);
         return SIM_ERR_INVALID_VALUE;
     }
     a->freed_clock = atomic_fetch_add(&c->clock, 1);
@@ -259,6 +282,16 @@ sim_status sim_mem_free(sim_ctx *c, uint64_t dptr)
     free(streams);
     sim_mem_free_passed(c, a); /* our own share */
     return SIM_OK;
+}
+
+sim_status sim_mem_free(sim_ctx *c, uint64_t dptr)
+{
+    return free_allocation(c, dptr, false);
+}
+
+sim_status sim_mem_free_module_data(sim_ctx *c, uint64_t dptr)
+{
+    return free_allocation(c, dptr, true);
 }
 
 void sim_mem_free_passed(sim_ctx *c, sim_alloc *a)

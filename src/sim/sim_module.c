@@ -10,6 +10,18 @@
  * Functions keep their module's code mapped: an unloaded module is
  * dlclose'd (or its PTX freed) only when no launch still uses one of its
  * kernels.
+ *
+ * A PTX module's .global and .const variables live in one device
+ * allocation of the context, made at load and initialised as declared,
+ * so that the address cuModuleGetGlobal hands out works with every copy,
+ * memset and kernel parameter like any device pointer (bounds checks,
+ * frees, ordering on streams: none of it needs to know about modules).
+ * The interpreter keeps reaching them through the module window
+ * (ptx_ir.h: the parser resolved each symbol to it before any allocation
+ * existed) with ptx->data pointing at the allocation's bytes: one copy of
+ * the bytes, two addresses for them. The user cannot cuMemFree it; unload
+ * frees it (host copies to it fail from then on), and the bytes stay
+ * mapped until the last launch that uses the module has ended.
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -35,7 +47,10 @@ static void module_free(sim_obj *o)
     sim_module *m = (sim_module *)o;
     if (m->dl)
         dlclose(m->dl);
+    if (m->ptx && m->data_alloc)
+        m->ptx->data = NULL; /* the allocation's bytes, not the parser's */
     ptx_module_free(m->ptx);
+    sim_alloc_release(m->data_alloc);
     free(m->fns);
     pthread_mutex_destroy(&m->lock);
     free(m);
@@ -75,6 +90,32 @@ static sim_status open_image(const char *path, void **dl)
     return SIM_OK;
 }
 
+/* Moves the parsed module's variables into a device allocation of c (see
+ * the top of the file). */
+static sim_status place_module_data(sim_ctx *c, sim_module *m)
+{
+    ptx_module *ptx = m->ptx;
+    if (!ptx->data_bytes)
+        return SIM_OK;
+    sim_status st = sim_mem_alloc_module_data(c, (size_t)ptx->data_bytes, &m->data_dptr, &m->data_alloc);
+    if (st)
+        return st;
+    memcpy(m->data_alloc->host, ptx->data, (size_t)ptx->data_bytes);
+    free(ptx->data);
+    ptx->data = m->data_alloc->host;
+    return SIM_OK;
+}
+
+/* ".version X.Y" (its first directive, ptx_image_is_ptx) as X*10+Y. */
+static int ptx_text_version(const char *text)
+{
+    const char *v = strstr(text, ".version");
+    unsigned major = 0, minor = 0;
+    if (!v || sscanf(v + 8, " %u.%u", &major, &minor) != 2 || major > 99 || minor > 9)
+        return 0;
+    return (int)(major * 10 + minor);
+}
+
 static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module **out)
 {
     char err[512];
@@ -83,7 +124,19 @@ static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module 
         sim_detail("%s", err);
         return SIM_ERR_INVALID_IMAGE;
     }
-    return module_new(c, NULL, ptx, out);
+    sim_module *m;
+    sim_status st = module_new(c, NULL, ptx, &m);
+    if (st)
+        return st;
+    m->ptx_version = ptx_text_version(text);
+    st = place_module_data(c, m);
+    if (st) {
+        sim_registry_remove(&m->obj);
+        sim_obj_release(&m->obj);
+        return st;
+    }
+    *out = m;
+    return SIM_OK;
 }
 
 /* A module file read whole (NUL-terminated; *len without the NUL), for the
@@ -295,7 +348,44 @@ static bool is_function_of(sim_obj *o, void *m)
 sim_status sim_module_unload(sim_module *m)
 {
     sim_registry_remove_if(is_function_of, m, NULL);
-    return sim_registry_remove(&m->obj) ? SIM_OK : SIM_ERR_INVALID_HANDLE;
+    if (!sim_registry_remove(&m->obj))
+        return SIM_ERR_INVALID_HANDLE;
+    if (m->data_dptr)
+        sim_mem_free_module_data(m->obj.owner, m->data_dptr);
+    return SIM_OK;
+}
+
+sim_status sim_module_global(sim_module *m, const char *name, uint64_t *dptr, size_t *bytes)
+{
+    const ptx_module *ptx = m->ptx;
+    for (size_t i = 0; ptx && i < ptx->nvars; i++) {
+        const ptx_variable *v = &ptx->vars[i];
+        if (strcmp(v->name, name) != 0)
+            continue;
+        *dptr = m->data_dptr + v->offset;
+        *bytes = (size_t)v->bytes;
+        return SIM_OK;
+    }
+    sim_detail("module has no .global or .const variable called \"%s\"", name);
+    return SIM_ERR_NOT_FOUND;
+}
+
+size_t sim_function_param_offset(const sim_function *f, unsigned index)
+{
+    size_t off = 0;
+    for (unsigned i = 0;; i++) {
+        size_t align = 1;
+        if (f->aligns) {
+            align = f->aligns[i];
+        } else {
+            while (align < 16 && f->sizes[i] % (align * 2) == 0)
+                align *= 2;
+        }
+        off = (off + align - 1) / align * align;
+        if (i == index)
+            return off;
+        off += f->sizes[i];
+    }
 }
 
 static void function_free(sim_obj *o)
@@ -366,6 +456,7 @@ static sim_status find_ptx_kernel(sim_module *m, sim_function *f)
     f->ptx = k;
     f->nparams = k->nparams;
     f->sizes = k->param_sizes;
+    f->aligns = k->param_aligns;
     f->param_bytes = total;
     return SIM_OK;
 }
@@ -436,4 +527,54 @@ sim_status sim_module_function(sim_module *m, const char *name, sim_function **o
     }
     *out = f;
     return SIM_OK;
+}
+
+/* Static .shared: the kernel's own (nvcc declares a kernel's __shared__
+ * arrays in its body) plus the module-scope ones, which any kernel may
+ * use. .const: every .const variable of the module. */
+void sim_function_get_info(const sim_function *f, sim_function_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!f->ptx)
+        return;
+    const ptx_module *m = f->mod->ptx;
+    out->is_ptx = true;
+    out->max_threads = f->ptx->max_threads;
+    out->static_shared = f->ptx->static_shared_bytes + m->module_shared_bytes;
+    for (size_t i = 0; i < m->nvars; i++)
+        if (m->vars[i].space == PTX_SPACE_CONST)
+            out->const_bytes += (unsigned)m->vars[i].bytes;
+    out->local_bytes = f->ptx->local_bytes;
+    out->nregs = f->ptx->nregs;
+    out->ptx_version = f->mod->ptx_version;
+}
+
+/* A name two linked inputs both define (kernels and variables: the parser
+ * checks one input's names, not a concatenation's), or NULL. */
+static const char *defined_twice(const ptx_module *m)
+{
+    for (size_t i = 0; i < m->nkernels; i++)
+        for (size_t j = i + 1; j < m->nkernels; j++)
+            if (!strcmp(m->kernels[i].name, m->kernels[j].name))
+                return m->kernels[i].name;
+    for (size_t i = 0; i < m->nvars; i++)
+        for (size_t j = i + 1; j < m->nvars; j++)
+            if (!strcmp(m->vars[i].name, m->vars[j].name))
+                return m->vars[i].name;
+    return NULL;
+}
+
+sim_status sim_module_check_ptx(const char *text, size_t len)
+{
+    char err[512];
+    ptx_module *ptx = ptx_module_parse(text, len, err, sizeof err);
+    if (!ptx) {
+        sim_detail("%s", err);
+        return SIM_ERR_INVALID_IMAGE;
+    }
+    const char *twice = defined_twice(ptx);
+    if (twice)
+        sim_detail("PTX: \"%s\" is defined twice", twice);
+    ptx_module_free(ptx);
+    return twice ? SIM_ERR_INVALID_IMAGE : SIM_OK;
 }

@@ -77,7 +77,7 @@ static const char *const served[] = {
     "cuMemcpyDtoDAsync", "cuMemsetD8", "cuMemsetD8Async", "cuModuleLoad", "cuModuleLoadData",
     "cuModuleUnload", "cuModuleGetFunction", "cuLaunchKernel", "cuGetErrorName", "cuGetErrorString",
     "cuGetProcAddress", "cuFuncGetParamInfo", "cuMemHostAlloc", "cuMemHostGetDevicePointer",
-    "cuStreamWriteValue32", "cuStreamWriteValue64",
+    "cuStreamWriteValue32", "cuStreamWriteValue64", "cuModuleLoadFatBinary",
 };
 #define NSERVED (sizeof served / sizeof served[0])
 

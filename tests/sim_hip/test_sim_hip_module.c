@@ -202,3 +202,45 @@ Test(sim_hip_module, unload_while_a_kernel_runs_is_safe)
     HIP_OK(hipDeviceSynchronize());
     sim_hip_test_assert_no_leaks();
 }
+
+/* hipModuleGetGlobal on a PTX module (tests/ptx/kernels/module_api.cu): the
+ * variables as declared, writable by the host, seen by kernels; unknown
+ * names are hipErrorNotFound. */
+Test(sim_hip_module, module_get_global_of_a_ptx_module)
+{
+    sim_hip_test_init(NULL);
+    HIP_OK(hipSetDevice(0));
+    FILE *f = fopen(GG_PTX_FIXTURE_DIR "/module_api.ptx", "rb");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)n + 1);
+    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    hipModule_t m;
+    HIP_OK(hipModuleLoadData(&m, text));
+    free(text);
+    hipDeviceptr_t coef = NULL;
+    size_t bytes = 0;
+    HIP_OK(hipModuleGetGlobal(&coef, &bytes, m, "coef"));
+    cr_assert_eq(bytes, 8);
+    unsigned c2[2];
+    HIP_OK(hipMemcpyDtoH(c2, coef, sizeof c2));
+    cr_assert(c2[0] == 7 && c2[1] == 9);
+    unsigned fresh[2] = { 100, 23 };
+    HIP_OK(hipMemcpyHtoD(coef, fresh, sizeof fresh));
+    void *out;
+    HIP_OK(hipMalloc(&out, 4));
+    uint64_t dcoef = (uint64_t)(uintptr_t)coef, dout = (uint64_t)(uintptr_t)out;
+    void *args[] = { &dcoef, &dout };
+    HIP_OK(hipModuleLaunchKernel(sim_hip_test_kernel(m, "read_through"), 1, 1, 1, 1, 1, 1, 0,
+                                 NULL, args, NULL));
+    unsigned sum = 0;
+    HIP_OK(hipMemcpyDtoH(&sum, out, sizeof sum));
+    cr_assert_eq(sum, 123u);
+    HIP_IS(hipModuleGetGlobal(&coef, &bytes, m, "nothing"), hipErrorNotFound);
+    HIP_IS(hipModuleGetGlobal(&coef, &bytes, m, NULL), hipErrorInvalidValue);
+    HIP_OK(hipFree(out));
+    HIP_OK(hipModuleUnload(m));
+}

@@ -194,6 +194,9 @@ typedef struct ptx_kernel {
     unsigned nparams;
     unsigned *param_sizes;   /* bytes of each .param, as declared */
     char **param_names;
+    unsigned *param_aligns;  /* alignment of each .param: its .align, else its type's size */
+    uint32_t max_threads;    /* threads per block .maxntid/.reqntid allow; 0: not declared */
+    uint32_t static_shared_bytes; /* its own .shared (declared in its body), laid out alone */
     ptx_insn *code;
     size_t ncode;
     uint32_t nregs;          /* register slots per thread */
@@ -214,9 +217,12 @@ typedef struct ptx_module {
     size_t nkernels;
     ptx_variable *vars;
     size_t nvars;
-    unsigned char *data;     /* .global and .const bytes (module window offset 0) */
+    unsigned char *data;     /* .global and .const bytes (module window offset 0); the
+                              * simulator's loader moves them into a device allocation
+                              * and points data there (sim_module.c) */
     uint64_t data_bytes;
     uint32_t static_shared_bytes; /* .shared variables, laid out from 0 */
+    uint32_t module_shared_bytes; /* those declared at module scope, laid out alone */
     bool has_extern_shared;
     uint32_t extern_shared_offset; /* where extern .shared arrays start */
 } ptx_module;

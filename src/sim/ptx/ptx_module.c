@@ -45,6 +45,7 @@ void ptx_module_free(ptx_module *m)
             free(k->param_names[j]);
         free(k->param_names);
         free(k->param_sizes);
+        free(k->param_aligns);
         free(k->code);
     }
     free(m->kernels);

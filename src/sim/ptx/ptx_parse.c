@@ -50,6 +50,7 @@ typedef struct parser {
     ptx_module *m;
     symbol *syms;               /* module scope, then the function's locals */
     size_t nsyms, capsyms, module_nsyms;
+    bool in_entry;              /* inside a kernel's body: its .shared are its own */
     extern_fixup *fixups;
     size_t nfixups, capfixups;
     size_t capvars;                 /* of the module's vars */
@@ -396,6 +397,10 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
             if (!add_symbol(p, &name, space, off, false))
                 return false;
             m->static_shared_bytes = (uint32_t)(off + bytes);
+            /* What the kernel (or, at module scope, every kernel) needs:
+             * cuFuncGetAttribute's SHARED_SIZE_BYTES, the launch limit. */
+            uint32_t *own = p->in_entry ? &p->k->static_shared_bytes : &m->module_shared_bytes;
+            *own = (uint32_t)(align_up(*own, align) + bytes);
         }
         if (!ptx_tok_punct(tok(p), ';'))
             return FAIL(p, ".shared variables take no initialiser");
@@ -1083,12 +1088,15 @@ static bool parse_params(parser *p, ptx_kernel *k, bool keep)
         if (!tok_eq(tok(p), ".param"))
             return FAIL(p, "expected .param");
         next(p);
-        unsigned size = 0;
+        unsigned size = 0, align = 0;
         if (tok_eq(tok(p), ".align")) {
             next(p);
             int64_t a = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
             if (!parse_int(p, &a))
                 return false;
+            if (a <= 0 || a > 4096 || (a & (a - 1)))
+                return FAIL(p, "parameter alignment must be a power of two up to 4096");
+            align = (unsigned)a;
         }
         if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] != '.')
             return FAIL(p, "expected the parameter's type");
@@ -1096,6 +1104,8 @@ static bool parse_params(parser *p, ptx_kernel *k, bool keep)
         if (t == PTX_T_NONE || t == PTX_T_PRED)
             return FAIL(p, "parameter type not supported");
         size = ptx_type_bytes(t);
+        if (!align)
+            align = size; /* undeclared: the element type's own alignment */
         next(p);
         if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] == '.')
             return FAIL(p, "parameter form not supported");
@@ -1121,8 +1131,12 @@ static bool parse_params(parser *p, ptx_kernel *k, bool keep)
             char **names = realloc(k->param_names, (k->nparams + 1) * sizeof *names);
             if (names)
                 k->param_names = names;
-            if (!sizes || !names || !(names[k->nparams] = dup_tok(&name)))
+            unsigned *aligns = realloc(k->param_aligns, (k->nparams + 1) * sizeof *aligns);
+            if (aligns)
+                k->param_aligns = aligns;
+            if (!sizes || !names || !aligns || !(names[k->nparams] = dup_tok(&name)))
                 return FAIL(p, "out of memory");
+            aligns[k->nparams] = align;
             sizes[k->nparams++] = size;
         }
         if (ptx_tok_punct(tok(p), ','))
@@ -1156,20 +1170,36 @@ static bool parse_entry(parser *p)
     next(p);
     if (ptx_tok_punct(tok(p), '(') && !parse_params(p, k, true))
         return false;
-    /* Performance directives (.maxntid 256, 1, 1 ...): hints, ignored. */
+    /* Performance directives (.maxntid 256, 1, 1 ...): hints, ignored,
+     * except the thread limit of .maxntid / .reqntid, which
+     * cuFuncGetAttribute(MAX_THREADS_PER_BLOCK) reports. */
     while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] == '.' &&
            (tok_eq(tok(p), ".maxntid") || tok_eq(tok(p), ".reqntid") || tok_eq(tok(p), ".minnctapersm") ||
             tok_eq(tok(p), ".maxnctapersm") || tok_eq(tok(p), ".maxnreg") || tok_eq(tok(p), ".noreturn"))) {
+        bool ntid = tok_eq(tok(p), ".maxntid") || tok_eq(tok(p), ".reqntid");
+        uint64_t threads = 1;
         next(p);
         while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] >= '0' && tok(p)->text[0] <= '9') {
-            next(p);
+            uint32_t at = tok(p)->line;
+            int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
+            if (!parse_int(p, &n))
+                return false;
+            if (n <= 0 || n > 1024 * 1024)
+                return fail_at(p, at, "directive value out of range (1 to 1048576)");
+            threads *= (uint64_t)n;
+            if (threads > UINT32_MAX) /* saturated: no later product can wrap */
+                threads = (uint64_t)UINT32_MAX + 1;
             if (ptx_tok_punct(tok(p), ','))
                 next(p);
         }
+        if (ntid)
+            k->max_threads = threads > UINT32_MAX ? UINT32_MAX : (uint32_t)threads;
     }
     if (ptx_tok_punct(tok(p), ';'))
         return FAIL(p, "a kernel declared without a body");
+    p->in_entry = true;
     bool ok = parse_body(p) && resolve_labels(p);
+    p->in_entry = false;
     if (ok) {
         /* Falling off the end (past a predicated last instruction, or to a
          * label after it) is leaving the kernel: a final ret makes it
