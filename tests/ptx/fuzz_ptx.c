@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                            .params = params, .rt = &fake_runtime };
         polls = 0;
         if (ok)
-            ptx_run_block(m, k, &b, NULL);
+            ptx_run_block(m, k, &b, NULL, NULL);
         for (unsigned i = 0; i < k->nparams; i++)
             free(params[i]);
     }

@@ -406,6 +406,7 @@ static void step(ptx_block *blk, ptx_warp *w)
         if (active)
             ptx_block_fault(blk, GG_SIM_TRAP_ASSERT);
         break;
+    case PTX_OP_VPRINTF: ptx_vprintf_lanes(blk, in, w->index, active); break;
     case PTX_OP_NOP:
     case PTX_OP_MEMBAR: /* one block runs at a time: its accesses are already ordered */
         break;
@@ -463,9 +464,9 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
 }
 
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
-                   ptx_window_fn window)
+                   ptx_window_fn window, ptx_printf_fifo *printf_fifo)
 {
-    ptx_block blk = { .m = m, .k = k, .b = b, .window = window };
+    ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .printf_fifo = printf_fifo };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
         free(blk.shared);

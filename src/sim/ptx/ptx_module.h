@@ -9,6 +9,7 @@
 
 #include "gpuguard/sim_kernel.h"
 #include "ptx_ir.h"
+#include "ptx_printf.h"
 
 /* Whether a module image is PTX text: after blanks and comments it starts
  * with ".version", or it is text (its first 256 bytes, up to a NUL, are
@@ -37,8 +38,9 @@ typedef bool (*ptx_window_fn)(const gg_sim_block *b, uint64_t addr, ptx_global_w
  * warps of 32 lanes in lockstep. Faults go through b->rt->trap() (or
  * b->rt->map(), which raises ILLEGAL_ADDRESS itself); the block stops at
  * its first fault and when b->rt->cancelled() says so. window may be NULL
- * (every global access then goes through rt->map()). */
+ * (every global access then goes through rt->map()). printf output goes
+ * to printf_fifo (the launch's; NULL: dropped). */
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
-                   ptx_window_fn window);
+                   ptx_window_fn window, ptx_printf_fifo *printf_fifo);
 
 #endif

@@ -4,6 +4,7 @@
  * understand is refused with its line, so a loaded module never meets an
  * unknown instruction at run time.
  */
+#include "ptx_inline.h"
 #include "ptx_lexer.h"
 #include "ptx_module.h"
 #include "ptx_opcode.h"
@@ -37,10 +38,13 @@ typedef struct label_ref {
     uint32_t line;
 } label_ref;
 
-typedef struct extern_fixup {
-    size_t kernel, insn;
-    int operand;
-} extern_fixup;
+/* A .param declared in a call sequence's scope `{ ... }`: a slot of the
+ * function's .local frame (see ptx_inline.h). */
+typedef struct call_param {
+    char *name;
+    uint32_t offset, size;
+    int depth;          /* the scope it belongs to */
+} call_param;
 
 typedef struct parser {
     ptx_lexer lx;
@@ -50,15 +54,22 @@ typedef struct parser {
     ptx_module *m;
     symbol *syms;               /* module scope, then the function's locals */
     size_t nsyms, capsyms, module_nsyms;
-    extern_fixup *fixups;
-    size_t nfixups, capfixups;
     size_t capvars;                 /* of the module's vars */
+    ptx_function *funcs;            /* .func declarations and definitions */
+    size_t nfuncs, capfuncs;
+    ptx_call_site *calls;           /* every call of the module */
+    size_t ncalls, capcalls;
     /* the function being parsed */
     ptx_kernel *k;
     reg_decl *regs;
     size_t nregs, capregs;
-    char **call_params;         /* .param declared inside a call sequence */
+    call_param *call_params;    /* .param declared inside a call sequence */
     size_t ncall_params, capcall_params;
+    int scope_depth;            /* 1: the body; 2 and more: call sequences */
+    /* Constants in a st's vector ({%r1, 3}): each gets a register of its
+     * own, set by a mov inserted before the st. */
+    struct { uint32_t reg; uint64_t bits; } vec_imm[4];
+    unsigned nvec_imm;
     label_ref *labels, *refs;
     size_t nlabels, caplabels, nrefs, caprefs;
     size_t capcode;
@@ -540,14 +551,6 @@ static int find_param(parser *p, const ptx_token *t)
     return -1;
 }
 
-static bool is_call_param(parser *p, const ptx_token *t)
-{
-    for (size_t i = 0; i < p->ncall_params; i++)
-        if (tok_eq(t, p->call_params[i]))
-            return true;
-    return false;
-}
-
 /* The address of symbol s as seen from an instruction in `space`
  * (generic: the symbol's generic address). */
 static uint64_t symbol_address(const symbol *s, ptx_space space)
@@ -561,13 +564,19 @@ static uint64_t symbol_address(const symbol *s, ptx_space space)
     return s->offset;
 }
 
-static bool note_extern_fixup(parser *p, ptx_insn *in, int operand)
+/* The relocation a symbol's address needs once the layout is known. */
+static uint8_t symbol_reloc(const symbol *s)
 {
-    if (!grow((void **)&p->fixups, &p->capfixups, p->nfixups + 1, sizeof *p->fixups))
-        return FAIL(p, "out of memory");
-    p->fixups[p->nfixups++] = (extern_fixup){ (size_t)(p->k - p->m->kernels), p->k->ncode, operand };
-    (void)in;
-    return true;
+    return (uint8_t)((s->is_extern_shared ? PTX_RELOC_EXTERN_SHARED : 0) |
+                     (s->space == PTX_SPACE_LOCAL ? PTX_RELOC_FRAME : 0));
+}
+
+static call_param *find_call_param(parser *p, const ptx_token *t)
+{
+    for (size_t i = p->ncall_params; i-- > 0;)
+        if (tok_eq(t, p->call_params[i].name))
+            return &p->call_params[i];
+    return NULL;
 }
 
 /* [reg], [reg+imm], [symbol+imm], [imm], [param+imm] */
@@ -578,7 +587,8 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
     o->kind = PTX_OPND_ADDR;
     o->reg = PTX_NO_REG;
     ptx_token t = *tok(p);
-    int64_t disp = 0;
+    int64_t disp = 0, base_disp, param_base = 0;
+    uint32_t param_size = 0;    /* a call's .param: its size and place in the frame */
     bool have_base = false;
     if (t.kind == PTX_TOK_WORD && t.text[0] == '%') {
         o->reg = find_register(p, &t);
@@ -589,23 +599,27 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
     } else if (t.kind == PTX_TOK_WORD && !(t.text[0] >= '0' && t.text[0] <= '9')) {
         int param = find_param(p, &t);
         symbol *s = param < 0 ? find_symbol(p, &t) : NULL;
+        call_param *cp = param < 0 ? find_call_param(p, &t) : NULL;
         if (param >= 0) {
             if (in->space != PTX_SPACE_PARAM)
                 return FAIL(p, "a kernel parameter reached through another state space");
             o->kind = PTX_OPND_PARAM;
             o->reg = (uint32_t)param;
-        } else if (is_call_param(p, &t)) {
-            if (in->op != PTX_OP_ST || in->space != PTX_SPACE_PARAM)
-                return FAIL(p, "only stores to a call's arguments are supported");
-            in->op = PTX_OP_NOP; /* __assertfail's arguments: not read */
+        } else if (cp) {
+            /* A call's argument or return value: a slot of this frame. */
+            if ((in->op != PTX_OP_ST && in->op != PTX_OP_LD) || in->space != PTX_SPACE_PARAM)
+                return FAIL(p, "a call's .param is only reached by ld.param and st.param");
+            in->space = PTX_SPACE_LOCAL;
+            o->reloc = PTX_RELOC_FRAME;
+            param_size = cp->size;
+            param_base = disp = cp->offset;
         } else if (s) {
             if (in->space != PTX_SPACE_GENERIC && in->space != s->space &&
                 !(in->space == PTX_SPACE_GLOBAL && s->space == PTX_SPACE_CONST) &&
                 !(in->space == PTX_SPACE_CONST && s->space == PTX_SPACE_GLOBAL))
                 return FAIL(p, "symbol %.*s used in another state space", (int)t.len, t.text);
             disp = (int64_t)symbol_address(s, (ptx_space)in->space);
-            if (s->is_extern_shared && !note_extern_fixup(p, in, idx))
-                return false;
+            o->reloc = symbol_reloc(s);
         } else {
             return FAIL(p, "unknown symbol %.*s", (int)t.len, t.text);
         }
@@ -621,6 +635,9 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
         disp += d;
     }
     o->imm = (uint64_t)disp;
+    base_disp = disp - param_base;
+    if (param_size && (base_disp < 0 || (uint64_t)base_disp + (uint64_t)ptx_type_bytes((ptx_type)in->type) * in->vec > param_size))
+        return FAIL(p, "access beyond the parameter's declared size");
     if (o->kind == PTX_OPND_PARAM && (disp < 0 || (uint64_t)disp + (uint64_t)ptx_type_bytes((ptx_type)in->type) * in->vec >
                                                         p->k->param_sizes[o->reg]))
         return FAIL(p, "access beyond the parameter's declared size");
@@ -679,6 +696,20 @@ static bool parse_operand(parser *p, ptx_insn *in, int idx)
                 return FAIL(p, "more than 4 vector elements");
             ptx_token r = *tok(p);
             uint32_t reg = r.kind == PTX_TOK_WORD ? find_register(p, &r) : PTX_NO_REG;
+            bool neg_imm = ptx_tok_punct(&r, '-');
+            if (neg_imm) {
+                next(p);
+                r = *tok(p);
+            }
+            uint64_t bits;
+            if (reg == PTX_NO_REG && in->op == PTX_OP_ST && p->nvec_imm < 4 &&
+                parse_number(&r, neg_imm, (ptx_type)in->type, &bits)) {
+                if (p->k->nregs >= MAX_REGISTERS)
+                    return FAIL(p, "too many registers");
+                reg = p->k->nregs++;
+                p->vec_imm[p->nvec_imm].reg = reg;
+                p->vec_imm[p->nvec_imm++].bits = bits;
+            }
             if (reg == PTX_NO_REG)
                 return FAIL(p, "vector element %.*s is not a register", (int)r.len, r.text);
             o->vec[o->count++] = reg;
@@ -727,8 +758,7 @@ static bool parse_operand(parser *p, ptx_insn *in, int idx)
         return FAIL(p, "unknown operand %.*s", (int)t.len, t.text);
     o->kind = PTX_OPND_IMM;
     o->imm = symbol_address(s, s->space);
-    if (s->is_extern_shared && !note_extern_fixup(p, in, idx))
-        return false;
+    o->reloc = symbol_reloc(s);
     next(p);
     return true;
 }
@@ -763,16 +793,66 @@ static bool add_label_ref(parser *p, label_ref **arr, size_t *n, size_t *cap, co
     return true;
 }
 
-/* call[.uni] [(ret),] callee, (args);  Only __assertfail is supported. */
+/* ( name, name, ... ) of a call: each a .param of the call's scope; the
+ * slots go to offset[] and size[]. */
+static bool parse_call_list(parser *p, unsigned max, unsigned *n, uint32_t *offset, uint32_t *size)
+{
+    next(p); /* '(' */
+    *n = 0;
+    while (!ptx_tok_punct(tok(p), ')')) {
+        call_param *cp = tok(p)->kind == PTX_TOK_WORD ? find_call_param(p, tok(p)) : NULL;
+        if (!cp)
+            return FAIL(p, "a call's arguments and return value must be .param names declared in its scope");
+        if (*n == max)
+            return FAIL(p, max == 1 ? "more than one return value" : "more than %u arguments", max);
+        offset[*n] = cp->offset;
+        size[*n] = cp->size;
+        ++*n;
+        next(p);
+        if (ptx_tok_punct(tok(p), ','))
+            next(p);
+        else if (!ptx_tok_punct(tok(p), ')'))
+            return FAIL(p, "expected ',' or ')' in a call");
+    }
+    next(p);
+    return true;
+}
+
+/* call[.uni] [(ret),] callee[, (args)];  Recorded as a call site and
+ * expanded once the module is read (ptx_inline.c). */
 static bool parse_call(parser *p, ptx_insn *in)
 {
+    if (in->pred != PTX_NO_REG)
+        return FAIL(p, "a guarded call is not supported");
     next(p);
-    if (ptx_tok_punct(tok(p), '('))
-        return FAIL(p, "calls that return a value are not supported yet");
-    if (!tok_eq(tok(p), "__assertfail"))
-        return FAIL(p, "calls to .func %.*s are not supported yet", (int)tok(p)->len, tok(p)->text);
-    in->op = PTX_OP_ASSERTFAIL;
-    return skip_to_semicolon(p);
+    ptx_call_site cs;
+    memset(&cs, 0, sizeof cs);
+    cs.line = in->line;
+    if (ptx_tok_punct(tok(p), '(')) {
+        if (!parse_call_list(p, 1, &cs.nrets, &cs.ret_offset, &cs.ret_size) || !expect_punct(p, ','))
+            return false;
+    }
+    ptx_token name = *tok(p);
+    if (name.kind != PTX_TOK_WORD || name.text[0] == '%' || name.text[0] == '.')
+        return FAIL(p, "indirect calls (through a register) are not supported");
+    next(p);
+    if (ptx_tok_punct(tok(p), ',')) {
+        next(p);
+        if (!ptx_tok_punct(tok(p), '('))
+            return FAIL(p, "expected the call's arguments");
+        if (!parse_call_list(p, PTX_MAX_CALL_ARGS, &cs.nargs, cs.arg_offset, cs.arg_size))
+            return false;
+    }
+    if (!ptx_tok_punct(tok(p), ';'))
+        return FAIL(p, "call form not supported (prototypes and jump tables are not)");
+    next(p);
+    if (!grow((void **)&p->calls, &p->capcalls, p->ncalls + 1, sizeof *p->calls) ||
+        !(cs.callee = dup_tok(&name)))
+        return FAIL(p, "out of memory");
+    p->calls[p->ncalls] = cs;
+    in->op = PTX_OP_CALL;
+    in->target = (uint32_t)p->ncalls++;
+    return true;
 }
 
 typedef struct operand_shape { uint8_t op, min, max; } operand_shape;
@@ -803,7 +883,7 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
             return fail_at(p, line, "wrong number of operands");
     switch (in->op) {
     case PTX_OP_NOP: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
-    case PTX_OP_TRAP: case PTX_OP_ASSERTFAIL:
+    case PTX_OP_TRAP: case PTX_OP_ASSERTFAIL: case PTX_OP_CALL: case PTX_OP_VPRINTF:
         return true;
     case PTX_OP_BAR:
         for (int i = 0; i < n; i++)
@@ -849,12 +929,42 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
     return true;
 }
 
+/* The st just parsed (at code[ncode]) moves after one mov per constant
+ * of its vector operand. */
+static bool insert_vector_constants(parser *p)
+{
+    unsigned n = p->nvec_imm;
+    p->nvec_imm = 0;
+    ptx_kernel *k = p->k;
+    if (!grow((void **)&k->code, &p->capcode, k->ncode + 1 + n, sizeof *k->code))
+        return FAIL(p, "out of memory");
+    ptx_insn st = k->code[k->ncode];
+    for (unsigned i = 0; i < n; i++) {
+        ptx_insn *mov = &k->code[k->ncode + i];
+        memset(mov, 0, sizeof *mov);
+        mov->op = PTX_OP_MOV;
+        mov->type = st.type;
+        mov->pred = st.pred;
+        mov->pred_negate = st.pred_negate;
+        mov->line = st.line;
+        mov->nops = 2;
+        mov->ops[0].kind = PTX_OPND_REG;
+        mov->ops[0].reg = p->vec_imm[i].reg;
+        mov->ops[1].kind = PTX_OPND_IMM;
+        mov->ops[1].imm = p->vec_imm[i].bits;
+    }
+    k->code[k->ncode + n] = st;
+    k->ncode += n + 1;
+    return true;
+}
+
 static bool parse_instruction(parser *p)
 {
     ptx_insn *in = new_insn(p);
     if (!in)
         return false;
     uint32_t line = in->line;
+    p->nvec_imm = 0;
     if (ptx_tok_punct(tok(p), '@')) {
         next(p);
         if (ptx_tok_punct(tok(p), '!')) {
@@ -907,8 +1017,7 @@ static bool parse_instruction(parser *p)
         return fail_at(p, line, "setp's boolean operation and its operand go together");
     if (!check_operands(p, in, line))
         return false;
-    p->k->ncode++;
-    return true;
+    return p->nvec_imm ? insert_vector_constants(p) : (p->k->ncode++, true);
 }
 
 /* ---- functions ---------------------------------------------------------- */
@@ -931,7 +1040,7 @@ static void forget_function_state(parser *p)
     for (size_t i = 0; i < p->nregs; i++)
         free(p->regs[i].prefix);
     for (size_t i = 0; i < p->ncall_params; i++)
-        free(p->call_params[i]);
+        free(p->call_params[i].name);
     for (size_t i = 0; i < p->nlabels; i++)
         free(p->labels[i].name);
     for (size_t i = 0; i < p->nrefs; i++)
@@ -942,42 +1051,96 @@ static void forget_function_state(parser *p)
     p->nregs = p->ncall_params = p->nlabels = p->nrefs = 0;
 }
 
-static bool parse_call_param_decl(parser *p)
+/* After .param: [.align N] .type name[[count]]. The size in bytes and the
+ * alignment (the type's size unless .align says otherwise). */
+static bool parse_param_shape(parser *p, unsigned *size, unsigned *align, ptx_token *name)
 {
-    /* .param .b64 param0;  inside a call sequence */
-    next(p);
-    while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] == '.')
+    *align = 0;
+    if (tok_eq(tok(p), ".align")) {
         next(p);
-    if (tok(p)->kind != PTX_TOK_WORD)
-        return FAIL(p, "expected a parameter name");
-    if (!grow((void **)&p->call_params, &p->capcall_params, p->ncall_params + 1, sizeof *p->call_params) ||
-        !(p->call_params[p->ncall_params] = dup_tok(tok(p))))
-        return FAIL(p, "out of memory");
-    p->ncall_params++;
+        int64_t a = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
+        if (!parse_int(p, &a))
+            return false;
+        if (a <= 0 || a > 4096 || (a & (a - 1)))
+            return FAIL(p, "alignment %lld", (long long)a);
+        *align = (unsigned)a;
+    }
+    if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] != '.')
+        return FAIL(p, "expected the parameter's type");
+    ptx_type t = ptx_type_from_name(tok(p)->text + 1, tok(p)->len - 1);
+    if (t == PTX_T_NONE || t == PTX_T_PRED)
+        return FAIL(p, "parameter type not supported");
+    *size = ptx_type_bytes(t);
+    if (!*align)
+        *align = *size;
+    next(p);
+    if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] == '.' || tok(p)->text[0] == '%')
+        return FAIL(p, "parameter form not supported");
+    *name = *tok(p);
     next(p);
     if (ptx_tok_punct(tok(p), '[')) {
-        while (!ptx_tok_punct(tok(p), ']') && tok(p)->kind != PTX_TOK_END)
-            next(p);
         next(p);
+        int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
+        if (!parse_int(p, &n))
+            return false;
+        if (n <= 0 || (uint64_t)n * *size > 32764)
+            return FAIL(p, "parameter size");
+        *size *= (unsigned)n;
+        if (!expect_punct(p, ']'))
+            return false;
     }
+    return true;
+}
+
+/* .param [.align N] .type name[[n]];  inside a call sequence: a slot of
+ * the function's .local frame, named until its scope closes. */
+static bool parse_call_param_decl(parser *p)
+{
+    next(p);
+    unsigned size = 0, align = 0;
+    ptx_token name;
+    if (!parse_param_shape(p, &size, &align, &name))
+        return false;
+    uint64_t off = align_up(p->k->local_bytes, align);
+    if (off + size > (1u << 24))
+        return FAIL(p, "too much .local memory");
+    if (!grow((void **)&p->call_params, &p->capcall_params, p->ncall_params + 1, sizeof *p->call_params))
+        return FAIL(p, "out of memory");
+    call_param *cp = &p->call_params[p->ncall_params];
+    if (!(cp->name = dup_tok(&name)))
+        return FAIL(p, "out of memory");
+    cp->offset = (uint32_t)off;
+    cp->size = size;
+    cp->depth = p->scope_depth;
+    p->ncall_params++;
+    p->k->local_bytes = (uint32_t)(off + size);
     return expect_punct(p, ';');
+}
+
+/* A call sequence's scope closed: its .param names go. */
+static void close_scope(parser *p)
+{
+    p->scope_depth--;
+    while (p->ncall_params > 0 && p->call_params[p->ncall_params - 1].depth > p->scope_depth)
+        free(p->call_params[--p->ncall_params].name);
 }
 
 static bool parse_body(parser *p)
 {
     if (!expect_punct(p, '{'))
         return false;
-    int depth = 1;
+    p->scope_depth = 1;
     while (!p->failed) {
         ptx_token t = *tok(p);
         if (t.kind == PTX_TOK_END)
             return FAIL(p, "the function has no closing '}'");
         if (ptx_tok_punct(&t, '{')) {
-            depth++; /* a call sequence's scope */
+            p->scope_depth++; /* a call sequence's scope */
             next(p);
         } else if (ptx_tok_punct(&t, '}')) {
             next(p);
-            if (--depth == 0)
+            close_scope(p);
+            if (p->scope_depth == 0)
                 break;
         } else if (tok_eq(&t, ".reg")) {
             parse_reg_decl(p);
@@ -1007,8 +1170,9 @@ static bool parse_body(parser *p)
     return !p->failed;
 }
 
-/* ( .param .type name, .param .align N .b8 name[size], ... ) */
-static bool parse_params(parser *p, ptx_kernel *k, bool keep)
+/* ( .param .type name, .param .align N .b8 name[size], ... ), appended to
+ * k's parameters (NULL: only checked). */
+static bool parse_params(parser *p, ptx_kernel *k)
 {
     if (!expect_punct(p, '('))
         return false;
@@ -1016,38 +1180,13 @@ static bool parse_params(parser *p, ptx_kernel *k, bool keep)
         if (!tok_eq(tok(p), ".param"))
             return FAIL(p, "expected .param");
         next(p);
-        unsigned size = 0;
-        if (tok_eq(tok(p), ".align")) {
-            next(p);
-            int64_t a = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
-            if (!parse_int(p, &a))
-                return false;
-        }
-        if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] != '.')
-            return FAIL(p, "expected the parameter's type");
-        ptx_type t = ptx_type_from_name(tok(p)->text + 1, tok(p)->len - 1);
-        if (t == PTX_T_NONE || t == PTX_T_PRED)
-            return FAIL(p, "parameter type not supported");
-        size = ptx_type_bytes(t);
-        next(p);
-        if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] == '.')
-            return FAIL(p, "parameter form not supported");
-        ptx_token name = *tok(p);
-        next(p);
-        if (ptx_tok_punct(tok(p), '[')) {
-            next(p);
-            int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
-            if (!parse_int(p, &n))
-                return false;
-            if (n <= 0 || (uint64_t)n * size > 32764)
-                return FAIL(p, "parameter size");
-            size *= (unsigned)n;
-            if (!expect_punct(p, ']'))
-                return false;
-        }
-        if (keep) {
-            if (k->nparams == 32)
-                return FAIL(p, "more than 32 parameters are not supported");
+        unsigned size = 0, align = 0;
+        ptx_token name;
+        if (!parse_param_shape(p, &size, &align, &name))
+            return false;
+        if (k) {
+            if (k->nparams == PTX_MAX_CALL_ARGS)
+                return FAIL(p, "more than %u parameters are not supported", PTX_MAX_CALL_ARGS);
             unsigned *sizes = realloc(k->param_sizes, (k->nparams + 1) * sizeof *sizes);
             if (sizes)
                 k->param_sizes = sizes;
@@ -1065,6 +1204,26 @@ static bool parse_params(parser *p, ptx_kernel *k, bool keep)
     }
     next(p);
     return true;
+}
+
+/* The body of p->k, a kernel or a .func. */
+static bool parse_function_body(parser *p)
+{
+    p->capcode = 0;
+    bool ok = parse_body(p) && resolve_labels(p);
+    if (ok) {
+        /* Falling off the end (past a predicated last instruction, or to a
+         * label after it) is leaving the function: a final ret makes it
+         * explicit, and every pc the interpreter can reach a valid index. */
+        ptx_insn *in = new_insn(p);
+        if (in) {
+            in->op = PTX_OP_RET;
+            p->k->ncode++;
+        }
+        ok = in != NULL;
+    }
+    forget_function_state(p);
+    return ok;
 }
 
 static bool parse_entry(parser *p)
@@ -1087,7 +1246,7 @@ static bool parse_entry(parser *p)
     p->k = k;
     p->capcode = 0;
     next(p);
-    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, k, true))
+    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, k))
         return false;
     /* Performance directives (.maxntid 256, 1, 1 ...): hints, ignored. */
     while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] == '.' &&
@@ -1102,42 +1261,99 @@ static bool parse_entry(parser *p)
     }
     if (ptx_tok_punct(tok(p), ';'))
         return FAIL(p, "a kernel declared without a body");
-    bool ok = parse_body(p) && resolve_labels(p);
-    if (ok) {
-        /* Falling off the end (past a predicated last instruction, or to a
-         * label after it) is leaving the kernel: a final ret makes it
-         * explicit, and every pc the interpreter can reach a valid index. */
-        ptx_insn *in = new_insn(p);
-        if (!in)
-            return false;
-        in->op = PTX_OP_RET;
-        k->ncode++;
-    }
-    forget_function_state(p);
-    return ok;
+    return parse_function_body(p);
 }
 
-/* .func: declarations of externals (__assertfail, vprintf) are accepted;
- * a .func with a body is not supported yet. */
-static bool parse_func(parser *p, bool is_extern)
+static void free_function(ptx_function *f)
 {
-    uint32_t line = tok(p)->line;
-    next(p);
-    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, NULL, false))
+    ptx_kernel *k = &f->body;
+    free(k->name);
+    for (unsigned j = 0; j < k->nparams; j++)
+        free(k->param_names[j]);
+    free(k->param_names);
+    free(k->param_sizes);
+    free(k->code);
+    memset(f, 0, sizeof *f);
+}
+
+static ptx_function *find_function(parser *p, const char *name)
+{
+    for (size_t i = 0; i < p->nfuncs; i++)
+        if (!strcmp(p->funcs[i].body.name, name))
+            return &p->funcs[i];
+    return NULL;
+}
+
+/* Whether two signatures of one function agree (a declaration and its
+ * definition). */
+static bool same_signature(const ptx_function *a, const ptx_function *b)
+{
+    if (a->nrets != b->nrets || a->body.nparams != b->body.nparams)
         return false;
-    if (tok(p)->kind != PTX_TOK_WORD)
-        return FAIL(p, "expected the function's name");
-    ptx_token name = *tok(p);
+    for (unsigned i = 0; i < a->body.nparams; i++)
+        if (a->body.param_sizes[i] != b->body.param_sizes[i])
+            return false;
+    return true;
+}
+
+/* .func [(.param ret)] name [(.param ...)] [.noreturn] { body } or ;
+ * A declaration (external as __assertfail and vprintf, or ahead of its
+ * definition) records the signature; a definition its body too. Calls are
+ * checked against them once the module is read (ptx_inline.c). */
+static bool parse_func(parser *p)
+{
+    ptx_function f;
+    memset(&f, 0, sizeof f);
+    f.line = tok(p)->line;
+    f.body.first_line = f.line;
     next(p);
-    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, NULL, false))
-        return false;
-    while (tok_eq(tok(p), ".noreturn"))
-        next(p);
-    if (ptx_tok_punct(tok(p), ';') && is_extern) {
-        next(p);
-        return true;
+    bool ok = true;
+    if (ptx_tok_punct(tok(p), '(')) {
+        ok = parse_params(p, &f.body);
+        f.nrets = f.body.nparams;
+        if (ok && f.nrets > 1)
+            ok = fail_at(p, f.line, "more than one return value");
     }
-    return fail_at(p, line, "device functions (.func %.*s) are not supported yet", (int)name.len, name.text);
+    if (ok && (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] == '.' || tok(p)->text[0] == '%'))
+        ok = FAIL(p, "expected the function's name");
+    if (ok && !(f.body.name = dup_tok(tok(p))))
+        ok = FAIL(p, "out of memory");
+    if (ok) {
+        next(p);
+        if (ptx_tok_punct(tok(p), '('))
+            ok = parse_params(p, &f.body);
+    }
+    while (ok && tok_eq(tok(p), ".noreturn"))
+        next(p);
+    ptx_function *known = ok ? find_function(p, f.body.name) : NULL;
+    if (ok && known && !same_signature(known, &f))
+        ok = fail_at(p, f.line, "%s declared twice with different parameters", f.body.name);
+    if (ok && ptx_tok_punct(tok(p), ';')) {
+        next(p);
+        if (!known && !grow((void **)&p->funcs, &p->capfuncs, p->nfuncs + 1, sizeof *p->funcs))
+            ok = FAIL(p, "out of memory");
+        if (ok && !known) {
+            p->funcs[p->nfuncs++] = f;
+            return true;
+        }
+    } else if (ok) {
+        if (known && known->defined)
+            ok = fail_at(p, f.line, "function %s defined twice", f.body.name);
+        if (ok && !known && !grow((void **)&p->funcs, &p->capfuncs, p->nfuncs + 1, sizeof *p->funcs))
+            ok = FAIL(p, "out of memory");
+        if (ok) {
+            if (known)
+                free_function(known);
+            else
+                known = &p->funcs[p->nfuncs++];
+            f.defined = true;
+            *known = f;
+            p->k = &known->body;
+            return parse_function_body(p);
+        }
+    }
+    free_function(&f);
+    return ok;
 }
 
 static bool parse_section(parser *p)
@@ -1162,7 +1378,8 @@ static bool parse_module_item(parser *p)
     bool is_extern = false;
     for (;;) {
         ptx_token *t = tok(p);
-        if (tok_eq(t, ".visible") || tok_eq(t, ".weak") || tok_eq(t, ".common")) {
+        if (tok_eq(t, ".visible") || tok_eq(t, ".weak") || tok_eq(t, ".common") ||
+            tok_eq(t, ".noinline")) {
             next(p);
         } else if (tok_eq(t, ".extern")) {
             is_extern = true;
@@ -1186,7 +1403,7 @@ static bool parse_module_item(parser *p)
     if (tok_eq(&t, ".entry"))
         return parse_entry(p);
     if (tok_eq(&t, ".func"))
-        return parse_func(p, is_extern);
+        return parse_func(p);
     if (tok_eq(&t, ".global"))
         return parse_variable(p, PTX_SPACE_GLOBAL, is_extern);
     if (tok_eq(&t, ".const"))
@@ -1204,14 +1421,19 @@ static bool parse_module_item(parser *p)
 
 /* ---- the module --------------------------------------------------------- */
 
-static void apply_extern_fixups(parser *p)
+/* Every kernel's calls expanded (ptx_inline.c), relocations applied. */
+static bool inline_calls(parser *p)
 {
     ptx_module *m = p->m;
     m->extern_shared_offset = (uint32_t)align_up(m->static_shared_bytes, 16);
-    for (size_t i = 0; i < p->nfixups; i++) {
-        extern_fixup *f = &p->fixups[i];
-        m->kernels[f->kernel].code[f->insn].ops[f->operand].imm += m->extern_shared_offset;
+    size_t budget = PTX_MAX_INLINED_INSNS;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        ptx_inline_error e;
+        if (!ptx_inline_kernel(&m->kernels[i], p->funcs, p->nfuncs, p->calls, p->ncalls,
+                               m->extern_shared_offset, &budget, &e))
+            return fail_at(p, e.line, "%s", e.why);
     }
+    return true;
 }
 
 ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errlen)
@@ -1240,7 +1462,7 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
     if (!p.failed && p.m->nkernels == 0)
         fail_at(&p, p.lx.line, "no .entry in the module");
     if (!p.failed)
-        apply_extern_fixups(&p);
+        inline_calls(&p);
     forget_function_state(&p);
     for (size_t i = 0; i < p.nsyms; i++)
         free(p.syms[i].name);
@@ -1249,7 +1471,12 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
     free(p.call_params);
     free(p.labels);
     free(p.refs);
-    free(p.fixups);
+    for (size_t i = 0; i < p.nfuncs; i++)
+        free_function(&p.funcs[i]);
+    free(p.funcs);
+    for (size_t i = 0; i < p.ncalls; i++)
+        free(p.calls[i].callee);
+    free(p.calls);
     if (p.failed) {
         ptx_module_free(p.m);
         return NULL;

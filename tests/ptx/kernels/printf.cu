@@ -1,0 +1,22 @@
+// printf in a kernel: several conversions, widths and precisions, a
+// device string, a literal %%, and printf's return value (the number of
+// arguments).
+#include <cstdio>
+
+__device__ const char g_word[] = "word";
+
+extern "C" __global__ void print_values(int *ret, int n)
+{
+    int i = threadIdx.x;
+    if (i >= n)
+        return;
+    long long big = -1234567890123ll * (i + 1);
+    unsigned long long ubig = 18446744073709551615ull - i;
+    float f = 1.5f + i;
+    double d = -2.25e-3 * (i + 1);
+    int r = printf("t%d: %i %u %x %X %o %c|%5d|%-5d|%05d|%.3f %e %g %s %ld %lld %llu %% %8.2f\n",
+                   i, -i - 1, 4000000000u + i, 255 + i, 0xabc + i, 8 + i, 'a' + i, i, i, i,
+                   (double)f, d, d * 1e10, g_word, big, big, ubig, f);
+    ret[i] = r;
+    ret[n + i] = printf("no args\n");
+}
