@@ -217,7 +217,7 @@ static bool emit_body(inliner *c, const ptx_kernel *body, const frame *f, const 
         return refuse(c, body->first_line, "too much .local memory once calls are inlined");
     if (f->reg_base + body->nregs > c->max_regs)
         c->max_regs = f->reg_base + body->nregs;
-    if (f->frame_base + body->local_bytes > c->max_frame)
+    if (body->local_bytes && f->frame_base + body->local_bytes > c->max_frame)
         c->max_frame = f->frame_base + body->local_bytes;
     /* at[i]: where body instruction i starts in c->out; this body's own
      * branches (their places in c->out in branch[]) are patched once every
