@@ -223,3 +223,86 @@ done:
     }
     free(text);
 }
+
+/* stdout of fn(arg) (which launches and synchronises), captured in a file. */
+static char *capture_stdout(void (*fn)(void *), void *arg)
+{
+    fflush(stdout);
+    FILE *capture = tmpfile();
+    cr_assert_not_null(capture);
+    int saved = dup(1);
+    cr_assert(saved >= 0 && dup2(fileno(capture), 1) == 1);
+    alarm(60);
+    fn(arg);
+    alarm(0);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    fseek(capture, 0, SEEK_END);
+    long size = ftell(capture);
+    fseek(capture, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    cr_assert_eq(fread(text, 1, (size_t)size, capture), (size_t)size);
+    text[size] = '\0';
+    fclose(capture);
+    return text;
+}
+
+typedef struct edge_run {
+    CUfunction f;
+    void **args;
+    CUresult launched, synced;
+} edge_run;
+
+static void run_edge(void *p)
+{
+    edge_run *r = p;
+    r->launched = cuLaunchKernel(r->f, 1, 1, 1, 1, 1, 1, 0, NULL, r->args, NULL);
+    r->synced = cuCtxSynchronize();
+}
+
+Test(ptx_calls, printf_star_widths_narrowing_null_strings_and_unsupported_conversions)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    CUmodule m;
+    CUfunction f = load("printf.ptx", "print_edges", &m);
+    CUdeviceptr dret;
+    CU_OK(cuMemAlloc_v2(&dret, 2 * sizeof(int)));
+    CU_OK(cuMemsetD8_v2(dret, 0, 2 * sizeof(int)));
+    CUdeviceptr null_str = 0;
+    void *args[] = { &null_str, &dret };
+    edge_run r = { f, args, CUDA_ERROR_UNKNOWN, CUDA_ERROR_UNKNOWN };
+    char *text = capture_stdout(run_edge, &r);
+    cr_assert_eq(r.launched, CUDA_SUCCESS);
+    cr_assert_eq(r.synced, CUDA_SUCCESS);
+    char want[512];
+    int n = snprintf(want, sizeof want, "[%*d|%-*d|%.*f|%.*d|%c|%hd|%hhu|%lx|%p|", 6, 42, 4, -7, 2, 3.14159, -1, 5,
+                     'Z', (short)4464, (unsigned char)44, 0xdeadbeefcafeul, (void *)0x1234);
+    snprintf(want + n, sizeof want - (size_t)n, "(null)|%.2s|%5s|%%n|after 99|%%y]\n", "abcdef", "ab");
+    cr_assert_str_eq(text, want);
+    int ret[2];
+    CU_OK(cuMemcpyDtoH_v2(ret, dret, sizeof ret));
+    cr_assert_eq(ret[0], 18, "printf returned %d", ret[0]);
+    cr_assert_eq(ret[1], 0, "%%n wrote %d", ret[1]);
+    free(text);
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+}
+
+Test(ptx_calls, printf_of_an_unreadable_string_faults_the_launch)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    CUmodule m;
+    CUfunction f = load("printf.ptx", "print_bad_string", &m);
+    CUdeviceptr bad = 0x10;
+    void *args[] = { &bad };
+    edge_run r = { f, args, CUDA_ERROR_UNKNOWN, CUDA_ERROR_UNKNOWN };
+    char *text = capture_stdout(run_edge, &r);
+    cr_assert_eq(r.launched, CUDA_SUCCESS);
+    cr_assert_eq(r.synced, CUDA_ERROR_ILLEGAL_ADDRESS);
+    cr_assert_str_eq(text, "");
+    free(text);
+    cuCtxDestroy_v2(c);
+}

@@ -132,94 +132,109 @@ static bool next_arg(ptx_block *blk, args *a, unsigned bytes, unsigned thread, u
     return true;
 }
 
+/* A width or precision: digits as written, or '*' read from the
+ * arguments (an int), written into spec as digits. False after a fault or
+ * without arguments. */
+static bool width_field(ptx_block *blk, const char *fmt, size_t *i, args *a, unsigned thread, char *spec,
+                        size_t *at, size_t cap, bool is_precision)
+{
+    if (fmt[*i] == '*') {
+        ++*i;
+        uint64_t v;
+        if (!next_arg(blk, a, 4, thread, &v))
+            return false;
+        int n = (int)(uint32_t)v;
+        if (is_precision && n < 0) {
+            *at -= 1; /* a negative precision is none: drop the '.' */
+            return true;
+        }
+        *at += (size_t)snprintf(spec + *at, cap - *at, "%d", n);
+        return true;
+    }
+    size_t start = *i;
+    while (fmt[*i] >= '0' && fmt[*i] <= '9' && *i - start < 9)
+        ++*i;
+    if (fmt[*i] >= '0' && fmt[*i] <= '9')
+        return false; /* wider than 9 digits: not supported */
+    memcpy(spec + *at, fmt + start, *i - start);
+    *at += *i - start;
+    return true;
+}
+
 /* One conversion, fmt[0] == '%': its text goes to t. Returns how many
- * format bytes it took. */
+ * format bytes it took. What is not supported is written as it stands
+ * in the format. */
 static size_t convert(ptx_block *blk, const char *fmt, args *a, unsigned thread, text *t)
 {
-    size_t i = 1;
-    while (fmt[i] && strchr("-+ #0", fmt[i]))
+    char spec[64];
+    size_t at = 0, i = 1;
+    spec[at++] = '%';
+    while (fmt[i] && strchr("-+ #0", fmt[i]) && at < 16)
+        spec[at++] = fmt[i++];
+    bool ok = !strchr("-+ #0", fmt[i]) || !fmt[i];
+    ok = ok && width_field(blk, fmt, &i, a, thread, spec, &at, sizeof spec - 8, false);
+    if (ok && fmt[i] == '.') {
         i++;
-    while (fmt[i] >= '0' && fmt[i] <= '9')
-        i++;
-    if (fmt[i] == '.') {
-        i++;
-        while (fmt[i] >= '0' && fmt[i] <= '9')
-            i++;
+        spec[at++] = '.';
+        ok = width_field(blk, fmt, &i, a, thread, spec, &at, sizeof spec - 8, true);
     }
     size_t len_at = i;
     while (fmt[i] && strchr("hlLqjzt", fmt[i]))
         i++;
     size_t len_chars = i - len_at;
     char conv = fmt[i];
-    if (!conv) {
-        append(t, fmt, i); /* a lone '%' at the end: as written */
+    if (conv)
+        i++;
+    if (blk->faulted)
         return i;
-    }
-    i++;
-    /* The host spec: flags, width and precision as written (each short:
-     * the format is bounded), the device's length made the host's. */
-    char spec[96];
-    size_t head = len_at < 64 ? len_at : 0;
-    bool wide = len_chars > 0 && (fmt[len_at] == 'l' || fmt[len_at] == 'j' || fmt[len_at] == 'z' ||
-                                  fmt[len_at] == 't' || fmt[len_at] == 'q');
-    bool supported = head > 0 && !memchr(fmt, '*', i) && !(len_chars && fmt[len_at] == 'L') &&
-                     len_chars <= 2;
-    if (supported && strchr("diouxXc", conv)) {
-        uint64_t v;
-        if (conv == 'c' && len_chars)
-            supported = false; /* %lc: wide characters, not supported */
-        else if (next_arg(blk, a, wide ? 8 : 4, thread, &v)) {
-            if (wide) {
-                snprintf(spec, sizeof spec, "%.*sll%c", (int)head, fmt, conv);
-                if (conv == 'd' || conv == 'i')
-                    append_format(t, spec, (long long)v);
-                else
-                    append_format(t, spec, (unsigned long long)v);
-            } else {
-                /* h and hh as written: the host narrows as the device does. */
-                snprintf(spec, sizeof spec, "%.*s%c", (int)(len_at + len_chars < 64 ? len_at + len_chars : 0),
-                         fmt, conv);
-                if (conv == 'd' || conv == 'i' || conv == 'c')
-                    append_format(t, spec, (int)(uint32_t)v);
-                else
-                    append_format(t, spec, (unsigned)v);
-            }
-            return i;
+    /* long, long long, intmax_t, size_t, ptrdiff_t: 8 bytes on the device. */
+    bool wide = len_chars > 0 && strchr("ljztq", fmt[len_at]);
+    ok = ok && conv && len_chars <= 2 && !(len_chars && fmt[len_at] == 'L');
+    uint64_t v;
+    if (ok && strchr("diouxX", conv) && next_arg(blk, a, wide ? 8 : 4, thread, &v)) {
+        if (wide) {
+            snprintf(spec + at, sizeof spec - at, "ll%c", conv);
+            if (conv == 'd' || conv == 'i')
+                append_format(t, spec, (long long)v);
+            else
+                append_format(t, spec, (unsigned long long)v);
         } else {
-            supported = false;
+            /* h and hh as written: the host narrows as the device does. */
+            snprintf(spec + at, sizeof spec - at, "%.*s%c", (int)len_chars, fmt + len_at, conv);
+            if (conv == 'd' || conv == 'i')
+                append_format(t, spec, (int)(uint32_t)v);
+            else
+                append_format(t, spec, (unsigned)v);
         }
-    } else if (supported && strchr("fFeEgGaA", conv)) {
-        uint64_t v;
-        if (next_arg(blk, a, 8, thread, &v)) {
-            double d;
-            memcpy(&d, &v, sizeof d);
-            snprintf(spec, sizeof spec, "%.*s%c", (int)head, fmt, conv);
-            append_format(t, spec, d);
-            return i;
+    } else if (ok && conv == 'c' && !len_chars && next_arg(blk, a, 4, thread, &v)) {
+        snprintf(spec + at, sizeof spec - at, "c");
+        append_format(t, spec, (int)(uint32_t)v);
+    } else if (ok && strchr("fFeEgGaA", conv) && next_arg(blk, a, 8, thread, &v)) {
+        double d;
+        memcpy(&d, &v, sizeof d);
+        snprintf(spec + at, sizeof spec - at, "%c", conv);
+        append_format(t, spec, d);
+    } else if (ok && conv == 'p' && !len_chars && next_arg(blk, a, 8, thread, &v)) {
+        snprintf(spec + at, sizeof spec - at, "p");
+        append_format(t, spec, (void *)(uintptr_t)v);
+    } else if (ok && conv == 's' && !len_chars && next_arg(blk, a, 8, thread, &v)) {
+        snprintf(spec + at, sizeof spec - at, "s");
+        if (!v) {
+            append_format(t, spec, "(null)");
+        } else {
+            char *s = read_device_string(blk, v, thread, PTX_PRINTF_MAX_STRING);
+            if (s)
+                append_format(t, spec, s);
+            free(s);
         }
-        supported = false;
-    } else if (supported && (conv == 's' || conv == 'p') && !len_chars) {
-        uint64_t v;
-        if (next_arg(blk, a, 8, thread, &v)) {
-            snprintf(spec, sizeof spec, "%.*s%c", (int)head, fmt, conv);
-            if (conv == 'p') {
-                append_format(t, spec, (void *)(uintptr_t)v);
-            } else if (!v) {
-                append_format(t, spec, "(null)");
-            } else {
-                char *s = read_device_string(blk, v, thread, PTX_PRINTF_MAX_STRING);
-                if (s)
-                    append_format(t, spec, s);
-                free(s);
-            }
-            return i;
-        }
-        supported = false;
-    } else {
-        supported = false;
+    } else if (!blk->faulted) {
+        /* Not supported or no argument: as written. %n writes nothing
+         * (a device printf cannot store through its argument here), but
+         * its pointer is skipped so the arguments after it stay in place. */
+        if (ok && conv == 'n')
+            next_arg(blk, a, 8, thread, &v);
+        append(t, fmt, i);
     }
-    if (!supported && !blk->faulted)
-        append(t, fmt, i); /* not supported, or no argument: as written */
     return i;
 }
 

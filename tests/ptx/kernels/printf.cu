@@ -20,3 +20,19 @@ extern "C" __global__ void print_values(int *ret, int n)
     ret[i] = r;
     ret[n + i] = printf("no args\n");
 }
+
+// '*' widths and precisions (a negative precision is none), h and hh
+// narrowing, %p, a NULL %s, %n (not supported: printed as written, its
+// pointer skipped) and an unknown conversion (printed as written).
+extern "C" __global__ void print_edges(const char *null_str, int *ret)
+{
+    ret[0] = printf("[%*d|%-*d|%.*f|%.*d|%c|%hd|%hhu|%lx|%p|%s|%.2s|%5s|%n|after %d|%y]\n", 6, 42, 4, -7, 2,
+                    3.14159, -1, 5, 'Z', 70000, 300, 0xdeadbeefcafeul, (void *)0x1234, null_str, "abcdef",
+                    "ab", ret + 1, 99);
+}
+
+// A %s argument that is not a readable address: the launch faults.
+extern "C" __global__ void print_bad_string(const char *s)
+{
+    printf("%s\n", s);
+}
