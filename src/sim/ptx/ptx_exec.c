@@ -22,6 +22,9 @@
  * When no warp of the block can run, every live thread is at a barrier and
  * all are released. Exited threads do not count (as on sm_70 and later);
  * barrier numbers and thread counts are not told apart yet.
+ *
+ * Calls: expanded at load time (ptx_inline.h), so the interpreter never
+ * meets one; printf is PTX_OP_VPRINTF (ptx_printf.c).
  */
 #include "ptx_alu.h"
 #include "ptx_alu_warp.h"
