@@ -61,12 +61,16 @@ static ptx_insn *emit(inliner *c, uint32_t line)
     return &c->out[c->nout++];
 }
 
+static int compare_name(const void *key, const void *elem)
+{
+    return strcmp(key, ((const ptx_function *)elem)->body.name);
+}
+
+/* funcs are sorted by name (ptx_inline.h): a large module's many calls
+ * stay cheap to resolve. */
 static const ptx_function *find_function(const inliner *c, const char *name)
 {
-    for (size_t i = 0; i < c->nfuncs; i++)
-        if (!strcmp(c->funcs[i].body.name, name))
-            return &c->funcs[i];
-    return NULL;
+    return c->nfuncs ? bsearch(name, c->funcs, c->nfuncs, sizeof *c->funcs, compare_name) : NULL;
 }
 
 /* The frame of one body being copied. */
@@ -260,6 +264,17 @@ static bool emit_body(inliner *c, const ptx_kernel *body, const frame *f, const 
         c->out[branch[i]].target = (uint32_t)at[c->out[branch[i]].target];
     free(at);
     return ok;
+}
+
+static int compare_functions(const void *a, const void *b)
+{
+    return strcmp(((const ptx_function *)a)->body.name, ((const ptx_function *)b)->body.name);
+}
+
+void ptx_inline_sort_functions(ptx_function *funcs, size_t nfuncs)
+{
+    if (nfuncs > 1)
+        qsort(funcs, nfuncs, sizeof *funcs, compare_functions);
 }
 
 bool ptx_inline_kernel(ptx_kernel *k, const ptx_function *funcs, size_t nfuncs,

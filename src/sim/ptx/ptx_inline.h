@@ -56,7 +56,11 @@ typedef struct ptx_inline_error {
     char why[200];
 } ptx_inline_error;
 
-/* Replaces k's code by its code with every call expanded, relocations
+/* Sorts funcs by name, as ptx_inline_kernel wants them. */
+void ptx_inline_sort_functions(ptx_function *funcs, size_t nfuncs);
+
+/* Replaces k's code by its code with every call expanded (funcs sorted by
+ * ptx_inline_sort_functions), relocations
  * applied (frame addresses, extern .shared at extern_shared_offset) and
  * k->nregs / k->local_bytes grown to hold every inlined frame. *budget is
  * how many instructions the module may still take; it is decreased. On

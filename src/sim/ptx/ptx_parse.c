@@ -1427,6 +1427,7 @@ static bool inline_calls(parser *p)
     ptx_module *m = p->m;
     m->extern_shared_offset = (uint32_t)align_up(m->static_shared_bytes, 16);
     size_t budget = PTX_MAX_INLINED_INSNS;
+    ptx_inline_sort_functions(p->funcs, p->nfuncs);
     for (size_t i = 0; i < m->nkernels; i++) {
         ptx_inline_error e;
         if (!ptx_inline_kernel(&m->kernels[i], p->funcs, p->nfuncs, p->calls, p->ncalls,
