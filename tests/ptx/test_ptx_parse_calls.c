@@ -171,6 +171,6 @@ Test(ptx_parse_calls, inlined_size_bound_and_bound_plus_one)
     char err[512];
     m = ptx_module_parse(too_big, strlen(too_big), err, sizeof err);
     cr_assert_null(m);
-    cr_assert(strstr(err, "more than 262144 instructions once calls are inlined") != NULL, "%s", err);
+    cr_assert(strstr(err, "more than 524288 instructions once calls are inlined") != NULL, "%s", err);
     free(too_big);
 }

@@ -27,7 +27,7 @@
 #include "ptx_ir.h"
 
 #define PTX_MAX_CALL_DEPTH 64u
-#define PTX_MAX_INLINED_INSNS (1u << 18)
+#define PTX_MAX_INLINED_INSNS (1u << 19) /* 184 bytes each: at most 96 MiB */
 #define PTX_MAX_CALL_ARGS 32u
 
 /* One `call` as written: the .param slots it names, in the caller's frame. */
