@@ -4,10 +4,8 @@
  * understand is refused with its line, so a loaded module never meets an
  * unknown instruction at run time.
  */
-#include "ptx_inline.h"
-#include "ptx_lexer.h"
-#include "ptx_module.h"
 #include "ptx_opcode.h"
+#include "ptx_parser.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -18,62 +16,6 @@
 #define MAX_SYMBOL_BYTES (64ull << 20)  /* one .global / .const variable */
 #define MAX_REGISTERS (1u << 20)
 
-typedef struct reg_decl {
-    char *prefix;       /* "%r" of %r<128>, or the whole name of a scalar */
-    uint32_t count;     /* 0: a scalar register */
-    uint32_t base;
-} reg_decl;
-
-typedef struct symbol {
-    char *name;
-    ptx_space space;
-    uint64_t offset;    /* shared: in the block's shared layout; local: in a
-                         * thread's; global/const: in the module window */
-    bool is_extern_shared;
-} symbol;
-
-typedef struct label_ref {
-    char *name;
-    size_t insn;
-    uint32_t line;
-} label_ref;
-
-/* A .param declared in a call sequence's scope `{ ... }`: a slot of the
- * function's .local frame (see ptx_inline.h). */
-typedef struct call_param {
-    char *name;
-    uint32_t offset, size;
-    int depth;          /* the scope it belongs to */
-} call_param;
-
-typedef struct parser {
-    ptx_lexer lx;
-    char *err;
-    size_t errlen;
-    bool failed;
-    ptx_module *m;
-    symbol *syms;               /* module scope, then the function's locals */
-    size_t nsyms, capsyms, module_nsyms;
-    size_t capvars;                 /* of the module's vars */
-    ptx_function *funcs;            /* .func declarations and definitions */
-    size_t nfuncs, capfuncs;
-    ptx_call_site *calls;           /* every call of the module */
-    size_t ncalls, capcalls;
-    /* the function being parsed */
-    ptx_kernel *k;
-    reg_decl *regs;
-    size_t nregs, capregs;
-    call_param *call_params;    /* .param declared inside a call sequence */
-    size_t ncall_params, capcall_params;
-    int scope_depth;            /* 1: the body; 2 and more: call sequences */
-    /* Constants in a st's vector ({%r1, 3}): each gets a register of its
-     * own, set by a mov inserted before the st. */
-    struct { uint32_t reg; uint64_t bits; } vec_imm[4];
-    unsigned nvec_imm;
-    label_ref *labels, *refs;
-    size_t nlabels, caplabels, nrefs, caprefs;
-    size_t capcode;
-} parser;
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -125,13 +67,6 @@ static char *dup_tok(const ptx_token *t)
     return s;
 }
 
-static bool tok_eq(const ptx_token *t, const char *s)
-{
-    return strlen(s) == t->len && !memcmp(t->text, s, t->len);
-}
-
-static void next(parser *p) { ptx_lexer_next(&p->lx); }
-static ptx_token *tok(parser *p) { return &p->lx.tok; }
 
 static bool expect_punct(parser *p, char c)
 {
@@ -269,6 +204,13 @@ static bool parse_int(parser *p, int64_t *out)
     return true;
 }
 
+/* For ptx_parse_func.c (see ptx_parser.h). */
+bool ptx_parser_fail(parser *p, uint32_t line, const char *why) { return fail_at(p, line, "%s", why); }
+bool ptx_parser_grow(void **arr, size_t *cap, size_t need, size_t elem) { return grow(arr, cap, need, elem); }
+char *ptx_parser_dup_tok(const ptx_token *t) { return dup_tok(t); }
+bool ptx_parser_expect(parser *p, char c) { return expect_punct(p, c); }
+bool ptx_parser_int(parser *p, int64_t *out) { return parse_int(p, out); }
+
 static symbol *find_symbol(parser *p, const ptx_token *t)
 {
     for (size_t i = p->nsyms; i-- > 0;)
@@ -292,7 +234,6 @@ static bool add_symbol(parser *p, const ptx_token *name, ptx_space space, uint64
     return true;
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 /* ---- declarations of variables ------------------------------------------ */
 
@@ -571,14 +512,6 @@ static uint8_t symbol_reloc(const symbol *s)
                      (s->space == PTX_SPACE_LOCAL ? PTX_RELOC_FRAME : 0));
 }
 
-static call_param *find_call_param(parser *p, const ptx_token *t)
-{
-    for (size_t i = p->ncall_params; i-- > 0;)
-        if (tok_eq(t, p->call_params[i].name))
-            return &p->call_params[i];
-    return NULL;
-}
-
 /* [reg], [reg+imm], [symbol+imm], [imm], [param+imm] */
 static bool parse_address(parser *p, ptx_insn *in, int idx)
 {
@@ -599,7 +532,7 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
     } else if (t.kind == PTX_TOK_WORD && !(t.text[0] >= '0' && t.text[0] <= '9')) {
         int param = find_param(p, &t);
         symbol *s = param < 0 ? find_symbol(p, &t) : NULL;
-        call_param *cp = param < 0 ? find_call_param(p, &t) : NULL;
+        call_param *cp = param < 0 ? ptx_parser_find_call_param(p, &t) : NULL;
         if (param >= 0) {
             if (in->space != PTX_SPACE_PARAM)
                 return FAIL(p, "a kernel parameter reached through another state space");
@@ -793,68 +726,6 @@ static bool add_label_ref(parser *p, label_ref **arr, size_t *n, size_t *cap, co
     return true;
 }
 
-/* ( name, name, ... ) of a call: each a .param of the call's scope; the
- * slots go to offset[] and size[]. */
-static bool parse_call_list(parser *p, unsigned max, unsigned *n, uint32_t *offset, uint32_t *size)
-{
-    next(p); /* '(' */
-    *n = 0;
-    while (!ptx_tok_punct(tok(p), ')')) {
-        call_param *cp = tok(p)->kind == PTX_TOK_WORD ? find_call_param(p, tok(p)) : NULL;
-        if (!cp)
-            return FAIL(p, "a call's arguments and return value must be .param names declared in its scope");
-        if (*n == max)
-            return FAIL(p, max == 1 ? "more than one return value" : "more than %u arguments", max);
-        offset[*n] = cp->offset;
-        size[*n] = cp->size;
-        ++*n;
-        next(p);
-        if (ptx_tok_punct(tok(p), ','))
-            next(p);
-        else if (!ptx_tok_punct(tok(p), ')'))
-            return FAIL(p, "expected ',' or ')' in a call");
-    }
-    next(p);
-    return true;
-}
-
-/* call[.uni] [(ret),] callee[, (args)];  Recorded as a call site and
- * expanded once the module is read (ptx_inline.c). */
-static bool parse_call(parser *p, ptx_insn *in)
-{
-    if (in->pred != PTX_NO_REG)
-        return FAIL(p, "a guarded call is not supported");
-    next(p);
-    ptx_call_site cs;
-    memset(&cs, 0, sizeof cs);
-    cs.line = in->line;
-    if (ptx_tok_punct(tok(p), '(')) {
-        if (!parse_call_list(p, 1, &cs.nrets, &cs.ret_offset, &cs.ret_size) || !expect_punct(p, ','))
-            return false;
-    }
-    ptx_token name = *tok(p);
-    if (name.kind != PTX_TOK_WORD || name.text[0] == '%' || name.text[0] == '.')
-        return FAIL(p, "indirect calls (through a register) are not supported");
-    next(p);
-    if (ptx_tok_punct(tok(p), ',')) {
-        next(p);
-        if (!ptx_tok_punct(tok(p), '('))
-            return FAIL(p, "expected the call's arguments");
-        if (!parse_call_list(p, PTX_MAX_CALL_ARGS, &cs.nargs, cs.arg_offset, cs.arg_size))
-            return false;
-    }
-    if (!ptx_tok_punct(tok(p), ';'))
-        return FAIL(p, "call form not supported (prototypes and jump tables are not)");
-    next(p);
-    if (!grow((void **)&p->calls, &p->capcalls, p->ncalls + 1, sizeof *p->calls) ||
-        !(cs.callee = dup_tok(&name)))
-        return FAIL(p, "out of memory");
-    p->calls[p->ncalls] = cs;
-    in->op = PTX_OP_CALL;
-    in->target = (uint32_t)p->ncalls++;
-    return true;
-}
-
 typedef struct operand_shape { uint8_t op, min, max; } operand_shape;
 static const operand_shape k_shapes[] = {
     { PTX_OP_MOV, 2, 2 }, { PTX_OP_LD, 2, 2 }, { PTX_OP_ST, 2, 2 }, { PTX_OP_ADD, 3, 3 },
@@ -980,7 +851,7 @@ static bool parse_instruction(parser *p)
     if (mn.kind != PTX_TOK_WORD)
         return FAIL(p, "expected an instruction");
     if (tok_eq(&mn, "call") || tok_eq(&mn, "call.uni")) {
-        if (!parse_call(p, in))
+        if (!ptx_parser_call(p, in))
             return false;
         p->k->ncode++;
         return true;
@@ -1051,80 +922,6 @@ static void forget_function_state(parser *p)
     p->nregs = p->ncall_params = p->nlabels = p->nrefs = 0;
 }
 
-/* After .param: [.align N] .type name[[count]]. The size in bytes and the
- * alignment (the type's size unless .align says otherwise). */
-static bool parse_param_shape(parser *p, unsigned *size, unsigned *align, ptx_token *name)
-{
-    *align = 0;
-    if (tok_eq(tok(p), ".align")) {
-        next(p);
-        int64_t a = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
-        if (!parse_int(p, &a))
-            return false;
-        if (a <= 0 || a > 4096 || (a & (a - 1)))
-            return FAIL(p, "alignment %lld", (long long)a);
-        *align = (unsigned)a;
-    }
-    if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] != '.')
-        return FAIL(p, "expected the parameter's type");
-    ptx_type t = ptx_type_from_name(tok(p)->text + 1, tok(p)->len - 1);
-    if (t == PTX_T_NONE || t == PTX_T_PRED)
-        return FAIL(p, "parameter type not supported");
-    *size = ptx_type_bytes(t);
-    if (!*align)
-        *align = *size;
-    next(p);
-    if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] == '.' || tok(p)->text[0] == '%')
-        return FAIL(p, "parameter form not supported");
-    *name = *tok(p);
-    next(p);
-    if (ptx_tok_punct(tok(p), '[')) {
-        next(p);
-        int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
-        if (!parse_int(p, &n))
-            return false;
-        if (n <= 0 || (uint64_t)n * *size > 32764)
-            return FAIL(p, "parameter size");
-        *size *= (unsigned)n;
-        if (!expect_punct(p, ']'))
-            return false;
-    }
-    return true;
-}
-
-/* .param [.align N] .type name[[n]];  inside a call sequence: a slot of
- * the function's .local frame, named until its scope closes. */
-static bool parse_call_param_decl(parser *p)
-{
-    next(p);
-    unsigned size = 0, align = 0;
-    ptx_token name;
-    if (!parse_param_shape(p, &size, &align, &name))
-        return false;
-    uint64_t off = align_up(p->k->local_bytes, align);
-    if (off + size > (1u << 24))
-        return FAIL(p, "too much .local memory");
-    if (!grow((void **)&p->call_params, &p->capcall_params, p->ncall_params + 1, sizeof *p->call_params))
-        return FAIL(p, "out of memory");
-    call_param *cp = &p->call_params[p->ncall_params];
-    if (!(cp->name = dup_tok(&name)))
-        return FAIL(p, "out of memory");
-    cp->offset = (uint32_t)off;
-    cp->size = size;
-    cp->depth = p->scope_depth;
-    p->ncall_params++;
-    p->k->local_bytes = (uint32_t)(off + size);
-    return expect_punct(p, ';');
-}
-
-/* A call sequence's scope closed: its .param names go. */
-static void close_scope(parser *p)
-{
-    p->scope_depth--;
-    while (p->ncall_params > 0 && p->call_params[p->ncall_params - 1].depth > p->scope_depth)
-        free(p->call_params[--p->ncall_params].name);
-}
-
 static bool parse_body(parser *p)
 {
     if (!expect_punct(p, '{'))
@@ -1139,7 +936,7 @@ static bool parse_body(parser *p)
             next(p);
         } else if (ptx_tok_punct(&t, '}')) {
             next(p);
-            close_scope(p);
+            ptx_parser_close_scope(p);
             if (p->scope_depth == 0)
                 break;
         } else if (tok_eq(&t, ".reg")) {
@@ -1149,7 +946,7 @@ static bool parse_body(parser *p)
         } else if (tok_eq(&t, ".shared")) {
             parse_variable(p, PTX_SPACE_SHARED, false);
         } else if (tok_eq(&t, ".param")) {
-            parse_call_param_decl(p);
+            ptx_parser_call_param_decl(p);
         } else if (tok_eq(&t, ".loc") || tok_eq(&t, ".file")) {
             skip_line(p, t.line); /* debug information: ignored */
         } else if (tok_eq(&t, ".pragma")) {
@@ -1170,44 +967,8 @@ static bool parse_body(parser *p)
     return !p->failed;
 }
 
-/* ( .param .type name, .param .align N .b8 name[size], ... ), appended to
- * k's parameters (NULL: only checked). */
-static bool parse_params(parser *p, ptx_kernel *k)
-{
-    if (!expect_punct(p, '('))
-        return false;
-    while (!ptx_tok_punct(tok(p), ')')) {
-        if (!tok_eq(tok(p), ".param"))
-            return FAIL(p, "expected .param");
-        next(p);
-        unsigned size = 0, align = 0;
-        ptx_token name;
-        if (!parse_param_shape(p, &size, &align, &name))
-            return false;
-        if (k) {
-            if (k->nparams == PTX_MAX_CALL_ARGS)
-                return FAIL(p, "more than %u parameters are not supported", PTX_MAX_CALL_ARGS);
-            unsigned *sizes = realloc(k->param_sizes, (k->nparams + 1) * sizeof *sizes);
-            if (sizes)
-                k->param_sizes = sizes;
-            char **names = realloc(k->param_names, (k->nparams + 1) * sizeof *names);
-            if (names)
-                k->param_names = names;
-            if (!sizes || !names || !(names[k->nparams] = dup_tok(&name)))
-                return FAIL(p, "out of memory");
-            sizes[k->nparams++] = size;
-        }
-        if (ptx_tok_punct(tok(p), ','))
-            next(p);
-        else if (!ptx_tok_punct(tok(p), ')'))
-            return FAIL(p, "expected ',' or ')'");
-    }
-    next(p);
-    return true;
-}
-
 /* The body of p->k, a kernel or a .func. */
-static bool parse_function_body(parser *p)
+bool ptx_parser_function_body(parser *p)
 {
     p->capcode = 0;
     bool ok = parse_body(p) && resolve_labels(p);
@@ -1246,7 +1007,7 @@ static bool parse_entry(parser *p)
     p->k = k;
     p->capcode = 0;
     next(p);
-    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, k))
+    if (ptx_tok_punct(tok(p), '(') && !ptx_parser_params(p, k))
         return false;
     /* Performance directives (.maxntid 256, 1, 1 ...): hints, ignored. */
     while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] == '.' &&
@@ -1261,99 +1022,7 @@ static bool parse_entry(parser *p)
     }
     if (ptx_tok_punct(tok(p), ';'))
         return FAIL(p, "a kernel declared without a body");
-    return parse_function_body(p);
-}
-
-static void free_function(ptx_function *f)
-{
-    ptx_kernel *k = &f->body;
-    free(k->name);
-    for (unsigned j = 0; j < k->nparams; j++)
-        free(k->param_names[j]);
-    free(k->param_names);
-    free(k->param_sizes);
-    free(k->code);
-    memset(f, 0, sizeof *f);
-}
-
-static ptx_function *find_function(parser *p, const char *name)
-{
-    for (size_t i = 0; i < p->nfuncs; i++)
-        if (!strcmp(p->funcs[i].body.name, name))
-            return &p->funcs[i];
-    return NULL;
-}
-
-/* Whether two signatures of one function agree (a declaration and its
- * definition). */
-static bool same_signature(const ptx_function *a, const ptx_function *b)
-{
-    if (a->nrets != b->nrets || a->body.nparams != b->body.nparams)
-        return false;
-    for (unsigned i = 0; i < a->body.nparams; i++)
-        if (a->body.param_sizes[i] != b->body.param_sizes[i])
-            return false;
-    return true;
-}
-
-/* .func [(.param ret)] name [(.param ...)] [.noreturn] { body } or ;
- * A declaration (external as __assertfail and vprintf, or ahead of its
- * definition) records the signature; a definition its body too. Calls are
- * checked against them once the module is read (ptx_inline.c). */
-static bool parse_func(parser *p)
-{
-    ptx_function f;
-    memset(&f, 0, sizeof f);
-    f.line = tok(p)->line;
-    f.body.first_line = f.line;
-    next(p);
-    bool ok = true;
-    if (ptx_tok_punct(tok(p), '(')) {
-        ok = parse_params(p, &f.body);
-        f.nrets = f.body.nparams;
-        if (ok && f.nrets > 1)
-            ok = fail_at(p, f.line, "more than one return value");
-    }
-    if (ok && (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] == '.' || tok(p)->text[0] == '%'))
-        ok = FAIL(p, "expected the function's name");
-    if (ok && !(f.body.name = dup_tok(tok(p))))
-        ok = FAIL(p, "out of memory");
-    if (ok) {
-        next(p);
-        if (ptx_tok_punct(tok(p), '('))
-            ok = parse_params(p, &f.body);
-    }
-    while (ok && tok_eq(tok(p), ".noreturn"))
-        next(p);
-    ptx_function *known = ok ? find_function(p, f.body.name) : NULL;
-    if (ok && known && !same_signature(known, &f))
-        ok = fail_at(p, f.line, "%s declared twice with different parameters", f.body.name);
-    if (ok && ptx_tok_punct(tok(p), ';')) {
-        next(p);
-        if (!known && !grow((void **)&p->funcs, &p->capfuncs, p->nfuncs + 1, sizeof *p->funcs))
-            ok = FAIL(p, "out of memory");
-        if (ok && !known) {
-            p->funcs[p->nfuncs++] = f;
-            return true;
-        }
-    } else if (ok) {
-        if (known && known->defined)
-            ok = fail_at(p, f.line, "function %s defined twice", f.body.name);
-        if (ok && !known && !grow((void **)&p->funcs, &p->capfuncs, p->nfuncs + 1, sizeof *p->funcs))
-            ok = FAIL(p, "out of memory");
-        if (ok) {
-            if (known)
-                free_function(known);
-            else
-                known = &p->funcs[p->nfuncs++];
-            f.defined = true;
-            *known = f;
-            p->k = &known->body;
-            return parse_function_body(p);
-        }
-    }
-    free_function(&f);
-    return ok;
+    return ptx_parser_function_body(p);
 }
 
 static bool parse_section(parser *p)
@@ -1403,7 +1072,7 @@ static bool parse_module_item(parser *p)
     if (tok_eq(&t, ".entry"))
         return parse_entry(p);
     if (tok_eq(&t, ".func"))
-        return parse_func(p);
+        return ptx_parser_func(p);
     if (tok_eq(&t, ".global"))
         return parse_variable(p, PTX_SPACE_GLOBAL, is_extern);
     if (tok_eq(&t, ".const"))
@@ -1420,22 +1089,6 @@ static bool parse_module_item(parser *p)
 }
 
 /* ---- the module --------------------------------------------------------- */
-
-/* Every kernel's calls expanded (ptx_inline.c), relocations applied. */
-static bool inline_calls(parser *p)
-{
-    ptx_module *m = p->m;
-    m->extern_shared_offset = (uint32_t)align_up(m->static_shared_bytes, 16);
-    size_t budget = PTX_MAX_INLINED_INSNS;
-    ptx_inline_sort_functions(p->funcs, p->nfuncs);
-    for (size_t i = 0; i < m->nkernels; i++) {
-        ptx_inline_error e;
-        if (!ptx_inline_kernel(&m->kernels[i], p->funcs, p->nfuncs, p->calls, p->ncalls,
-                               m->extern_shared_offset, &budget, &e))
-            return fail_at(p, e.line, "%s", e.why);
-    }
-    return true;
-}
 
 ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errlen)
 {
@@ -1463,7 +1116,7 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
     if (!p.failed && p.m->nkernels == 0)
         fail_at(&p, p.lx.line, "no .entry in the module");
     if (!p.failed)
-        inline_calls(&p);
+        ptx_parser_inline_calls(&p);
     forget_function_state(&p);
     for (size_t i = 0; i < p.nsyms; i++)
         free(p.syms[i].name);
@@ -1472,12 +1125,7 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
     free(p.call_params);
     free(p.labels);
     free(p.refs);
-    for (size_t i = 0; i < p.nfuncs; i++)
-        free_function(&p.funcs[i]);
-    free(p.funcs);
-    for (size_t i = 0; i < p.ncalls; i++)
-        free(p.calls[i].callee);
-    free(p.calls);
+    ptx_parser_free_functions(&p);
     if (p.failed) {
         ptx_module_free(p.m);
         return NULL;
