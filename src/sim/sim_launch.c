@@ -347,6 +347,10 @@ static void run_blocks(sim_launch *l)
     b.rt = &g_runtime;
     b.launch = l;
     bool slow = l->rule && l->rule->action == SIM_MB_SLOW;
+    /* Kernel printf output: the process's stdout once the blocks ran, as
+     * a driver prints it at the synchronisation after the kernel. */
+    ptx_printf_fifo printf_fifo;
+    ptx_printf_fifo_init(&printf_fifo, PTX_PRINTF_FIFO_BYTES);
     for (unsigned z = 0; z < l->grid.z; z++)
         for (unsigned y = 0; y < l->grid.y; y++)
             for (unsigned x = 0; x < l->grid.x; x++) {
@@ -356,7 +360,7 @@ static void run_blocks(sim_launch *l)
                 if (shared)
                     memset(shared, 0, l->shared_bytes);
                 if (l->fn->ptx) {
-                    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, &b, ptx_window, &l->sim_clock);
+                    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, &b, ptx_window, &l->sim_clock, &printf_fifo);
                     if (l->sim_clock.expired) {
                         raise_fault(l, SIM_ERR_LAUNCH_TIMEOUT);
                         goto out;
@@ -367,6 +371,7 @@ static void run_blocks(sim_launch *l)
                     busy_for(l, l->rule->block_us);
             }
 out:
+    ptx_printf_fifo_flush(&printf_fifo, stdout);
     free(shared);
 }
 

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* A simulated watchdog of 1 ms too, as on a display device. */
         ptx_sim_clock clock = { .ns_per_insn = 1.0, .insn_limit = 1000000 };
         if (ok)
-            ptx_run_block(m, k, &b, NULL, &clock);
+            ptx_run_block(m, k, &b, NULL, &clock, NULL);
         for (unsigned i = 0; i < k->nparams; i++)
             free(params[i]);
     }

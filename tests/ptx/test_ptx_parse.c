@@ -99,10 +99,8 @@ Test(ptx_parse, unsupported_forms_are_refused_with_their_line)
                    "PTX line 8: testp.f32: testp needs the property to test");
     assert_refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tatom.global.cas.b16 %r1, [%r1], 1, 2;\n}\n",
                    "PTX line 7: atom.global.cas.b16: this operation does not take this type");
-    assert_refused(HEADER ".func f()\n{\n\tret;\n}\n",
-                   "PTX line 4: device functions (.func f) are not supported yet");
     assert_refused(HEADER ".extern .func g();\n.visible .entry k()\n{\n\tcall.uni g, ();\n\tret;\n}\n",
-                   "PTX line 7: calls to .func g are not supported yet");
+                   "PTX line 7: call to g, which has no body in this module");
     assert_refused(HEADER ".visible .entry k(.param .u32 k_p)\n{\n\t.reg .b64 %rd<2>;\n"
                           "\tld.param.u64 %rd1, [k_p];\n\tret;\n}\n",
                    "PTX line 7: access beyond the parameter's declared size");

@@ -8,6 +8,7 @@
 #include "gpuguard/sim_kernel.h"
 #include "ptx_ir.h"
 #include "ptx_module.h"
+#include "ptx_printf.h"
 
 #define PTX_WARP_SIZE 32u
 /* Allocations a block remembers: a kernel's buffers, typically a handful. */
@@ -44,6 +45,7 @@ typedef struct ptx_block {
     ptx_global_window windows[PTX_GLOBAL_WINDOWS]; /* recently used allocations */
     unsigned next_window;     /* the one to replace next (round robin) */
     ptx_sim_clock *clock;     /* the launch's simulated time */
+    ptx_printf_fifo *printf_fifo; /* the launch's printf output; NULL: dropped */
 } ptx_block;
 
 /* Host address of `bytes` at address addr of `space` for thread `thread`,

@@ -22,6 +22,9 @@
  * When no warp of the block can run, every live thread is at a barrier and
  * all are released. Exited threads do not count (as on sm_70 and later);
  * barrier numbers and thread counts are not told apart yet.
+ *
+ * Calls: expanded at load time (ptx_inline.h), so the interpreter never
+ * meets one; printf is PTX_OP_VPRINTF (ptx_printf.c).
  */
 #include "ptx_alu.h"
 #include "ptx_alu_warp.h"
@@ -388,6 +391,7 @@ static void step(ptx_block *blk, ptx_warp *w)
         if (active)
             ptx_block_fault(blk, GG_SIM_TRAP_ASSERT);
         break;
+    case PTX_OP_VPRINTF: ptx_vprintf_lanes(blk, in, w->index, active); break;
     case PTX_OP_NOP:
     case PTX_OP_MEMBAR: /* one block runs at a time: its accesses are already ordered */
         break;
@@ -457,9 +461,10 @@ static uint64_t latest_warp_clock(const ptx_warp *warps, unsigned nwarps)
 }
 
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
-                   ptx_window_fn window, ptx_sim_clock *clock)
+                   ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo)
 {
-    ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .clock = clock };
+    ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .clock = clock,
+                     .printf_fifo = printf_fifo };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
         free(blk.shared);

@@ -41,7 +41,7 @@ static inline bool ptx_type_is_float(ptx_type t)
 }
 
 typedef enum ptx_opcode {
-    PTX_OP_NOP = 0, /* a store to a call's argument of __assertfail */
+    PTX_OP_NOP = 0,
     PTX_OP_MOV, PTX_OP_LD, PTX_OP_ST,
     PTX_OP_ADD, PTX_OP_SUB, PTX_OP_MUL, PTX_OP_MAD, PTX_OP_FMA, PTX_OP_DIV, PTX_OP_REM,
     PTX_OP_MIN, PTX_OP_MAX, PTX_OP_ABS, PTX_OP_NEG,
@@ -60,7 +60,14 @@ typedef enum ptx_opcode {
     /* Warp-level instructions and reductions to memory (ptx_warp_ops.c,
      * ptx_atomic.c); `subop` says which operation or mode. */
     PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK, PTX_OP_MATCH, PTX_OP_REDUX,
-    PTX_OP_WARPSYNC
+    PTX_OP_WARPSYNC,
+    /* Only between parsing and inlining (ptx_inline.c): a call to a .func,
+     * target = the call site's index; never reaches the interpreter. */
+    PTX_OP_CALL,
+    /* printf: ops[0] the address of the .s32 result in .local (or NONE),
+     * ops[1] and ops[2] the addresses in .local of the two .b64 arguments
+     * (format, argument buffer); see ptx_printf.c. */
+    PTX_OP_VPRINTF
 } ptx_opcode;
 
 /* ptx_insn.subop of atom, red and redux.sync. */
@@ -147,10 +154,18 @@ typedef enum ptx_operand_kind {
 
 #define PTX_NO_REG UINT32_MAX
 
+/* ptx_operand.reloc: what inlining (ptx_inline.c) adds to imm once the
+ * layout is known. */
+enum {
+    PTX_RELOC_FRAME = 1u << 0,        /* an address in the function's .local frame */
+    PTX_RELOC_EXTERN_SHARED = 1u << 1 /* an address in extern .shared */
+};
+
 typedef struct ptx_operand {
     uint8_t kind;
     uint8_t negate;       /* !%p */
     uint8_t count;        /* VEC */
+    uint8_t reloc;        /* PTX_RELOC_*: cleared once applied */
     uint32_t reg;         /* REG, ADDR base (PTX_NO_REG: none), PARAM index */
     uint32_t vec[4];
     uint64_t imm;         /* IMM bits; ADDR / PARAM byte offset */

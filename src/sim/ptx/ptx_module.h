@@ -9,6 +9,7 @@
 
 #include "gpuguard/sim_kernel.h"
 #include "ptx_ir.h"
+#include "ptx_printf.h"
 
 /* Whether a module image is PTX text: after blanks and comments it starts
  * with ".version", or it is text (its first 256 bytes, up to a NUL, are
@@ -65,8 +66,9 @@ static inline uint64_t ptx_sim_time_ns(const ptx_sim_clock *c, uint64_t insns)
  * its first fault, when b->rt->cancelled() says so, and before the warp-
  * instruction that would pass clock->insn_limit (clock->expired set; the
  * caller raises the timeout). window may be NULL (every global access then
- * goes through rt->map()). */
+ * goes through rt->map()). printf output goes to printf_fifo (the
+ * launch's; NULL: dropped). */
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
-                   ptx_window_fn window, ptx_sim_clock *clock);
+                   ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo);
 
 #endif

@@ -4,9 +4,8 @@
  * understand is refused with its line, so a loaded module never meets an
  * unknown instruction at run time.
  */
-#include "ptx_lexer.h"
-#include "ptx_module.h"
 #include "ptx_opcode.h"
+#include "ptx_parser.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -17,53 +16,6 @@
 #define MAX_SYMBOL_BYTES (64ull << 20)  /* one .global / .const variable */
 #define MAX_REGISTERS (1u << 20)
 
-typedef struct reg_decl {
-    char *prefix;       /* "%r" of %r<128>, or the whole name of a scalar */
-    uint32_t count;     /* 0: a scalar register */
-    uint32_t base;
-} reg_decl;
-
-typedef struct symbol {
-    char *name;
-    ptx_space space;
-    uint64_t offset;    /* shared: in the block's shared layout; local: in a
-                         * thread's; global/const: in the module window */
-    bool is_extern_shared;
-} symbol;
-
-typedef struct label_ref {
-    char *name;
-    size_t insn;
-    uint32_t line;
-} label_ref;
-
-typedef struct extern_fixup {
-    size_t kernel, insn;
-    int operand;
-} extern_fixup;
-
-typedef struct parser {
-    ptx_lexer lx;
-    char *err;
-    size_t errlen;
-    bool failed;
-    ptx_module *m;
-    symbol *syms;               /* module scope, then the function's locals */
-    size_t nsyms, capsyms, module_nsyms;
-    bool in_entry;              /* inside a kernel's body: its .shared are its own */
-    extern_fixup *fixups;
-    size_t nfixups, capfixups;
-    size_t capvars;                 /* of the module's vars */
-    /* the function being parsed */
-    ptx_kernel *k;
-    reg_decl *regs;
-    size_t nregs, capregs;
-    char **call_params;         /* .param declared inside a call sequence */
-    size_t ncall_params, capcall_params;
-    label_ref *labels, *refs;
-    size_t nlabels, caplabels, nrefs, caprefs;
-    size_t capcode;
-} parser;
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -115,13 +67,6 @@ static char *dup_tok(const ptx_token *t)
     return s;
 }
 
-static bool tok_eq(const ptx_token *t, const char *s)
-{
-    return strlen(s) == t->len && !memcmp(t->text, s, t->len);
-}
-
-static void next(parser *p) { ptx_lexer_next(&p->lx); }
-static ptx_token *tok(parser *p) { return &p->lx.tok; }
 
 static bool expect_punct(parser *p, char c)
 {
@@ -259,6 +204,13 @@ static bool parse_int(parser *p, int64_t *out)
     return true;
 }
 
+/* For ptx_parse_func.c (see ptx_parser.h). */
+bool ptx_parser_fail(parser *p, uint32_t line, const char *why) { return fail_at(p, line, "%s", why); }
+bool ptx_parser_grow(void **arr, size_t *cap, size_t need, size_t elem) { return grow(arr, cap, need, elem); }
+char *ptx_parser_dup_tok(const ptx_token *t) { return dup_tok(t); }
+bool ptx_parser_expect(parser *p, char c) { return expect_punct(p, c); }
+bool ptx_parser_int(parser *p, int64_t *out) { return parse_int(p, out); }
+
 static symbol *find_symbol(parser *p, const ptx_token *t)
 {
     for (size_t i = p->nsyms; i-- > 0;)
@@ -282,7 +234,6 @@ static bool add_symbol(parser *p, const ptx_token *name, ptx_space space, uint64
     return true;
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 /* ---- declarations of variables ------------------------------------------ */
 
@@ -548,14 +499,6 @@ static int find_param(parser *p, const ptx_token *t)
     return -1;
 }
 
-static bool is_call_param(parser *p, const ptx_token *t)
-{
-    for (size_t i = 0; i < p->ncall_params; i++)
-        if (tok_eq(t, p->call_params[i]))
-            return true;
-    return false;
-}
-
 /* The address of symbol s as seen from an instruction in `space`
  * (generic: the symbol's generic address). */
 static uint64_t symbol_address(const symbol *s, ptx_space space)
@@ -569,13 +512,11 @@ static uint64_t symbol_address(const symbol *s, ptx_space space)
     return s->offset;
 }
 
-static bool note_extern_fixup(parser *p, ptx_insn *in, int operand)
+/* The relocation a symbol's address needs once the layout is known. */
+static uint8_t symbol_reloc(const symbol *s)
 {
-    if (!grow((void **)&p->fixups, &p->capfixups, p->nfixups + 1, sizeof *p->fixups))
-        return FAIL(p, "out of memory");
-    p->fixups[p->nfixups++] = (extern_fixup){ (size_t)(p->k - p->m->kernels), p->k->ncode, operand };
-    (void)in;
-    return true;
+    return (uint8_t)((s->is_extern_shared ? PTX_RELOC_EXTERN_SHARED : 0) |
+                     (s->space == PTX_SPACE_LOCAL ? PTX_RELOC_FRAME : 0));
 }
 
 /* [reg], [reg+imm], [symbol+imm], [imm], [param+imm] */
@@ -586,7 +527,8 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
     o->kind = PTX_OPND_ADDR;
     o->reg = PTX_NO_REG;
     ptx_token t = *tok(p);
-    int64_t disp = 0;
+    int64_t disp = 0, base_disp, param_base = 0;
+    uint32_t param_size = 0;    /* a call's .param: its size and place in the frame */
     bool have_base = false;
     if (t.kind == PTX_TOK_WORD && t.text[0] == '%') {
         o->reg = find_register(p, &t);
@@ -597,23 +539,27 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
     } else if (t.kind == PTX_TOK_WORD && !(t.text[0] >= '0' && t.text[0] <= '9')) {
         int param = find_param(p, &t);
         symbol *s = param < 0 ? find_symbol(p, &t) : NULL;
+        call_param *cp = param < 0 ? ptx_parser_find_call_param(p, &t) : NULL;
         if (param >= 0) {
             if (in->space != PTX_SPACE_PARAM)
                 return FAIL(p, "a kernel parameter reached through another state space");
             o->kind = PTX_OPND_PARAM;
             o->reg = (uint32_t)param;
-        } else if (is_call_param(p, &t)) {
-            if (in->op != PTX_OP_ST || in->space != PTX_SPACE_PARAM)
-                return FAIL(p, "only stores to a call's arguments are supported");
-            in->op = PTX_OP_NOP; /* __assertfail's arguments: not read */
+        } else if (cp) {
+            /* A call's argument or return value: a slot of this frame. */
+            if ((in->op != PTX_OP_ST && in->op != PTX_OP_LD) || in->space != PTX_SPACE_PARAM)
+                return FAIL(p, "a call's .param is only reached by ld.param and st.param");
+            in->space = PTX_SPACE_LOCAL;
+            o->reloc = PTX_RELOC_FRAME;
+            param_size = cp->size;
+            param_base = disp = cp->offset;
         } else if (s) {
             if (in->space != PTX_SPACE_GENERIC && in->space != s->space &&
                 !(in->space == PTX_SPACE_GLOBAL && s->space == PTX_SPACE_CONST) &&
                 !(in->space == PTX_SPACE_CONST && s->space == PTX_SPACE_GLOBAL))
                 return FAIL(p, "symbol %.*s used in another state space", (int)t.len, t.text);
             disp = (int64_t)symbol_address(s, (ptx_space)in->space);
-            if (s->is_extern_shared && !note_extern_fixup(p, in, idx))
-                return false;
+            o->reloc = symbol_reloc(s);
         } else {
             return FAIL(p, "unknown symbol %.*s", (int)t.len, t.text);
         }
@@ -629,6 +575,9 @@ static bool parse_address(parser *p, ptx_insn *in, int idx)
         disp += d;
     }
     o->imm = (uint64_t)disp;
+    base_disp = disp - param_base;
+    if (param_size && (base_disp < 0 || (uint64_t)base_disp + (uint64_t)ptx_type_bytes((ptx_type)in->type) * in->vec > param_size))
+        return FAIL(p, "access beyond the parameter's declared size");
     if (o->kind == PTX_OPND_PARAM && (disp < 0 || (uint64_t)disp + (uint64_t)ptx_type_bytes((ptx_type)in->type) * in->vec >
                                                         p->k->param_sizes[o->reg]))
         return FAIL(p, "access beyond the parameter's declared size");
@@ -687,6 +636,20 @@ static bool parse_operand(parser *p, ptx_insn *in, int idx)
                 return FAIL(p, "more than 4 vector elements");
             ptx_token r = *tok(p);
             uint32_t reg = r.kind == PTX_TOK_WORD ? find_register(p, &r) : PTX_NO_REG;
+            bool neg_imm = ptx_tok_punct(&r, '-');
+            if (neg_imm) {
+                next(p);
+                r = *tok(p);
+            }
+            uint64_t bits;
+            if (reg == PTX_NO_REG && in->op == PTX_OP_ST && p->nvec_imm < 4 &&
+                parse_number(&r, neg_imm, (ptx_type)in->type, &bits)) {
+                if (p->k->nregs >= MAX_REGISTERS)
+                    return FAIL(p, "too many registers");
+                reg = p->k->nregs++;
+                p->vec_imm[p->nvec_imm].reg = reg;
+                p->vec_imm[p->nvec_imm++].bits = bits;
+            }
             if (reg == PTX_NO_REG)
                 return FAIL(p, "vector element %.*s is not a register", (int)r.len, r.text);
             o->vec[o->count++] = reg;
@@ -735,8 +698,7 @@ static bool parse_operand(parser *p, ptx_insn *in, int idx)
         return FAIL(p, "unknown operand %.*s", (int)t.len, t.text);
     o->kind = PTX_OPND_IMM;
     o->imm = symbol_address(s, s->space);
-    if (s->is_extern_shared && !note_extern_fixup(p, in, idx))
-        return false;
+    o->reloc = symbol_reloc(s);
     next(p);
     return true;
 }
@@ -769,18 +731,6 @@ static bool add_label_ref(parser *p, label_ref **arr, size_t *n, size_t *cap, co
     l->line = t->line;
     ++*n;
     return true;
-}
-
-/* call[.uni] [(ret),] callee, (args);  Only __assertfail is supported. */
-static bool parse_call(parser *p, ptx_insn *in)
-{
-    next(p);
-    if (ptx_tok_punct(tok(p), '('))
-        return FAIL(p, "calls that return a value are not supported yet");
-    if (!tok_eq(tok(p), "__assertfail"))
-        return FAIL(p, "calls to .func %.*s are not supported yet", (int)tok(p)->len, tok(p)->text);
-    in->op = PTX_OP_ASSERTFAIL;
-    return skip_to_semicolon(p);
 }
 
 typedef struct operand_shape { uint8_t op, min, max; } operand_shape;
@@ -858,7 +808,7 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
             return fail_at(p, line, "wrong number of operands");
     switch (in->op) {
     case PTX_OP_NOP: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
-    case PTX_OP_TRAP: case PTX_OP_ASSERTFAIL:
+    case PTX_OP_TRAP: case PTX_OP_ASSERTFAIL: case PTX_OP_CALL: case PTX_OP_VPRINTF:
         return true;
     case PTX_OP_BAR:
         for (int i = 0; i < n; i++)
@@ -919,12 +869,42 @@ static bool parse_pred_dst(parser *p, ptx_insn *in)
     return true;
 }
 
+/* The st just parsed (at code[ncode]) moves after one mov per constant
+ * of its vector operand. */
+static bool insert_vector_constants(parser *p)
+{
+    unsigned n = p->nvec_imm;
+    p->nvec_imm = 0;
+    ptx_kernel *k = p->k;
+    if (!grow((void **)&k->code, &p->capcode, k->ncode + 1 + n, sizeof *k->code))
+        return FAIL(p, "out of memory");
+    ptx_insn st = k->code[k->ncode];
+    for (unsigned i = 0; i < n; i++) {
+        ptx_insn *mov = &k->code[k->ncode + i];
+        memset(mov, 0, sizeof *mov);
+        mov->op = PTX_OP_MOV;
+        mov->type = st.type;
+        mov->pred = st.pred;
+        mov->pred_negate = st.pred_negate;
+        mov->line = st.line;
+        mov->nops = 2;
+        mov->ops[0].kind = PTX_OPND_REG;
+        mov->ops[0].reg = p->vec_imm[i].reg;
+        mov->ops[1].kind = PTX_OPND_IMM;
+        mov->ops[1].imm = p->vec_imm[i].bits;
+    }
+    k->code[k->ncode + n] = st;
+    k->ncode += n + 1;
+    return true;
+}
+
 static bool parse_instruction(parser *p)
 {
     ptx_insn *in = new_insn(p);
     if (!in)
         return false;
     uint32_t line = in->line;
+    p->nvec_imm = 0;
     if (ptx_tok_punct(tok(p), '@')) {
         next(p);
         if (ptx_tok_punct(tok(p), '!')) {
@@ -940,7 +920,7 @@ static bool parse_instruction(parser *p)
     if (mn.kind != PTX_TOK_WORD)
         return FAIL(p, "expected an instruction");
     if (tok_eq(&mn, "call") || tok_eq(&mn, "call.uni")) {
-        if (!parse_call(p, in))
+        if (!ptx_parser_call(p, in))
             return false;
         p->k->ncode++;
         return true;
@@ -979,8 +959,7 @@ static bool parse_instruction(parser *p)
         return fail_at(p, line, "setp's boolean operation and its operand go together");
     if (!check_operands(p, in, line))
         return false;
-    p->k->ncode++;
-    return true;
+    return p->nvec_imm ? insert_vector_constants(p) : (p->k->ncode++, true);
 }
 
 /* ---- functions ---------------------------------------------------------- */
@@ -1003,7 +982,7 @@ static void forget_function_state(parser *p)
     for (size_t i = 0; i < p->nregs; i++)
         free(p->regs[i].prefix);
     for (size_t i = 0; i < p->ncall_params; i++)
-        free(p->call_params[i]);
+        free(p->call_params[i].name);
     for (size_t i = 0; i < p->nlabels; i++)
         free(p->labels[i].name);
     for (size_t i = 0; i < p->nrefs; i++)
@@ -1014,42 +993,22 @@ static void forget_function_state(parser *p)
     p->nregs = p->ncall_params = p->nlabels = p->nrefs = 0;
 }
 
-static bool parse_call_param_decl(parser *p)
-{
-    /* .param .b64 param0;  inside a call sequence */
-    next(p);
-    while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] == '.')
-        next(p);
-    if (tok(p)->kind != PTX_TOK_WORD)
-        return FAIL(p, "expected a parameter name");
-    if (!grow((void **)&p->call_params, &p->capcall_params, p->ncall_params + 1, sizeof *p->call_params) ||
-        !(p->call_params[p->ncall_params] = dup_tok(tok(p))))
-        return FAIL(p, "out of memory");
-    p->ncall_params++;
-    next(p);
-    if (ptx_tok_punct(tok(p), '[')) {
-        while (!ptx_tok_punct(tok(p), ']') && tok(p)->kind != PTX_TOK_END)
-            next(p);
-        next(p);
-    }
-    return expect_punct(p, ';');
-}
-
 static bool parse_body(parser *p)
 {
     if (!expect_punct(p, '{'))
         return false;
-    int depth = 1;
+    p->scope_depth = 1;
     while (!p->failed) {
         ptx_token t = *tok(p);
         if (t.kind == PTX_TOK_END)
             return FAIL(p, "the function has no closing '}'");
         if (ptx_tok_punct(&t, '{')) {
-            depth++; /* a call sequence's scope */
+            p->scope_depth++; /* a call sequence's scope */
             next(p);
         } else if (ptx_tok_punct(&t, '}')) {
             next(p);
-            if (--depth == 0)
+            ptx_parser_close_scope(p);
+            if (p->scope_depth == 0)
                 break;
         } else if (tok_eq(&t, ".reg")) {
             parse_reg_decl(p);
@@ -1058,7 +1017,7 @@ static bool parse_body(parser *p)
         } else if (tok_eq(&t, ".shared")) {
             parse_variable(p, PTX_SPACE_SHARED, false);
         } else if (tok_eq(&t, ".param")) {
-            parse_call_param_decl(p);
+            ptx_parser_call_param_decl(p);
         } else if (tok_eq(&t, ".loc") || tok_eq(&t, ".file")) {
             skip_line(p, t.line); /* debug information: ignored */
         } else if (tok_eq(&t, ".pragma")) {
@@ -1079,73 +1038,24 @@ static bool parse_body(parser *p)
     return !p->failed;
 }
 
-/* ( .param .type name, .param .align N .b8 name[size], ... ) */
-static bool parse_params(parser *p, ptx_kernel *k, bool keep)
+/* The body of p->k, a kernel or a .func. */
+bool ptx_parser_function_body(parser *p)
 {
-    if (!expect_punct(p, '('))
-        return false;
-    while (!ptx_tok_punct(tok(p), ')')) {
-        if (!tok_eq(tok(p), ".param"))
-            return FAIL(p, "expected .param");
-        next(p);
-        unsigned size = 0, align = 0;
-        if (tok_eq(tok(p), ".align")) {
-            next(p);
-            int64_t a = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
-            if (!parse_int(p, &a))
-                return false;
-            if (a <= 0 || a > 4096 || (a & (a - 1)))
-                return FAIL(p, "parameter alignment must be a power of two up to 4096");
-            align = (unsigned)a;
+    p->capcode = 0;
+    bool ok = parse_body(p) && resolve_labels(p);
+    if (ok) {
+        /* Falling off the end (past a predicated last instruction, or to a
+         * label after it) is leaving the function: a final ret makes it
+         * explicit, and every pc the interpreter can reach a valid index. */
+        ptx_insn *in = new_insn(p);
+        if (in) {
+            in->op = PTX_OP_RET;
+            p->k->ncode++;
         }
-        if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] != '.')
-            return FAIL(p, "expected the parameter's type");
-        ptx_type t = ptx_type_from_name(tok(p)->text + 1, tok(p)->len - 1);
-        if (t == PTX_T_NONE || t == PTX_T_PRED)
-            return FAIL(p, "parameter type not supported");
-        size = ptx_type_bytes(t);
-        if (!align)
-            align = size; /* undeclared: the element type's own alignment */
-        next(p);
-        if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] == '.')
-            return FAIL(p, "parameter form not supported");
-        ptx_token name = *tok(p);
-        next(p);
-        if (ptx_tok_punct(tok(p), '[')) {
-            next(p);
-            int64_t n = 0; /* gcc -O3 does not see that parse_int sets it when it succeeds */
-            if (!parse_int(p, &n))
-                return false;
-            if (n <= 0 || (uint64_t)n * size > 32764)
-                return FAIL(p, "parameter size");
-            size *= (unsigned)n;
-            if (!expect_punct(p, ']'))
-                return false;
-        }
-        if (keep) {
-            if (k->nparams == 32)
-                return FAIL(p, "more than 32 parameters are not supported");
-            unsigned *sizes = realloc(k->param_sizes, (k->nparams + 1) * sizeof *sizes);
-            if (sizes)
-                k->param_sizes = sizes;
-            char **names = realloc(k->param_names, (k->nparams + 1) * sizeof *names);
-            if (names)
-                k->param_names = names;
-            unsigned *aligns = realloc(k->param_aligns, (k->nparams + 1) * sizeof *aligns);
-            if (aligns)
-                k->param_aligns = aligns;
-            if (!sizes || !names || !aligns || !(names[k->nparams] = dup_tok(&name)))
-                return FAIL(p, "out of memory");
-            aligns[k->nparams] = align;
-            sizes[k->nparams++] = size;
-        }
-        if (ptx_tok_punct(tok(p), ','))
-            next(p);
-        else if (!ptx_tok_punct(tok(p), ')'))
-            return FAIL(p, "expected ',' or ')'");
+        ok = in != NULL;
     }
-    next(p);
-    return true;
+    forget_function_state(p);
+    return ok;
 }
 
 static bool parse_entry(parser *p)
@@ -1168,7 +1078,7 @@ static bool parse_entry(parser *p)
     p->k = k;
     p->capcode = 0;
     next(p);
-    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, k, true))
+    if (ptx_tok_punct(tok(p), '(') && !ptx_parser_params(p, k))
         return false;
     /* Performance directives (.maxntid 256, 1, 1 ...): hints, ignored,
      * except the thread limit of .maxntid / .reqntid, which
@@ -1197,44 +1107,10 @@ static bool parse_entry(parser *p)
     }
     if (ptx_tok_punct(tok(p), ';'))
         return FAIL(p, "a kernel declared without a body");
-    p->in_entry = true;
-    bool ok = parse_body(p) && resolve_labels(p);
+    p->in_entry = true; /* its .shared are its own (SHARED_SIZE_BYTES, the launch limit) */
+    bool ok = ptx_parser_function_body(p);
     p->in_entry = false;
-    if (ok) {
-        /* Falling off the end (past a predicated last instruction, or to a
-         * label after it) is leaving the kernel: a final ret makes it
-         * explicit, and every pc the interpreter can reach a valid index. */
-        ptx_insn *in = new_insn(p);
-        if (!in)
-            return false;
-        in->op = PTX_OP_RET;
-        k->ncode++;
-    }
-    forget_function_state(p);
     return ok;
-}
-
-/* .func: declarations of externals (__assertfail, vprintf) are accepted;
- * a .func with a body is not supported yet. */
-static bool parse_func(parser *p, bool is_extern)
-{
-    uint32_t line = tok(p)->line;
-    next(p);
-    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, NULL, false))
-        return false;
-    if (tok(p)->kind != PTX_TOK_WORD)
-        return FAIL(p, "expected the function's name");
-    ptx_token name = *tok(p);
-    next(p);
-    if (ptx_tok_punct(tok(p), '(') && !parse_params(p, NULL, false))
-        return false;
-    while (tok_eq(tok(p), ".noreturn"))
-        next(p);
-    if (ptx_tok_punct(tok(p), ';') && is_extern) {
-        next(p);
-        return true;
-    }
-    return fail_at(p, line, "device functions (.func %.*s) are not supported yet", (int)name.len, name.text);
 }
 
 static bool parse_section(parser *p)
@@ -1259,7 +1135,8 @@ static bool parse_module_item(parser *p)
     bool is_extern = false;
     for (;;) {
         ptx_token *t = tok(p);
-        if (tok_eq(t, ".visible") || tok_eq(t, ".weak") || tok_eq(t, ".common")) {
+        if (tok_eq(t, ".visible") || tok_eq(t, ".weak") || tok_eq(t, ".common") ||
+            tok_eq(t, ".noinline")) {
             next(p);
         } else if (tok_eq(t, ".extern")) {
             is_extern = true;
@@ -1283,7 +1160,7 @@ static bool parse_module_item(parser *p)
     if (tok_eq(&t, ".entry"))
         return parse_entry(p);
     if (tok_eq(&t, ".func"))
-        return parse_func(p, is_extern);
+        return ptx_parser_func(p);
     if (tok_eq(&t, ".global"))
         return parse_variable(p, PTX_SPACE_GLOBAL, is_extern);
     if (tok_eq(&t, ".const"))
@@ -1300,16 +1177,6 @@ static bool parse_module_item(parser *p)
 }
 
 /* ---- the module --------------------------------------------------------- */
-
-static void apply_extern_fixups(parser *p)
-{
-    ptx_module *m = p->m;
-    m->extern_shared_offset = (uint32_t)align_up(m->static_shared_bytes, 16);
-    for (size_t i = 0; i < p->nfixups; i++) {
-        extern_fixup *f = &p->fixups[i];
-        m->kernels[f->kernel].code[f->insn].ops[f->operand].imm += m->extern_shared_offset;
-    }
-}
 
 ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errlen)
 {
@@ -1337,7 +1204,7 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
     if (!p.failed && p.m->nkernels == 0)
         fail_at(&p, p.lx.line, "no .entry in the module");
     if (!p.failed)
-        apply_extern_fixups(&p);
+        ptx_parser_inline_calls(&p);
     forget_function_state(&p);
     for (size_t i = 0; i < p.nsyms; i++)
         free(p.syms[i].name);
@@ -1346,7 +1213,7 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
     free(p.call_params);
     free(p.labels);
     free(p.refs);
-    free(p.fixups);
+    ptx_parser_free_functions(&p);
     if (p.failed) {
         ptx_module_free(p.m);
         return NULL;

@@ -1,0 +1,73 @@
+/*
+ * Device functions (.func) and calls: the parser (ptx_parse.c) records each
+ * function's body and each call site; once the whole module is read,
+ * ptx_inline.c expands every call in every kernel into a copy of the
+ * callee's code, so that the interpreter's min-pc scheduling (ptx_exec.c)
+ * sees straight-line code in which lanes that call from different places
+ * or diverge inside a callee are simply lanes at different pcs.
+ *
+ * Layout of an inlined call. Each function has its own registers and its
+ * own .local frame: the .local variables it declares and the .param slots
+ * of the calls it makes (arguments and return values live in the caller's
+ * frame, so a callee reads its parameters where its caller wrote them).
+ * A callee's registers are placed after its caller's, its frame after its
+ * caller's frame. Two calls made one after the other from the same
+ * function reuse the same registers and frame: a thread is inside at most
+ * one of them at a time, and both are per thread.
+ *
+ * Limits, each refused at load time with the call's line: recursion
+ * (direct or mutual), calls nested deeper than PTX_MAX_CALL_DEPTH, more
+ * than PTX_MAX_INLINED_INSNS instructions in a module once calls are
+ * expanded, and calls to functions without a body (other than vprintf and
+ * __assertfail, which the interpreter implements).
+ */
+#ifndef GG_PTX_INLINE_H
+#define GG_PTX_INLINE_H
+
+#include "ptx_ir.h"
+
+#define PTX_MAX_CALL_DEPTH 64u
+#define PTX_MAX_INLINED_INSNS (1u << 19) /* 184 bytes each: at most 96 MiB */
+#define PTX_MAX_CALL_ARGS 32u
+
+/* One `call` as written: the .param slots it names, in the caller's frame. */
+typedef struct ptx_call_site {
+    char *callee;
+    uint32_t line;
+    unsigned nrets, nargs;                 /* nrets: 0 or 1 */
+    uint32_t ret_offset, ret_size;
+    uint32_t arg_offset[PTX_MAX_CALL_ARGS], arg_size[PTX_MAX_CALL_ARGS];
+} ptx_call_site;
+
+/* A .func: its body uses the fields of a kernel (code, nregs, local_bytes,
+ * params: the return value first when it has one, then the parameters).
+ * In its code, PARAM operands name its own parameters, PTX_OP_CALL its
+ * call sites. */
+typedef struct ptx_function {
+    ptx_kernel body;
+    unsigned nrets;
+    bool defined;        /* a body was read (not only a declaration) */
+    uint32_t line;       /* of its declaration or definition */
+} ptx_function;
+
+/* Where an inlining refusal comes from: the line and why. */
+typedef struct ptx_inline_error {
+    uint32_t line;
+    char why[200];
+} ptx_inline_error;
+
+/* Sorts funcs by name, as ptx_inline_kernel wants them. */
+void ptx_inline_sort_functions(ptx_function *funcs, size_t nfuncs);
+
+/* Replaces k's code by its code with every call expanded (funcs sorted by
+ * ptx_inline_sort_functions), relocations
+ * applied (frame addresses, extern .shared at extern_shared_offset) and
+ * k->nregs / k->local_bytes grown to hold every inlined frame. *budget is
+ * how many instructions the module may still take; it is decreased. On
+ * failure returns false, fills *err and leaves k as it was (freed by its
+ * module as usual). */
+bool ptx_inline_kernel(ptx_kernel *k, const ptx_function *funcs, size_t nfuncs,
+                       const ptx_call_site *calls, size_t ncalls, uint32_t extern_shared_offset,
+                       size_t *budget, ptx_inline_error *err);
+
+#endif
