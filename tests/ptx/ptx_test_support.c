@@ -116,3 +116,40 @@ uint32_t ptx_test_ulp_distance_f32(float a, float b)
     int64_t d = ordered_f32(a) - ordered_f32(b);
     return (uint32_t)(d < 0 ? -d : d);
 }
+
+static int64_t ordered_f64(double d)
+{
+    uint64_t u = ptx_test_f64_bits(d);
+    return u & 0x8000000000000000ull ? -(int64_t)(u & 0x7FFFFFFFFFFFFFFFull) - 1 : (int64_t)u;
+}
+
+uint64_t ptx_test_ulp_distance_f64(double a, double b)
+{
+    cr_assert(!isnan(a) && !isnan(b), "ulp distance of a NaN");
+    int64_t x = ordered_f64(a), y = ordered_f64(b);
+    return x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
+}
+
+uint32_t ptx_test_ulps_from_ref_f32(float got, double ref, double ref_err)
+{
+    cr_assert(!isnan(got) && !isnan(ref), "ulps from a NaN");
+    double spread = fabs(ref) * ref_err;
+    float lo = (float)(ref - spread), hi = (float)(ref + spread); /* rounding is monotonic */
+    int64_t g = ordered_f32(got);
+    if (g >= ordered_f32(lo) && g <= ordered_f32(hi))
+        return 0;
+    uint32_t dl = ptx_test_ulp_distance_f32(got, lo), dh = ptx_test_ulp_distance_f32(got, hi);
+    return dl < dh ? dl : dh;
+}
+
+uint64_t ptx_test_ulps_from_ref_f64(double got, long double ref, long double ref_err)
+{
+    cr_assert(!isnan(got) && !isnan(ref), "ulps from a NaN");
+    long double spread = fabsl(ref) * ref_err;
+    double lo = (double)(ref - spread), hi = (double)(ref + spread);
+    int64_t g = ordered_f64(got);
+    if (g >= ordered_f64(lo) && g <= ordered_f64(hi))
+        return 0;
+    uint64_t dl = ptx_test_ulp_distance_f64(got, lo), dh = ptx_test_ulp_distance_f64(got, hi);
+    return dl < dh ? dl : dh;
+}

@@ -42,5 +42,17 @@ uint64_t ptx_test_gpu_f64_bits(double d);
  * their bits are equal; +0 and -0 are 1 apart): the distance in units in the
  * last place. Neither may be a NaN. */
 uint32_t ptx_test_ulp_distance_f32(float a, float b);
+/* The same distance between two doubles. Neither may be a NaN. */
+uint64_t ptx_test_ulp_distance_f64(double a, double b);
+/* How many ulps `got` lies from the correctly rounded value of a function
+ * whose reference value `ref` (computed in higher precision) has a relative
+ * error of at most ref_err: every value within ref_err of ref rounds to a
+ * float between lo and hi, and the result is got's distance from the nearer
+ * of them (0 when got lies between them). So the reference's own error can
+ * only forgive, never add, an ulp where the rounding of ref is uncertain.
+ * ref must not be a NaN; got must not be a NaN. */
+uint32_t ptx_test_ulps_from_ref_f32(float got, double ref, double ref_err);
+/* The same for a double result and a long double reference. */
+uint64_t ptx_test_ulps_from_ref_f64(double got, long double ref, long double ref_err);
 
 #endif
