@@ -21,11 +21,11 @@
  *
  * References. Float functions: the host's libm in double; glibc's double
  * functions are within 2 ulps of double (its manual's table of known
- * errors), so REF_ERR_F32 = 2^-50 relative, about 2^-27 of a float ulp:
+ * errors), so PTX_TEST_REF_ERR_F32 = 2^-50 relative, about 2^-27 of a float ulp:
  * ptx_test_ulps_from_ref_f32 forgives an ulp only when the correctly rounded
  * float is uncertain by that much. Double functions: the host's long double
  * libm (x87, 64-bit significand), taken as within 8 ulps of long double:
- * REF_ERR_F64 = 2^-60, about 2^-8 of a double ulp, forgiven the same way.
+ * PTX_TEST_REF_ERR_F64 = 2^-60, about 2^-8 of a double ulp, forgiven the same way.
  * Composite kernels (softmax, log-sum-exp, norms, n-body, GELU) are compared
  * with a long double evaluation of the same formula on the kernel's own
  * float intermediates before the library call, within an error budget built
@@ -42,8 +42,6 @@
 
 TestSuite(ptx_corpus_math, .timeout = 30);
 
-#define REF_ERR_F32 0x1p-50
-#define REF_ERR_F64 0x1p-60L
 #define PI_F 3.14159265f
 
 static CUfunction math_begin(const char *fixture, const char *kernel, CUcontext *ctx, CUmodule *mod)
@@ -60,113 +58,6 @@ static void math_end(CUcontext ctx, CUmodule mod)
     sim_test_assert_no_leaks();
 }
 
-/* Runs kernel(buf0, ..., buf{nbuf-1}, int n) over n threads in blocks of
- * 128: each host[i] (bytes[i] long) is uploaded and, after the launch,
- * downloaded back. */
-static void run_elementwise(CUfunction f, int nbuf, void *const *host, const size_t *bytes, int n)
-{
-    CUdeviceptr d[12];
-    void *args[13];
-    cr_assert_leq(nbuf, 12);
-    for (int i = 0; i < nbuf; i++) {
-        d[i] = ptx_test_upload(host[i], bytes[i]);
-        args[i] = &d[i];
-    }
-    args[nbuf] = &n;
-    ptx_test_run(f, (unsigned[3]){ (unsigned)(n + 127) / 128, 1, 1 }, (unsigned[3]){ 128, 1, 1 }, 0, args);
-    for (int i = 0; i < nbuf; i++) {
-        ptx_test_download(host[i], d[i], bytes[i]);
-        CU_OK(cuMemFree_v2(d[i]));
-    }
-}
-
-/* A uniform float in [lo, hi] and a float whose magnitude is log-uniform in
- * [2^lo_exp, 2^hi_exp) with the given sign (0: random). */
-static float uniform_f32(uint32_t *seed, float lo, float hi)
-{
-    return lo + (hi - lo) * (float)(ptx_test_random(seed) >> 8) * 0x1p-24f;
-}
-
-static float logscale_f32(uint32_t *seed, int lo_exp, int hi_exp, int sign)
-{
-    uint32_t r = ptx_test_random(seed);
-    int e = lo_exp + (int)(r % (uint32_t)(hi_exp - lo_exp));
-    float m = 1.0f + (float)(ptx_test_random(seed) >> 9) * 0x1p-23f;
-    float v = ldexpf(m, e);
-    return sign < 0 || (sign == 0 && (r & 0x80000000u)) ? -v : v;
-}
-
-/* The largest error seen for one function, printed at the end of a test so
- * that the figures of the report come from the run itself. */
-struct max_error {
-    const char *fn;
-    unsigned bound;
-    uint64_t ulps;
-    int count;
-};
-
-static void report(const struct max_error *m)
-{
-    cr_log_info("%s: max %llu ulp over %d inputs (bound %u)", m->fn, (unsigned long long)m->ulps, m->count,
-                m->bound);
-}
-
-/* got against a float function whose double reference is ref: exact bits
- * where the reference rounds to a zero, an infinity or a NaN; otherwise at
- * most m->bound ulps from the correctly rounded value. */
-static void check_f32(struct max_error *m, float x, float got, double ref)
-{
-    float r = (float)ref;
-    m->count++;
-    if (isnan(ref) || isinf(r) || ref == 0.0) {
-        cr_assert_eq(ptx_test_f32_bits(got), ptx_test_gpu_f32_bits(r), "%s(%a) = %a (0x%08x), want %a", m->fn,
-                     (double)x, (double)got, ptx_test_f32_bits(got), (double)r);
-        return;
-    }
-    cr_assert(!isnan(got), "%s(%a) = NaN, want %a", m->fn, (double)x, ref);
-    uint32_t d = ptx_test_ulps_from_ref_f32(got, ref, REF_ERR_F32);
-    cr_assert_leq(d, m->bound, "%s(%a) = %a, %u ulps from %a (bound %u)", m->fn, (double)x, (double)got, d, ref,
-                  m->bound);
-    if (d > m->ulps)
-        m->ulps = d;
-}
-
-static void check_f64(struct max_error *m, double x, double got, long double ref)
-{
-    double r = (double)ref;
-    m->count++;
-    if (isnan(ref) || isinf(r) || ref == 0.0L) {
-        cr_assert_eq(ptx_test_f64_bits(got), ptx_test_gpu_f64_bits(r), "%s(%a) = %a, want %a", m->fn, x, got, r);
-        return;
-    }
-    cr_assert(!isnan(got), "%s(%a) = NaN, want %La", m->fn, x, ref);
-    uint64_t d = ptx_test_ulps_from_ref_f64(got, ref, REF_ERR_F64);
-    cr_assert_leq(d, (uint64_t)m->bound, "%s(%a) = %a, %llu ulps from %La (bound %u)", m->fn, x, got,
-                  (unsigned long long)d, ref, m->bound);
-    if (d > m->ulps)
-        m->ulps = d;
-}
-
-/* The size of one ulp of a float of magnitude |v| (denormal spacing below
- * the normal range). */
-static long double ulp_f32(long double v)
-{
-    int e;
-    frexpl(fabsl(v), &e);
-    return ldexpl(1.0L, (e - 1 < -126 ? -126 : e - 1) - 23);
-}
-
-/* |got - exact| within `budget`, an absolute bound built from the table;
- * returns the error in ulps of the exact value, for the report. */
-static long double check_budget(const char *what, int i, float got, long double exact, long double budget)
-{
-    cr_assert(!isnan(got), "%s[%d] = NaN, want %La", what, i, exact);
-    long double err = fabsl((long double)got - exact);
-    cr_assert(err <= budget, "%s[%d] = %a, want %La within %Lg (error %Lg)", what, i, (double)got, exact, budget,
-              err);
-    return err / ulp_f32(exact);
-}
-
 Test(ptx_corpus_math, ulps_from_a_reference_forgive_only_the_reference_error)
 {
     float one_up = nextafterf(1.0f, 2.0f);
@@ -176,9 +67,9 @@ Test(ptx_corpus_math, ulps_from_a_reference_forgive_only_the_reference_error)
      * correctly rounded value; 1 + 2^-21 (four ulps above 1) is then 3 or 4
      * away: 3. */
     double half = 1.0 + 0x1p-24;
-    cr_assert_eq(ptx_test_ulps_from_ref_f32(one_up, half, REF_ERR_F32), 0u);
-    cr_assert_eq(ptx_test_ulps_from_ref_f32(1.0f, half, REF_ERR_F32), 0u);
-    cr_assert_eq(ptx_test_ulps_from_ref_f32(1.0f + 0x1p-21f, half, REF_ERR_F32), 3u);
+    cr_assert_eq(ptx_test_ulps_from_ref_f32(one_up, half, PTX_TEST_REF_ERR_F32), 0u);
+    cr_assert_eq(ptx_test_ulps_from_ref_f32(1.0f, half, PTX_TEST_REF_ERR_F32), 0u);
+    cr_assert_eq(ptx_test_ulps_from_ref_f32(1.0f + 0x1p-21f, half, PTX_TEST_REF_ERR_F32), 3u);
     /* A quarter of an ulp above 1 with an exact reference: only 1 is right. */
     cr_assert_eq(ptx_test_ulps_from_ref_f32(one_up, 1.0 + 0x1p-25, 0x1p-50), 1u);
     cr_assert_eq(ptx_test_ulps_from_ref_f32(-0.0f, 0x1p-151, 0.0), 1u);
@@ -187,11 +78,11 @@ Test(ptx_corpus_math, ulps_from_a_reference_forgive_only_the_reference_error)
     cr_assert_eq(ptx_test_ulp_distance_f64(1.0, nextafter(1.0, 2.0)), 1u);
     cr_assert_eq(ptx_test_ulp_distance_f64(-0.0, 0.0), 1u);
     cr_assert_eq(ptx_test_ulp_distance_f64(-DBL_MIN, DBL_MIN), 2ull * 0x10000000000000ull + 1);
-    cr_assert_eq(ptx_test_ulps_from_ref_f64(nextafter(1.0, 2.0), 1.0L + 0x1p-54L, REF_ERR_F64), 1u);
-    cr_assert_eq(ptx_test_ulps_from_ref_f64(nextafter(1.0, 2.0), 1.0L + 0x1p-53L, REF_ERR_F64), 0u);
+    cr_assert_eq(ptx_test_ulps_from_ref_f64(nextafter(1.0, 2.0), 1.0L + 0x1p-54L, PTX_TEST_REF_ERR_F64), 1u);
+    cr_assert_eq(ptx_test_ulps_from_ref_f64(nextafter(1.0, 2.0), 1.0L + 0x1p-53L, PTX_TEST_REF_ERR_F64), 0u);
     /* The bound is enforced at bound + 1: a 3-ulp result against expf's 2. */
-    struct max_error m = { "expf", 2, 0, 0 };
-    check_f32(&m, 0.0f, 1.0f + 0x1p-22f, 1.0);
+    struct ptx_test_max_error m = { "expf", 2, 0, 0 };
+    ptx_test_check_f32(&m, 0.0f, 1.0f + 0x1p-22f, 1.0);
     cr_assert_eq(m.ulps, 2u);
 }
 
@@ -206,7 +97,7 @@ static int fill_f32(float *x, int n, const float *edges, int n_edges, uint32_t s
 
 static float gen_exp_arg(uint32_t *s)
 {
-    return ptx_test_random(s) & 1 ? uniform_f32(s, -104.0f, 89.0f) : logscale_f32(s, -30, 4, 0);
+    return ptx_test_random(s) & 1 ? ptx_test_uniform_f32(s, -104.0f, 89.0f) : ptx_test_logscale_f32(s, -30, 4, 0);
 }
 
 Test(ptx_corpus_math, expf_alone_within_2_ulps_with_exact_specials)
@@ -219,11 +110,11 @@ Test(ptx_corpus_math, expf_alone_within_2_ulps_with_exact_specials)
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_softmax.ptx", "corpus_math_expf", &ctx, &mod);
-    run_elementwise(f, 2, (void *[]){ x, y }, (size_t[]){ sizeof x, sizeof y }, N);
-    struct max_error m = { "expf", 2, 0, 0 };
+    ptx_test_run_elementwise(f, 2, (void *[]){ x, y }, (size_t[]){ sizeof x, sizeof y }, N);
+    struct ptx_test_max_error m = { "expf", 2, 0, 0 };
     for (int i = 0; i < N; i++)
-        check_f32(&m, x[i], y[i], exp((double)x[i]));
-    report(&m);
+        ptx_test_check_f32(&m, x[i], y[i], exp((double)x[i]));
+    ptx_test_report(&m);
     math_end(ctx, mod);
 }
 
@@ -241,7 +132,7 @@ Test(ptx_corpus_math, softmax_rows_within_the_budget_of_expf)
     static float in[ROWS * COLS], out[ROWS * COLS];
     uint32_t seed = 17;
     for (int i = 0; i < ROWS * COLS; i++)
-        in[i] = uniform_f32(&seed, -10.0f, 10.0f);
+        in[i] = ptx_test_uniform_f32(&seed, -10.0f, 10.0f);
     for (int c = 0; c < COLS; c++) {
         in[1 * COLS + c] = 88.5f;              /* all equal near exp's overflow: 1/cols each */
         in[2 * COLS + c] = c % 7 ? -INFINITY : in[2 * COLS + c]; /* exp(-inf) = 0 exactly */
@@ -282,7 +173,7 @@ Test(ptx_corpus_math, softmax_rows_within_the_budget_of_expf)
                 cr_assert_eq(ptx_test_f32_bits(got), 0u, "softmax[%d][%d] = %a, want +0", r, c, (double)got);
                 continue;
             }
-            long double u = check_budget("softmax", r * COLS + c, got, exact, rel * exact + 0x1p-126L);
+            long double u = ptx_test_check_budget("softmax", r * COLS + c, got, exact, rel * exact + 0x1p-126L);
             if (u > worst)
                 worst = u;
         }
@@ -293,7 +184,7 @@ Test(ptx_corpus_math, softmax_rows_within_the_budget_of_expf)
 
 static float gen_positive_wide(uint32_t *s)
 {
-    return logscale_f32(s, -140, 127, 1);
+    return ptx_test_logscale_f32(s, -140, 127, 1);
 }
 
 Test(ptx_corpus_math, sqrtf_exact_rsqrtf_2_ulps_sqrt_exact)
@@ -314,23 +205,23 @@ Test(ptx_corpus_math, sqrtf_exact_rsqrtf_2_ulps_sqrt_exact)
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_norm.ptx", "corpus_math_roots", &ctx, &mod);
-    run_elementwise(f, 5, (void *[]){ x, s, r, d, ds }, (size_t[]){ sizeof x, sizeof s, sizeof r, sizeof d, sizeof ds },
+    ptx_test_run_elementwise(f, 5, (void *[]){ x, s, r, d, ds }, (size_t[]){ sizeof x, sizeof s, sizeof r, sizeof d, sizeof ds },
                     N);
-    struct max_error ms = { "sqrtf", 0, 0, 0 }, mr = { "rsqrtf", 2, 0, 0 }, md = { "sqrt", 0, 0, 0 };
+    struct ptx_test_max_error ms = { "sqrtf", 0, 0, 0 }, mr = { "rsqrtf", 2, 0, 0 }, md = { "sqrt", 0, 0, 0 };
     for (int i = 0; i < N; i++) {
         /* sqrt of a float in double is exact to 2^-53 relative: its float
          * rounding is the correctly rounded sqrtf (53 >= 2 * 24 + 2). */
-        check_f32(&ms, x[i], s[i], sqrt((double)x[i]));
-        check_f32(&mr, x[i], r[i], x[i] == 0.0f ? copysign(INFINITY, (double)x[i]) : 1.0 / sqrt((double)x[i]));
+        ptx_test_check_f32(&ms, x[i], s[i], sqrt((double)x[i]));
+        ptx_test_check_f32(&mr, x[i], r[i], x[i] == 0.0f ? copysign(INFINITY, (double)x[i]) : 1.0 / sqrt((double)x[i]));
         /* The host's sqrt is IEEE's correctly rounded one (SSE2 sqrtsd). */
-        check_f64(&md, d[i], ds[i], (long double)sqrt(d[i]));
+        ptx_test_check_f64(&md, d[i], ds[i], (long double)sqrt(d[i]));
     }
     cr_assert_eq(ptx_test_f32_bits(s[1]), 0x80000000u, "sqrtf(-0) = -0");
     cr_assert_eq(ptx_test_f32_bits(s[5]), PTX_TEST_NAN_F32, "sqrtf(-1) is the canonical NaN");
     cr_assert_eq(ptx_test_f32_bits(r[1]), 0xFF800000u, "rsqrtf(-0) = -inf");
-    report(&ms);
-    report(&mr);
-    report(&md);
+    ptx_test_report(&ms);
+    ptx_test_report(&mr);
+    ptx_test_report(&md);
     math_end(ctx, mod);
 }
 
@@ -347,9 +238,9 @@ Test(ptx_corpus_math, vector_norms_and_unit_vectors)
     static double dx[N], dlen[N];
     uint32_t seed = 8;
     for (int i = 0; i < N; i++) {
-        x[i] = uniform_f32(&seed, -100.0f, 100.0f);
-        y[i] = logscale_f32(&seed, -20, 20, 0);
-        z[i] = uniform_f32(&seed, -1.0f, 1.0f);
+        x[i] = ptx_test_uniform_f32(&seed, -100.0f, 100.0f);
+        y[i] = ptx_test_logscale_f32(&seed, -20, 20, 0);
+        z[i] = ptx_test_uniform_f32(&seed, -1.0f, 1.0f);
         dx[i] = (double)x[i] * x[i];
     }
     static const float edges[][3] = { { 0, 0, 0 }, { -0.0f, 0, 0 }, { INFINITY, 1, 1 }, { 1e20f, 1e20f, 1e20f },
@@ -363,7 +254,7 @@ Test(ptx_corpus_math, vector_norms_and_unit_vectors)
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_norm.ptx", "corpus_math_norm", &ctx, &mod);
-    run_elementwise(f, 9, (void *[]){ x, y, z, len, ux, uy, uz, dx, dlen },
+    ptx_test_run_elementwise(f, 9, (void *[]){ x, y, z, len, ux, uy, uz, dx, dlen },
                     (size_t[]){ sizeof x, sizeof y, sizeof z, sizeof len, sizeof ux, sizeof uy, sizeof uz, sizeof dx,
                                 sizeof dlen },
                     N);
@@ -382,7 +273,7 @@ Test(ptx_corpus_math, vector_norms_and_unit_vectors)
                 continue;
             }
             long double exact = (long double)comp[k] / sqrtl((long double)sq);
-            long double u = check_budget("unit", i, got[k], exact, 6 * 0x1p-24L * fabsl(exact) + 0x1p-149L);
+            long double u = ptx_test_check_budget("unit", i, got[k], exact, 6 * 0x1p-24L * fabsl(exact) + 0x1p-149L);
             if (u > worst)
                 worst = u;
         }
@@ -405,8 +296,8 @@ Test(ptx_corpus_math, nbody_accelerations_within_the_budget_of_rsqrtf)
     uint32_t seed = 77;
     for (int i = 0; i < N; i++) {
         for (int k = 0; k < 3; k++)
-            pos[i * 4 + k] = uniform_f32(&seed, -50.0f, 50.0f);
-        pos[i * 4 + 3] = uniform_f32(&seed, 0.1f, 10.0f);
+            pos[i * 4 + k] = ptx_test_uniform_f32(&seed, -50.0f, 50.0f);
+        pos[i * 4 + 3] = ptx_test_uniform_f32(&seed, 0.1f, 10.0f);
     }
     pos[5 * 4 + 0] = pos[6 * 4 + 0]; /* two bodies at one place: only eps2 keeps d2 > 0 */
     pos[5 * 4 + 1] = pos[6 * 4 + 1];
@@ -437,7 +328,7 @@ Test(ptx_corpus_math, nbody_accelerations_within_the_budget_of_rsqrtf)
         }
         for (int k = 0; k < 3; k++) {
             long double budget = (19 + N) * 0x1p-24L * mag[k];
-            check_budget("acc", i * 3 + k, acc[i * 3 + k], exact[k], budget);
+            ptx_test_check_budget("acc", i * 3 + k, acc[i * 3 + k], exact[k], budget);
             long double in_units = fabsl((long double)acc[i * 3 + k] - exact[k]) / (0x1p-24L * mag[k]);
             if (in_units > worst)
                 worst = in_units;
@@ -449,7 +340,7 @@ Test(ptx_corpus_math, nbody_accelerations_within_the_budget_of_rsqrtf)
 
 static float gen_gelu_arg(uint32_t *s)
 {
-    return ptx_test_random(s) & 1 ? uniform_f32(s, -12.0f, 12.0f) : logscale_f32(s, -40, 4, 0);
+    return ptx_test_random(s) & 1 ? ptx_test_uniform_f32(s, -12.0f, 12.0f) : ptx_test_logscale_f32(s, -40, 4, 0);
 }
 
 /* v/2 (1 + f(arg)) where f is tanhf or erff, 2 ulps from the correctly
@@ -458,8 +349,8 @@ static float gen_gelu_arg(uint32_t *s)
  * for v/2 of a denormal. */
 static long double gelu_budget(float v, long double f_exact, long double exact)
 {
-    return fabsl(0.5L * v) * (2.5L * ulp_f32(f_exact) + 0.5L * ulp_f32(1.0L + f_exact)) * (1 + 0x1p-20L) +
-           0.5L * ulp_f32(exact) + 0x1p-149L;
+    return fabsl(0.5L * v) * (2.5L * ptx_test_ulp_size_f32(f_exact) + 0.5L * ptx_test_ulp_size_f32(1.0L + f_exact)) * (1 + 0x1p-20L) +
+           0.5L * ptx_test_ulp_size_f32(exact) + 0x1p-149L;
 }
 
 Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
@@ -472,14 +363,14 @@ Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_gelu.ptx", "corpus_math_gelu", &ctx, &mod);
-    run_elementwise(f, 5, (void *[]){ x, gt, ge, t, e }, (size_t[]){ sizeof x, sizeof gt, sizeof ge, sizeof t, sizeof e },
+    ptx_test_run_elementwise(f, 5, (void *[]){ x, gt, ge, t, e }, (size_t[]){ sizeof x, sizeof gt, sizeof ge, sizeof t, sizeof e },
                     N);
-    struct max_error mt = { "tanhf", 2, 0, 0 }, me = { "erff", 2, 0, 0 };
+    struct ptx_test_max_error mt = { "tanhf", 2, 0, 0 }, me = { "erff", 2, 0, 0 };
     long double worst_t = 0, worst_e = 0;
     for (int i = 0; i < N; i++) {
         float v = x[i];
-        check_f32(&mt, v, t[i], tanh((double)v));
-        check_f32(&me, v, e[i], erf((double)v));
+        ptx_test_check_f32(&mt, v, t[i], tanh((double)v));
+        ptx_test_check_f32(&me, v, e[i], erf((double)v));
         float inner = fmaf(v, v * (v * 0.044715f), v) * 0.7978845608f; /* the kernel's float steps */
         float arg = v * 0.70710678f;
         long double th = tanhl((long double)inner), er = erfl((long double)arg);
@@ -492,8 +383,8 @@ Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
                          (double)ge[i]);
             continue;
         }
-        long double ut = check_budget("gelu_tanh", i, gt[i], want_t, gelu_budget(v, th, want_t));
-        long double ue = check_budget("gelu_erf", i, ge[i], want_e, gelu_budget(v, er, want_e));
+        long double ut = ptx_test_check_budget("gelu_tanh", i, gt[i], want_t, gelu_budget(v, th, want_t));
+        long double ue = ptx_test_check_budget("gelu_erf", i, ge[i], want_e, gelu_budget(v, er, want_e));
         if (ut > worst_t && 1.0L + th >= 0.5L) /* ulps mean something where 1 + f does not cancel */
             worst_t = ut;
         if (ue > worst_e && 1.0L + er >= 0.5L)
@@ -501,8 +392,8 @@ Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
     }
     cr_assert_eq(ptx_test_f32_bits(t[1]), 0x80000000u, "tanhf(-0) = -0");
     cr_assert_eq(ptx_test_f32_bits(e[3]), 0xBF800000u, "erff(-inf) = -1");
-    report(&mt);
-    report(&me);
+    ptx_test_report(&mt);
+    ptx_test_report(&me);
     cr_log_info("gelu where 1 + f >= 0.5: max %.2Lf ulp (tanh form), %.2Lf ulp (erf form)", worst_t, worst_e);
     math_end(ctx, mod);
 }
@@ -516,12 +407,12 @@ static void lse_rows(float *in)
 {
     uint32_t seed = 55;
     for (int i = 0; i < LSE_ROWS * LSE_COLS; i++)
-        in[i] = uniform_f32(&seed, -30.0f, 30.0f);
+        in[i] = ptx_test_uniform_f32(&seed, -30.0f, 30.0f);
     for (int c = 0; c < LSE_COLS; c++) {
         in[1 * LSE_COLS + c] = 1e30f;
         in[2 * LSE_COLS + c] = -INFINITY;
         in[3 * LSE_COLS + c] = c ? -INFINITY : 2.5f;
-        in[4 * LSE_COLS + c] = uniform_f32(&seed, -1e-3f, 1e-3f);
+        in[4 * LSE_COLS + c] = ptx_test_uniform_f32(&seed, -1e-3f, 1e-3f);
     }
     in[5 * LSE_COLS + 3] = INFINITY;
 }
@@ -549,8 +440,8 @@ static void check_lse(const float *in, const float *out, int depth, const char *
                          (double)out[r]);
             continue;
         }
-        long double budget = rel_s * (1 + 0x1p-20L) + 1.5L * ulp_f32(log_sum) + 0.5L * ulp_f32(exact);
-        long double u = check_budget(what, r, out[r], exact, budget);
+        long double budget = rel_s * (1 + 0x1p-20L) + 1.5L * ptx_test_ulp_size_f32(log_sum) + 0.5L * ptx_test_ulp_size_f32(exact);
+        long double u = ptx_test_check_budget(what, r, out[r], exact, budget);
         if (u > worst)
             worst = u;
     }
@@ -589,7 +480,7 @@ Test(ptx_corpus_math, logf_expf_log_exp_alone)
     int nfe = (int)(sizeof edges / sizeof edges[0]), nde = (int)(sizeof dedges / sizeof dedges[0]);
     uint32_t seed = 13;
     for (int i = 0; i < N; i++) {
-        x[i] = i < nfe ? edges[i] : i % 2 ? logscale_f32(&seed, -140, 127, 1) : uniform_f32(&seed, -100.0f, 89.0f);
+        x[i] = i < nfe ? edges[i] : i % 2 ? ptx_test_logscale_f32(&seed, -140, 127, 1) : ptx_test_uniform_f32(&seed, -100.0f, 89.0f);
         d[i] = i < nde ? dedges[i]
                        : i % 2 ? ldexp(1.0 + (double)ptx_test_random(&seed) * 0x1p-32, (int)(ptx_test_random(&seed) % 2000u) - 1000)
                                : -745.0 + 1454.0 * (double)ptx_test_random(&seed) * 0x1p-32;
@@ -597,15 +488,15 @@ Test(ptx_corpus_math, logf_expf_log_exp_alone)
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_logsumexp.ptx", "corpus_math_explog", &ctx, &mod);
-    run_elementwise(f, 6, (void *[]){ x, lf, ef, d, ld, ed },
+    ptx_test_run_elementwise(f, 6, (void *[]){ x, lf, ef, d, ld, ed },
                     (size_t[]){ sizeof x, sizeof lf, sizeof ef, sizeof d, sizeof ld, sizeof ed }, N);
-    struct max_error ml = { "logf", 1, 0, 0 }, me = { "expf", 2, 0, 0 }, mld = { "log", 1, 0, 0 },
+    struct ptx_test_max_error ml = { "logf", 1, 0, 0 }, me = { "expf", 2, 0, 0 }, mld = { "log", 1, 0, 0 },
                      med = { "exp", 1, 0, 0 };
     for (int i = 0; i < N; i++) {
-        check_f32(&ml, x[i], lf[i], log((double)x[i]));
-        check_f32(&me, x[i], ef[i], exp((double)x[i]));
-        check_f64(&mld, d[i], ld[i], logl((long double)d[i]));
-        check_f64(&med, d[i], ed[i], expl((long double)d[i]));
+        ptx_test_check_f32(&ml, x[i], lf[i], log((double)x[i]));
+        ptx_test_check_f32(&me, x[i], ef[i], exp((double)x[i]));
+        ptx_test_check_f64(&mld, d[i], ld[i], logl((long double)d[i]));
+        ptx_test_check_f64(&med, d[i], ed[i], expl((long double)d[i]));
     }
     cr_assert_eq(ptx_test_f32_bits(lf[0]), 0xFF800000u, "logf(0) = -inf");
     cr_assert_eq(ptx_test_f32_bits(lf[1]), 0xFF800000u, "logf(-0) = -inf");
@@ -614,17 +505,17 @@ Test(ptx_corpus_math, logf_expf_log_exp_alone)
     cr_assert_eq(ptx_test_f32_bits(ef[3]), 0u, "expf(-inf) = +0");
     cr_assert_eq(ptx_test_f64_bits(ed[3]), 0u, "exp(-inf) = +0");
     cr_assert_eq(ptx_test_f64_bits(ld[5]), PTX_TEST_NAN_F64, "log(-1) = NaN");
-    report(&ml);
-    report(&me);
-    report(&mld);
-    report(&med);
+    ptx_test_report(&ml);
+    ptx_test_report(&me);
+    ptx_test_report(&mld);
+    ptx_test_report(&med);
     math_end(ctx, mod);
 }
 
 static float gen_trig_arg(uint32_t *s)
 {
     uint32_t r = ptx_test_random(s) % 4;
-    return r == 0 ? uniform_f32(s, -PI_F, PI_F) : r == 3 ? logscale_f32(s, 14, 127, 0) : uniform_f32(s, -1e4f, 1e4f);
+    return r == 0 ? ptx_test_uniform_f32(s, -PI_F, PI_F) : r == 3 ? ptx_test_logscale_f32(s, 14, 127, 0) : ptx_test_uniform_f32(s, -1e4f, 1e4f);
 }
 
 /* sinf, cosf and sincosf within 2 ulps, tanf within 4, over [-pi, pi],
@@ -640,45 +531,26 @@ Test(ptx_corpus_math, sinf_cosf_sincosf_tanf_over_small_and_huge_arguments)
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_trig.ptx", "corpus_math_trig", &ctx, &mod);
-    run_elementwise(f, 6, (void *[]){ x, s, c, ss, cc, t },
+    ptx_test_run_elementwise(f, 6, (void *[]){ x, s, c, ss, cc, t },
                     (size_t[]){ sizeof x, sizeof s, sizeof c, sizeof ss, sizeof cc, sizeof t }, N);
-    struct max_error ms = { "sinf", 2, 0, 0 }, mc = { "cosf", 2, 0, 0 }, mss = { "sincosf.sin", 2, 0, 0 },
+    struct ptx_test_max_error ms = { "sinf", 2, 0, 0 }, mc = { "cosf", 2, 0, 0 }, mss = { "sincosf.sin", 2, 0, 0 },
                      mcc = { "sincosf.cos", 2, 0, 0 }, mt = { "tanf", 4, 0, 0 };
     for (int i = 0; i < N; i++) {
         double v = x[i];
-        check_f32(&ms, x[i], s[i], sin(v));
-        check_f32(&mc, x[i], c[i], cos(v));
-        check_f32(&mss, x[i], ss[i], sin(v));
-        check_f32(&mcc, x[i], cc[i], cos(v));
-        check_f32(&mt, x[i], t[i], tan(v));
+        ptx_test_check_f32(&ms, x[i], s[i], sin(v));
+        ptx_test_check_f32(&mc, x[i], c[i], cos(v));
+        ptx_test_check_f32(&mss, x[i], ss[i], sin(v));
+        ptx_test_check_f32(&mcc, x[i], cc[i], cos(v));
+        ptx_test_check_f32(&mt, x[i], t[i], tan(v));
     }
     cr_assert_eq(ptx_test_f32_bits(s[1]), 0x80000000u, "sinf(-0) = -0");
     cr_assert_eq(ptx_test_f32_bits(c[2]), PTX_TEST_NAN_F32, "cosf(inf) = NaN");
-    report(&ms);
-    report(&mc);
-    report(&mss);
-    report(&mcc);
-    report(&mt);
+    ptx_test_report(&ms);
+    ptx_test_report(&mc);
+    ptx_test_report(&mss);
+    ptx_test_report(&mcc);
+    ptx_test_report(&mt);
     math_end(ctx, mod);
-}
-
-/* Loads a fixture that may hold a device function (.func), which the
- * interpreter refuses for now: the test is skipped with the refusal's text
- * only while the refusal names .func; any other failure fails it. */
-static CUfunction load_or_skip_func(const char *fixture, const char *kernel, CUcontext *ctx, CUmodule *mod)
-{
-    sim_test_init(NULL);
-    *ctx = sim_test_ctx(0);
-    char *src = ptx_test_read_fixture(fixture);
-    CUresult r = cuModuleLoadData(mod, src);
-    free(src);
-    if (r != CUDA_SUCCESS) {
-        const char *detail = gg_sim_last_error_detail();
-        cr_assert(detail && strstr(detail, ".func"), "loading %s -> %d (%s)", fixture, (int)r, detail ? detail : "");
-        CU_OK(cuCtxDestroy_v2(*ctx));
-        cr_skip_test("%s: %s", fixture, detail);
-    }
-    return sim_test_kernel(*mod, kernel);
 }
 
 static double gen_trig_arg_f64(uint32_t *s)
@@ -698,15 +570,15 @@ Test(ptx_corpus_math, sin_cos_double_within_2_ulps)
         x[i] = i < (int)(sizeof edges / sizeof edges[0]) ? edges[i] : gen_trig_arg_f64(&seed);
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = load_or_skip_func("corpus_math_trig_f64.ptx", "corpus_math_trig_f64", &ctx, &mod);
-    run_elementwise(f, 3, (void *[]){ x, s, c }, (size_t[]){ sizeof x, sizeof s, sizeof c }, N);
-    struct max_error ms = { "sin", 2, 0, 0 }, mc = { "cos", 2, 0, 0 };
+    CUfunction f = ptx_test_load_or_skip("corpus_math_trig_f64.ptx", "corpus_math_trig_f64", ".func", &ctx, &mod);
+    ptx_test_run_elementwise(f, 3, (void *[]){ x, s, c }, (size_t[]){ sizeof x, sizeof s, sizeof c }, N);
+    struct ptx_test_max_error ms = { "sin", 2, 0, 0 }, mc = { "cos", 2, 0, 0 };
     for (int i = 0; i < N; i++) {
-        check_f64(&ms, x[i], s[i], sinl((long double)x[i]));
-        check_f64(&mc, x[i], c[i], cosl((long double)x[i]));
+        ptx_test_check_f64(&ms, x[i], s[i], sinl((long double)x[i]));
+        ptx_test_check_f64(&mc, x[i], c[i], cosl((long double)x[i]));
     }
-    report(&ms);
-    report(&mc);
+    ptx_test_report(&ms);
+    ptx_test_report(&mc);
     math_end(ctx, mod);
 }
 
@@ -720,18 +592,7 @@ Test(ptx_corpus_math, logsumexp_by_warp_shuffles)
     lse_rows(in);
     CUcontext ctx;
     CUmodule mod;
-    sim_test_init(NULL);
-    ctx = sim_test_ctx(0);
-    char *src = ptx_test_read_fixture("corpus_math_lse_warp.ptx");
-    CUresult r = cuModuleLoadData(&mod, src);
-    free(src);
-    if (r != CUDA_SUCCESS) {
-        const char *detail = gg_sim_last_error_detail();
-        cr_assert(detail && strstr(detail, "shfl"), "loading -> %d (%s)", (int)r, detail ? detail : "");
-        CU_OK(cuCtxDestroy_v2(ctx));
-        cr_skip_test("corpus_math_lse_warp.ptx: %s", detail);
-    }
-    CUfunction f = sim_test_kernel(mod, "corpus_math_lse_warp");
+    CUfunction f = ptx_test_load_or_skip("corpus_math_lse_warp.ptx", "corpus_math_lse_warp", "shfl", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     int rows = LSE_ROWS, cols = LSE_COLS;
     void *args[] = { &din, &dout, &rows, &cols };

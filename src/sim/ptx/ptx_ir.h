@@ -74,7 +74,8 @@ enum {
     PTX_MOD_UNI = 1u << 5,    /* bra.uni */
     PTX_MOD_LEFT = 1u << 6,   /* shf.l (else shf.r) */
     PTX_MOD_CLAMP = 1u << 7,  /* shf.clamp (else .wrap) */
-    PTX_MOD_SHIFTAMT = 1u << 8 /* bfind.shiftamt */
+    PTX_MOD_SHIFTAMT = 1u << 8, /* bfind.shiftamt */
+    PTX_MOD_APPROX = 1u << 9    /* .approx (div.approx.f32 has its own range rule) */
 };
 
 /* testp's property, kept in ptx_insn.cmp. */

@@ -223,7 +223,11 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     /* div.approx / div.full / rcp.approx / sqrt.approx and the .approx
      * functions: computed correctly rounded (or from a correctly rounded
      * double), within every form's documented bound (see ptx_alu_math.c). */
-    if ((ok & C_APPROX) && (word_is(w, n, "approx") || word_is(w, n, "full")))
+    if ((ok & C_APPROX) && word_is(w, n, "approx")) {
+        in->mods |= PTX_MOD_APPROX;
+        return true;
+    }
+    if ((ok & C_APPROX) && word_is(w, n, "full"))
         return true;
     if ((ok & C_UNI) && word_is(w, n, "uni")) {
         in->mods |= PTX_MOD_UNI;
