@@ -21,11 +21,14 @@
  *
  * References. Float functions: the host's libm in double; glibc's double
  * functions are within 2 ulps of double (its manual's table of known
- * errors), so PTX_TEST_REF_ERR_F32 = 2^-50 relative, about 2^-27 of a float ulp:
- * ptx_test_ulps_from_ref_f32 forgives an ulp only when the correctly rounded
- * float is uncertain by that much. Double functions: the host's long double
- * libm (x87, 64-bit significand), taken as within 8 ulps of long double:
- * PTX_TEST_REF_ERR_F64 = 2^-60, about 2^-8 of a double ulp, forgiven the same way.
+ * errors), so PTX_TEST_REF_ERR_F32 = 2^-50 relative, about 2^-27 of a float
+ * ulp: ptx_test_ulps_from_ref_f32 forgives an ulp only where the correctly
+ * rounded float is uncertain by that much. Double functions: the host's
+ * long double libm (x87, 64-bit significand), taken as within 8 ulps of long
+ * double: PTX_TEST_REF_ERR_F64 = 2^-60, about 2^-8 of a double ulp,
+ * forgiven the same way. sqrtf and sqrt need no slack: sqrt of a float in
+ * double rounds to the correctly rounded float, and the host's sqrt is
+ * IEEE's.
  * Composite kernels (softmax, log-sum-exp, norms, n-body, GELU) are compared
  * with a long double evaluation of the same formula on the kernel's own
  * float intermediates before the library call, within an error budget built
@@ -182,6 +185,14 @@ Test(ptx_corpus_math, softmax_rows_within_the_budget_of_expf)
     math_end(ctx, mod);
 }
 
+/* A positive double with a random 32-bit significand and exponent in
+ * [-1000, 1000). */
+static double random_wide_f64(uint32_t *seed)
+{
+    double m = 1.0 + (double)ptx_test_random(seed) * 0x1p-32;
+    return ldexp(m, (int)(ptx_test_random(seed) % 2000u) - 1000);
+}
+
 static float gen_positive_wide(uint32_t *s)
 {
     return ptx_test_logscale_f32(s, -140, 127, 1);
@@ -199,14 +210,12 @@ Test(ptx_corpus_math, sqrtf_exact_rsqrtf_2_ulps_sqrt_exact)
     static const double dedges[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN, -1.0, 4.9e-324, DBL_MIN, DBL_MAX, 2.0 };
     uint32_t seed = 23;
     for (int i = 0; i < N; i++)
-        d[i] = i < (int)(sizeof dedges / sizeof dedges[0])
-                   ? dedges[i]
-                   : ldexp(1.0 + (double)ptx_test_random(&seed) * 0x1p-32, (int)(ptx_test_random(&seed) % 2000u) - 1000);
+        d[i] = i < (int)(sizeof dedges / sizeof dedges[0]) ? dedges[i] : random_wide_f64(&seed);
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_norm.ptx", "corpus_math_roots", &ctx, &mod);
-    ptx_test_run_elementwise(f, 5, (void *[]){ x, s, r, d, ds }, (size_t[]){ sizeof x, sizeof s, sizeof r, sizeof d, sizeof ds },
-                    N);
+    ptx_test_run_elementwise(f, 5, (void *[]){ x, s, r, d, ds },
+                             (size_t[]){ sizeof x, sizeof s, sizeof r, sizeof d, sizeof ds }, N);
     struct ptx_test_max_error ms = { "sqrtf", 0, 0, 0 }, mr = { "rsqrtf", 2, 0, 0 }, md = { "sqrt", 0, 0, 0 };
     for (int i = 0; i < N; i++) {
         /* sqrt of a float in double is exact to 2^-53 relative: its float
@@ -349,8 +358,8 @@ static float gen_gelu_arg(uint32_t *s)
  * for v/2 of a denormal. */
 static long double gelu_budget(float v, long double f_exact, long double exact)
 {
-    return fabsl(0.5L * v) * (2.5L * ptx_test_ulp_size_f32(f_exact) + 0.5L * ptx_test_ulp_size_f32(1.0L + f_exact)) * (1 + 0x1p-20L) +
-           0.5L * ptx_test_ulp_size_f32(exact) + 0x1p-149L;
+    long double f_err = 2.5L * ptx_test_ulp_size_f32(f_exact) + 0.5L * ptx_test_ulp_size_f32(1.0L + f_exact);
+    return fabsl(0.5L * v) * f_err * (1 + 0x1p-20L) + 0.5L * ptx_test_ulp_size_f32(exact) + 0x1p-149L;
 }
 
 Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
@@ -363,8 +372,8 @@ Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
     CUcontext ctx;
     CUmodule mod;
     CUfunction f = math_begin("corpus_math_gelu.ptx", "corpus_math_gelu", &ctx, &mod);
-    ptx_test_run_elementwise(f, 5, (void *[]){ x, gt, ge, t, e }, (size_t[]){ sizeof x, sizeof gt, sizeof ge, sizeof t, sizeof e },
-                    N);
+    ptx_test_run_elementwise(f, 5, (void *[]){ x, gt, ge, t, e },
+                             (size_t[]){ sizeof x, sizeof gt, sizeof ge, sizeof t, sizeof e }, N);
     struct ptx_test_max_error mt = { "tanhf", 2, 0, 0 }, me = { "erff", 2, 0, 0 };
     long double worst_t = 0, worst_e = 0;
     for (int i = 0; i < N; i++) {
@@ -440,7 +449,8 @@ static void check_lse(const float *in, const float *out, int depth, const char *
                          (double)out[r]);
             continue;
         }
-        long double budget = rel_s * (1 + 0x1p-20L) + 1.5L * ptx_test_ulp_size_f32(log_sum) + 0.5L * ptx_test_ulp_size_f32(exact);
+        long double budget =
+            rel_s * (1 + 0x1p-20L) + 1.5L * ptx_test_ulp_size_f32(log_sum) + 0.5L * ptx_test_ulp_size_f32(exact);
         long double u = ptx_test_check_budget(what, r, out[r], exact, budget);
         if (u > worst)
             worst = u;
@@ -480,10 +490,12 @@ Test(ptx_corpus_math, logf_expf_log_exp_alone)
     int nfe = (int)(sizeof edges / sizeof edges[0]), nde = (int)(sizeof dedges / sizeof dedges[0]);
     uint32_t seed = 13;
     for (int i = 0; i < N; i++) {
-        x[i] = i < nfe ? edges[i] : i % 2 ? ptx_test_logscale_f32(&seed, -140, 127, 1) : ptx_test_uniform_f32(&seed, -100.0f, 89.0f);
-        d[i] = i < nde ? dedges[i]
-                       : i % 2 ? ldexp(1.0 + (double)ptx_test_random(&seed) * 0x1p-32, (int)(ptx_test_random(&seed) % 2000u) - 1000)
-                               : -745.0 + 1454.0 * (double)ptx_test_random(&seed) * 0x1p-32;
+        x[i] = i < nfe    ? edges[i]
+               : i % 2 ? ptx_test_logscale_f32(&seed, -140, 127, 1)
+                       : ptx_test_uniform_f32(&seed, -100.0f, 89.0f);
+        d[i] = i < nde    ? dedges[i]
+               : i % 2 ? random_wide_f64(&seed)
+                       : -745.0 + 1454.0 * (double)ptx_test_random(&seed) * 0x1p-32;
     }
     CUcontext ctx;
     CUmodule mod;
@@ -515,7 +527,9 @@ Test(ptx_corpus_math, logf_expf_log_exp_alone)
 static float gen_trig_arg(uint32_t *s)
 {
     uint32_t r = ptx_test_random(s) % 4;
-    return r == 0 ? ptx_test_uniform_f32(s, -PI_F, PI_F) : r == 3 ? ptx_test_logscale_f32(s, 14, 127, 0) : ptx_test_uniform_f32(s, -1e4f, 1e4f);
+    return r == 0   ? ptx_test_uniform_f32(s, -PI_F, PI_F)
+           : r == 3 ? ptx_test_logscale_f32(s, 14, 127, 0)
+                    : ptx_test_uniform_f32(s, -1e4f, 1e4f);
 }
 
 /* sinf, cosf and sincosf within 2 ulps, tanf within 4, over [-pi, pi],
@@ -525,8 +539,9 @@ Test(ptx_corpus_math, sinf_cosf_sincosf_tanf_over_small_and_huge_arguments)
 {
     enum { N = 512 };
     static float x[N], s[N], c[N], ss[N], cc[N], t[N];
-    static const float edges[] = { 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1e-40f, 1e4f, -1e4f, 105615.0f,
-                                   105616.0f, 1e30f, FLT_MAX, -FLT_MAX, 1.5707964f, 3.1415927f, 0x1p24f, 0x1.921fb6p14f };
+    static const float edges[] = { 0.0f,      -0.0f,     INFINITY,   -INFINITY, NAN,      1e-45f,
+                                   -1e-40f,   1e4f,      -1e4f,      105615.0f, 105616.0f, 1e30f,
+                                   FLT_MAX,   -FLT_MAX,  1.5707964f, 3.1415927f, 0x1p24f, 0x1.921fb6p14f };
     fill_f32(x, N, edges, (int)(sizeof edges / sizeof edges[0]), 29, gen_trig_arg);
     CUcontext ctx;
     CUmodule mod;
@@ -557,14 +572,17 @@ static double gen_trig_arg_f64(uint32_t *s)
 {
     uint32_t r = ptx_test_random(s) % 3;
     double u = (double)ptx_test_random(s) * 0x1p-32;
-    return r == 0 ? (2 * u - 1) * 3.141592653589793 : r == 1 ? (2 * u - 1) * 1e4 : ldexp(1 + u, (int)(ptx_test_random(s) % 1000u));
+    return r == 0   ? (2 * u - 1) * 3.141592653589793
+           : r == 1 ? (2 * u - 1) * 1e4
+                    : ldexp(1 + u, (int)(ptx_test_random(s) % 1000u));
 }
 
 Test(ptx_corpus_math, sin_cos_double_within_2_ulps)
 {
     enum { N = 256 };
     static double x[N], s[N], c[N];
-    static const double edges[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN, 4.9e-324, 1e4, -1e4, 1e22, DBL_MAX, 1.5707963267948966 };
+    static const double edges[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN, 4.9e-324,
+                                    1e4, -1e4, 1e22,     DBL_MAX,   1.5707963267948966 };
     uint32_t seed = 61;
     for (int i = 0; i < N; i++)
         x[i] = i < (int)(sizeof edges / sizeof edges[0]) ? edges[i] : gen_trig_arg_f64(&seed);
