@@ -444,6 +444,28 @@ Test(ptx_alu_math, approx_functions_at_their_special_values)
     cr_assert(refused("lg2.approx.f64") && refused("sin.approx.f64") && refused("testp.finite.b32"));
 }
 
+/* div.approx.f32 (__fdividef): the quotient for |b| up to 2^126, then 0
+ * (NaN for an infinite a) for 2^126 < |b| < 2^128, the PTX ISA's rule;
+ * div.full.f32 and div.rn.f32 keep the quotient there. */
+Test(ptx_alu_math, div_approx_gives_zero_past_2_to_the_126)
+{
+    const float past = 0x1.000002p126f; /* the bound plus one ulp */
+    const row rows[] = {
+        { "div.approx.f32", f32(0x1p127f), f32(0x1p126f), 0, 0, f32(2.0f) },
+        { "div.approx.f32", f32(-0x1p127f), f32(-0x1p126f), 0, 0, f32(2.0f) },
+        { "div.approx.f32", f32(0x1p127f), f32(past), 0, 0, f32(0.0f) },
+        { "div.approx.f32", f32(-3.0f), f32(past), 0, 0, f32(-0.0f) },
+        { "div.approx.f32", f32(3.0f), f32(-FLT_MAX), 0, 0, f32(-0.0f) },
+        { "div.approx.f32", f32(INFINITY), f32(past), 0, 0, NAN32 },
+        { "div.approx.f32", f32(INFINITY), f32(0x1p126f), 0, 0, f32(INFINITY) },
+        { "div.approx.f32", f32(1.0f), f32(INFINITY), 0, 0, f32(0.0f) },
+        { "div.approx.ftz.f32", f32(0x1p127f), f32(past), 0, 0, f32(0.0f) },
+        { "div.full.f32", f32(0x1p127f), f32(past), 0, 0, f32(0x1p127f / past) },
+        { "div.rn.f32", f32(0x1p127f), f32(past), 0, 0, f32(0x1p127f / past) },
+    };
+    CHECK(rows);
+}
+
 /* The stated bound: within 1 ulp of a long double reference, across the
  * ranges the PTX ISA states its own bounds for. */
 Test(ptx_alu_math, approx_functions_within_one_ulp)

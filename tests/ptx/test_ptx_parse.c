@@ -122,6 +122,32 @@ Test(ptx_parse, debug_directives_are_ignored)
     ptx_module_free(m);
 }
 
+/* A .reg in an inner { } shadows an outer one of the same name only inside
+ * it (nvcc's inline PTX of double sin/cos declares %r1..%r3 again in a
+ * scope); registers named without '%' are registers too. */
+Test(ptx_parse, scoped_registers_shadow_until_their_scope_closes)
+{
+    const char *src = HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<4>;\n"
+                      "\tmov.u32 %r1, 1;\n"
+                      "\t{\n\t.reg .u32 %r1, t;\n\tmov.u32 %r1, 2;\n\tmov.u32 t, %r1;\n\t}\n"
+                      "\tmov.u32 %r2, %r1;\n\tret;\n}\n";
+    char err[512];
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    const ptx_kernel *k = &m->kernels[0];
+    cr_assert_geq(k->ncode, 4u);
+    uint32_t outer = k->code[0].ops[0].reg, inner = k->code[1].ops[0].reg;
+    cr_assert_neq(outer, inner, "the inner %%r1 has a slot of its own");
+    cr_assert_eq(k->code[2].ops[1].reg, inner, "inside the scope %%r1 is the inner one");
+    cr_assert_eq(k->code[3].ops[1].reg, outer, "after the scope %%r1 is the outer one again");
+    ptx_module_free(m);
+    /* The inner name is gone after its scope. */
+    const char *gone = HEADER ".visible .entry k()\n{\n\t{\n\t.reg .u32 t;\n\t}\n\tmov.u32 t, 1;\n\tret;\n}\n";
+    m = ptx_module_parse(gone, strlen(gone), err, sizeof err);
+    cr_assert_null(m);
+    cr_assert(strstr(err, "PTX line 9: unknown operand t") != NULL, "%s", err);
+}
+
 Test(ptx_parse, initialised_globals_are_kept)
 {
     const char *src = HEADER ".global .align 4 .u32 tbl[3] = {1, -2, 0x10};\n"

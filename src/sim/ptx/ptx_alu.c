@@ -117,6 +117,18 @@ static bool is_directed(const ptx_insn *in)
     }
 }
 
+/* div.approx.f32 (CUDA's __fdividef): the PTX ISA gives 2 ulps for |b| in
+ * [2^-126, 2^126], computed here correctly rounded; for 2^126 < |b| < 2^128
+ * it gives 0, and NaN for an infinite a (a times the reciprocal of b, which
+ * is flushed to a zero there). */
+static float div_approx_f32(float a, float b)
+{
+    float mag = fabsf(b);
+    if (mag > 0x1p126f && mag < INFINITY)
+        return a * copysignf(0.0f, b);
+    return a / b;
+}
+
 static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t rc)
 {
     bool f32 = in->type == PTX_T_F32;
@@ -141,7 +153,7 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
         case PTX_OP_MUL: r = fa * fb; break;
         case PTX_OP_MAD: /* mad.f32 with a rounding mode is fma */
         case PTX_OP_FMA: r = fmaf(fa, fb, fc); break;
-        case PTX_OP_DIV: r = fa / fb; break;
+        case PTX_OP_DIV: r = in->mods & PTX_MOD_APPROX ? div_approx_f32(fa, fb) : fa / fb; break;
         case PTX_OP_RCP: r = 1.0f / fa; break;
         case PTX_OP_MIN: r = (float)fminmax(fa, fb, false); break;
         case PTX_OP_MAX: r = (float)fminmax(fa, fb, true); break;

@@ -26,6 +26,7 @@ typedef struct ptx_warp {
     uint32_t next_wait_pc;    /* lowest lane_pc of `waiting` */
     uint32_t at_barrier;
     uint32_t live;            /* lanes that exist and have not exited */
+    uint32_t carry;           /* each lane's CC.CF (add.cc, addc ...: ptx_carry.c) */
     uint32_t index;
     uint32_t lane_pc[PTX_WARP_SIZE];
     uint64_t *regs;           /* [register][lane] */

@@ -28,6 +28,7 @@
  */
 #include "ptx_alu.h"
 #include "ptx_alu_warp.h"
+#include "ptx_carry.h"
 #include "ptx_block.h"
 #include "ptx_module.h"
 #include "ptx_warp_ops.h"
@@ -414,8 +415,11 @@ static void step(ptx_block *blk, ptx_warp *w)
         if (!ptx_alu_warp_b32(w, in, active))
             do_alu(blk, w, in, active);
         break;
+    case PTX_OP_ADDC: case PTX_OP_SUBC: case PTX_OP_MADC: ptx_exec_carry(blk, w, in, active); break;
     default:
-        if (!ptx_alu_warp_b32(w, in, active))
+        if (in->mods & PTX_MOD_CC) /* add.cc sub.cc mad.cc */
+            ptx_exec_carry(blk, w, in, active);
+        else if (!ptx_alu_warp_b32(w, in, active))
             do_alu(blk, w, in, active);
         break;
     }

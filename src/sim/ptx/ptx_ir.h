@@ -67,7 +67,10 @@ typedef enum ptx_opcode {
     /* printf: ops[0] the address of the .s32 result in .local (or NONE),
      * ops[1] and ops[2] the addresses in .local of the two .b64 arguments
      * (format, argument buffer); see ptx_printf.c. */
-    PTX_OP_VPRINTF
+    PTX_OP_VPRINTF,
+    /* Extended-precision arithmetic with the carry flag (ptx_carry.c):
+     * addc subc madc; add.cc sub.cc mad.cc are ADD SUB MAD with PTX_MOD_CC. */
+    PTX_OP_ADDC, PTX_OP_SUBC, PTX_OP_MADC
 } ptx_opcode;
 
 /* ptx_insn.subop of atom, red and redux.sync. */
@@ -100,7 +103,9 @@ enum {
     PTX_MOD_LEFT = 1u << 6,   /* shf.l (else shf.r) */
     PTX_MOD_CLAMP = 1u << 7,  /* shf.clamp (else .wrap) */
     PTX_MOD_SHIFTAMT = 1u << 8, /* bfind.shiftamt */
-    PTX_MOD_PRED_DST = 1u << 9 /* d|p: the second destination is ptx_insn.pred_dst */
+    PTX_MOD_PRED_DST = 1u << 9, /* d|p: the second destination is ptx_insn.pred_dst */
+    PTX_MOD_APPROX = 1u << 10,  /* .approx (div.approx.f32 has its own range rule) */
+    PTX_MOD_CC = 1u << 11       /* .cc: the carry (or borrow) out goes to the lane's CC.CF */
 };
 
 /* testp's property, kept in ptx_insn.cmp. */

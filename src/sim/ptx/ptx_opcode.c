@@ -11,7 +11,7 @@ enum {
     C_TO = 1u << 10, C_CACHE = 1u << 11, C_VEC = 1u << 12, C_ATOMOP = 1u << 13,
     C_SYNC = 1u << 14, C_LEVEL = 1u << 15, C_VOLATILE = 1u << 16, C_SHF = 1u << 17,
     C_TESTP = 1u << 18, C_PRMT = 1u << 19, C_SHIFTAMT = 1u << 20, C_MODE = 1u << 21,
-    C_ORDER = 1u << 22
+    C_ORDER = 1u << 22, C_CC = 1u << 23
 };
 
 typedef struct opcode_info {
@@ -25,10 +25,13 @@ static const opcode_info k_opcodes[] = {
     { "mov", PTX_OP_MOV, C_TYPE },
     { "ld", PTX_OP_LD, C_SPACE | C_CACHE | C_VEC | C_TYPE | C_VOLATILE },
     { "st", PTX_OP_ST, C_SPACE | C_CACHE | C_VEC | C_TYPE | C_VOLATILE },
-    { "add", PTX_OP_ADD, ARITH_FLOAT },
-    { "sub", PTX_OP_SUB, ARITH_FLOAT },
+    { "add", PTX_OP_ADD, ARITH_FLOAT | C_CC },
+    { "sub", PTX_OP_SUB, ARITH_FLOAT | C_CC },
     { "mul", PTX_OP_MUL, ARITH_FLOAT | C_HILO },
-    { "mad", PTX_OP_MAD, ARITH_FLOAT | C_HILO },
+    { "mad", PTX_OP_MAD, ARITH_FLOAT | C_HILO | C_CC },
+    { "addc", PTX_OP_ADDC, C_TYPE | C_CC },
+    { "subc", PTX_OP_SUBC, C_TYPE | C_CC },
+    { "madc", PTX_OP_MADC, C_TYPE | C_HILO | C_CC },
     { "fma", PTX_OP_FMA, ARITH_FLOAT },
     { "div", PTX_OP_DIV, C_TYPE | C_RND | C_FTZ | C_APPROX },
     { "rem", PTX_OP_REM, C_TYPE },
@@ -229,6 +232,10 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     }
     if ((ok & C_HILO) && word_is(w, n, "lo"))
         return true;
+    if ((ok & C_CC) && word_is(w, n, "cc")) {
+        in->mods |= PTX_MOD_CC;
+        return true;
+    }
     if ((ok & C_HILO) && word_is(w, n, "wide")) {
         in->mods |= PTX_MOD_WIDE;
         return true;
@@ -264,7 +271,11 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     /* div.approx / div.full / rcp.approx / sqrt.approx and the .approx
      * functions: computed correctly rounded (or from a correctly rounded
      * double), within every form's documented bound (see ptx_alu_math.c). */
-    if ((ok & C_APPROX) && (word_is(w, n, "approx") || word_is(w, n, "full")))
+    if ((ok & C_APPROX) && word_is(w, n, "approx")) {
+        in->mods |= PTX_MOD_APPROX;
+        return true;
+    }
+    if ((ok & C_APPROX) && word_is(w, n, "full"))
         return true;
     if ((ok & C_UNI) && word_is(w, n, "uni")) {
         in->mods |= PTX_MOD_UNI;
@@ -418,6 +429,16 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
                       in->op != PTX_OP_WARPSYNC;
     if (needs_type && t == PTX_T_NONE)
         return fail(why, whylen, "%.*s: no operand type", text, len);
+    bool carry_op = in->op == PTX_OP_ADDC || in->op == PTX_OP_SUBC || in->op == PTX_OP_MADC;
+    if (carry_op || (in->mods & PTX_MOD_CC)) {
+        /* Extended precision: 32- and 64-bit integers, no .sat; mad and
+         * madc take .lo or .hi, never .wide (PTX ISA). */
+        bool int_type = t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_U64 || t == PTX_T_S64;
+        if (!int_type || (in->mods & (PTX_MOD_SAT | PTX_MOD_WIDE | PTX_MOD_FTZ)) ||
+            in->round != PTX_RND_DEFAULT)
+            return fail(why, whylen, "%.*s: carry arithmetic takes .u32 .s32 .u64 .s64 only", text, len);
+        return true;
+    }
     switch (in->op) {
     case PTX_OP_RCP:
         if (!ptx_type_is_float(t))

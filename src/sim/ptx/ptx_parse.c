@@ -433,6 +433,7 @@ static bool parse_reg_decl(parser *p)
             return FAIL(p, "out of memory");
         r->count = count;
         r->base = p->k->nregs;
+        r->depth = p->scope_depth;
         p->nregs++;
         p->k->nregs += slots;
         if (!ptx_tok_punct(tok(p), ','))
@@ -690,7 +691,8 @@ static bool parse_operand(parser *p, ptx_insn *in, int idx)
     }
     if (neg)
         return FAIL(p, "'-' before a non-constant operand");
-    if (t.text[0] == '%' || find_sreg(&t) >= 0)
+    /* Registers may be named without '%' (inline PTX's ".reg .pred p;"). */
+    if (t.text[0] == '%' || find_sreg(&t) >= 0 || find_register(p, &t) != PTX_NO_REG)
         return parse_register_operand(p, o);
     /* A symbol's address (mov %r, sdata) */
     symbol *s = find_symbol(p, &t);
@@ -752,6 +754,7 @@ static const operand_shape k_shapes[] = {
     /* Warp-level instructions and red (checked in check_warp_operands). */
     { PTX_OP_RED, 2, 2 }, { PTX_OP_SHFL, 5, 5 }, { PTX_OP_VOTE, 3, 3 }, { PTX_OP_ACTIVEMASK, 1, 1 },
     { PTX_OP_MATCH, 3, 3 }, { PTX_OP_REDUX, 3, 3 }, { PTX_OP_WARPSYNC, 1, 1 },
+    { PTX_OP_ADDC, 3, 3 }, { PTX_OP_SUBC, 3, 3 }, { PTX_OP_MADC, 4, 4 },
 };
 
 static bool is_value(const ptx_operand *o)

@@ -161,12 +161,17 @@ bool ptx_parser_call_param_decl(parser *p)
     return ptx_parser_expect(p, ';');
 }
 
-/* A call sequence's scope closed: its .param names go. */
+/* A scope closed: its .param and .reg names go (a register declared in
+ * an inner { } may shadow an outer one of the same name, as nvcc's inline
+ * PTX does with %r1: after the }, the name is the outer register again;
+ * the inner one keeps its slot). */
 void ptx_parser_close_scope(parser *p)
 {
     p->scope_depth--;
     while (p->ncall_params > 0 && p->call_params[p->ncall_params - 1].depth > p->scope_depth)
         free(p->call_params[--p->ncall_params].name);
+    while (p->nregs > 0 && p->regs[p->nregs - 1].depth > p->scope_depth)
+        free(p->regs[--p->nregs].prefix);
 }
 
 /* ( .param .type name, .param .align N .b8 name[size], ... ), appended to

@@ -16,6 +16,7 @@ typedef struct reg_decl {
     char *prefix;       /* "%r" of %r<128>, or the whole name of a scalar */
     uint32_t count;     /* 0: a scalar register */
     uint32_t base;
+    int depth;          /* the scope declaring it: its name goes when that closes */
 } reg_decl;
 
 typedef struct symbol {
@@ -101,7 +102,8 @@ call_param *ptx_parser_find_call_param(parser *p, const ptx_token *t);
 bool ptx_parser_params(parser *p, ptx_kernel *k);
 /* .param ... ; inside a body: a slot of p->k's .local frame. */
 bool ptx_parser_call_param_decl(parser *p);
-/* A `}` closed a call sequence's scope: its .param names go. */
+/* A `}` closed a scope: its .param and .reg names go (an inner .reg may
+ * shadow an outer one; after the `}` the name is the outer one again). */
 void ptx_parser_close_scope(parser *p);
 /* call[.uni] ...; into `in` (PTX_OP_CALL and a call site). */
 bool ptx_parser_call(parser *p, ptx_insn *in);
