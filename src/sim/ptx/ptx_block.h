@@ -42,6 +42,7 @@ typedef struct ptx_block {
     ptx_window_fn window;     /* NULL: rt->map() for every global access */
     ptx_global_window windows[PTX_GLOBAL_WINDOWS]; /* recently used allocations */
     unsigned next_window;     /* the one to replace next (round robin) */
+    uint64_t thread_insns;    /* lanes that executed an instruction, summed (bench/ptx_interp.c) */
 } ptx_block;
 
 /* Host address of `bytes` at address addr of `space` for thread `thread`,

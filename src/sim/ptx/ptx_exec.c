@@ -377,6 +377,7 @@ static void step(ptx_block *blk, ptx_warp *w)
 {
     const ptx_insn *in = &blk->k->code[w->pc];
     uint32_t active = guarded(w, in);
+    blk->thread_insns += (unsigned)__builtin_popcount(active);
     switch ((ptx_opcode)in->op) {
     case PTX_OP_BRA:
         if (active == w->group) {
@@ -467,6 +468,12 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                    ptx_window_fn window)
 {
+    ptx_run_block_counted(m, k, b, window, NULL);
+}
+
+void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                           ptx_window_fn window, uint64_t *thread_insns)
+{
     ptx_block blk = { .m = m, .k = k, .b = b, .window = window };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
@@ -512,6 +519,8 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
         if (!released)
             break;
     }
+    if (thread_insns)
+        *thread_insns += blk.thread_insns;
     free(warps ? warps[0].regs : NULL);
     free(warps);
     free(blk.shared);

@@ -40,5 +40,10 @@ typedef bool (*ptx_window_fn)(const gg_sim_block *b, uint64_t addr, ptx_global_w
  * (every global access then goes through rt->map()). */
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                    ptx_window_fn window);
+/* ptx_run_block that also adds to *thread_insns (if not NULL) the
+ * thread-instructions the block executed: for each instruction run, the
+ * lanes whose guard predicate held (bench/ptx_interp.c's unit of work). */
+void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                           ptx_window_fn window, uint64_t *thread_insns);
 
 #endif
