@@ -1,29 +1,6 @@
 /* Warp-wide 32-bit integer instructions: see ptx_alu_warp.h. */
 #include "ptx_alu_warp.h"
-
-#include <string.h>
-
-/* An operand as a row of 32 lanes: a register's row, or a constant copied
- * into all 32 entries of `spill`, so that every operand is indexed the same
- * way and the loops below vectorise. */
-typedef struct lane_row { const uint64_t *v; } lane_row;
-
-static bool as_row(const ptx_warp *w, const ptx_operand *o, uint64_t *spill, lane_row *r)
-{
-    if (o->negate)
-        return false;
-    if (o->kind == PTX_OPND_REG) {
-        r->v = w->regs + (size_t)o->reg * PTX_WARP_SIZE;
-        return true;
-    }
-    if (o->kind == PTX_OPND_IMM) {
-        for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)
-            spill[lane] = o->imm;
-        r->v = spill;
-        return true;
-    }
-    return false;
-}
+#include "ptx_alu_warp_rows.h"
 
 #define A(lane) ((uint32_t)a.v[lane])
 #define B(lane) ((uint32_t)b.v[lane])
@@ -103,21 +80,36 @@ static bool setp32(uint64_t *dst, ptx_cmp cmp, bool sgn, lane_row a, lane_row b,
 #define A64(lane) (a.v[lane])
 #define B64(lane) (b.v[lane])
 
-/* Runs `expr` (64 bits) for every active lane into dst. */
-#define FOR_LANES64(expr)                                                   \
-    do {                                                                    \
-        if (active == 0xFFFFFFFFu) {                                        \
-            uint64_t r_[PTX_WARP_SIZE]; /* no alias of a, b or c: vectorises */\
-            for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)           \
-                r_[lane] = (expr);                                      \
-            memcpy(dst, r_, sizeof r_);                                         \
-        } else {                                                            \
-            for (uint32_t m_ = active; m_; m_ &= m_ - 1) {                  \
-                unsigned lane = (unsigned)__builtin_ctz(m_);                \
-                dst[lane] = (expr);                                         \
-            }                                                               \
-        }                                                                   \
-    } while (0)
+/* setp on 64-bit integers (the .lo .ls .hi .hs forms and unsigned types
+ * compare without sign). */
+static bool setp64(uint64_t *dst, ptx_cmp cmp, bool sgn, lane_row a, lane_row b, uint32_t active)
+{
+#define SA(lane) ((int64_t)a.v[lane])
+#define SB(lane) ((int64_t)b.v[lane])
+    switch (cmp) {
+    case PTX_CMP_EQ: FOR_LANES64(A64(lane) == B64(lane)); return true;
+    case PTX_CMP_NE: FOR_LANES64(A64(lane) != B64(lane)); return true;
+    case PTX_CMP_LT:
+        if (sgn) FOR_LANES64(SA(lane) < SB(lane)); else FOR_LANES64(A64(lane) < B64(lane));
+        return true;
+    case PTX_CMP_LE:
+        if (sgn) FOR_LANES64(SA(lane) <= SB(lane)); else FOR_LANES64(A64(lane) <= B64(lane));
+        return true;
+    case PTX_CMP_GT:
+        if (sgn) FOR_LANES64(SA(lane) > SB(lane)); else FOR_LANES64(A64(lane) > B64(lane));
+        return true;
+    case PTX_CMP_GE:
+        if (sgn) FOR_LANES64(SA(lane) >= SB(lane)); else FOR_LANES64(A64(lane) >= B64(lane));
+        return true;
+    case PTX_CMP_LO: FOR_LANES64(A64(lane) < B64(lane)); return true;
+    case PTX_CMP_LS: FOR_LANES64(A64(lane) <= B64(lane)); return true;
+    case PTX_CMP_HI: FOR_LANES64(A64(lane) > B64(lane)); return true;
+    case PTX_CMP_HS: FOR_LANES64(A64(lane) >= B64(lane)); return true;
+    default: return false;
+    }
+#undef SA
+#undef SB
+}
 
 static uint64_t shl64(uint64_t x, uint64_t n) { n &= 0xFFFFFFFFu; return n >= 64 ? 0 : x << n; }
 
@@ -125,6 +117,10 @@ static uint64_t shl64(uint64_t x, uint64_t n) { n &= 0xFFFFFFFFu; return n >= 64
 static bool alu_warp_b64(uint64_t *dst, const ptx_insn *in, lane_row a, lane_row b, uint32_t active)
 {
     switch ((ptx_opcode)in->op) {
+    case PTX_OP_SETP: return setp64(dst, (ptx_cmp)in->cmp, in->type == PTX_T_S64, a, b, active);
+    case PTX_OP_NEG: FOR_LANES64(0 - A64(lane)); return true;
+    case PTX_OP_ABS: FOR_LANES64((int64_t)A64(lane) < 0 ? 0 - A64(lane) : A64(lane)); return true;
+    case PTX_OP_NOT: FOR_LANES64(~A64(lane)); return true;
     case PTX_OP_MOV: FOR_LANES64(A64(lane)); return true;
     case PTX_OP_ADD: FOR_LANES64(A64(lane) + B64(lane)); return true;
     case PTX_OP_SUB: FOR_LANES64(A64(lane) - B64(lane)); return true;
@@ -146,9 +142,62 @@ static bool mul_wide32(uint64_t *dst, bool sgn, lane_row a, lane_row b, uint32_t
     return true;
 }
 
+/* Predicate logic: registers hold 0 or 1, but any non-zero reads as true. */
+static bool pred_logic(uint64_t *dst, ptx_opcode op, lane_row a, lane_row b, uint32_t active)
+{
+    switch (op) {
+    case PTX_OP_MOV: FOR_LANES64(A64(lane) != 0); return true;
+    case PTX_OP_AND: FOR_LANES64((A64(lane) != 0) & (B64(lane) != 0)); return true;
+    case PTX_OP_OR: FOR_LANES64((A64(lane) != 0) | (B64(lane) != 0)); return true;
+    case PTX_OP_XOR: FOR_LANES64((A64(lane) != 0) ^ (B64(lane) != 0)); return true;
+    case PTX_OP_NOT: FOR_LANES64(A64(lane) == 0); return true;
+    default: return false;
+    }
+}
+
+/* selp d, a, b, c of a 32- or 64-bit type (floats included): a where the
+ * predicate c holds, else b, kept at the type's width. */
+static bool select_warp(uint64_t *dst, unsigned bytes, lane_row a, lane_row b, lane_row c, uint32_t active)
+{
+    if (bytes == 4)
+        FOR_LANES64((uint32_t)(c.v[lane] != 0 ? A64(lane) : B64(lane)));
+    else
+        FOR_LANES64(c.v[lane] != 0 ? A64(lane) : B64(lane));
+    return true;
+}
+
+/* Operands 1..nops-1 of `in` as rows; false if one has none. */
+static bool operand_rows(const ptx_warp *w, const ptx_insn *in, uint64_t spill[3][PTX_WARP_SIZE],
+                         lane_row rows[3])
+{
+    rows[1].v = spill[1];
+    rows[2].v = spill[2];
+    return in->nops >= 2 && as_row(w, &in->ops[1], spill[0], &rows[0]) &&
+           (in->nops <= 2 || as_row(w, &in->ops[2], spill[1], &rows[1])) &&
+           (in->nops <= 3 || as_row(w, &in->ops[3], spill[2], &rows[2]));
+}
+
+/* selp and predicate logic, which ptx_alu_warp_b32 also takes. */
+static bool select_or_pred(ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned bytes = ptx_type_bytes(t);
+    bool selp = in->op == PTX_OP_SELP && (bytes == 4 || bytes == 8) && t != PTX_T_PRED;
+    uint64_t spill[3][PTX_WARP_SIZE];
+    lane_row rows[3];
+    if (in->mods || !operand_rows(w, in, spill, rows))
+        return false;
+    uint64_t *dst = w->regs + (size_t)in->ops[0].reg * PTX_WARP_SIZE;
+    if (selp)
+        return select_warp(dst, bytes, rows[0], rows[1], rows[2], active);
+    return pred_logic(dst, (ptx_opcode)in->op, rows[0], rows[1], active);
+}
+
 bool ptx_alu_warp_b32(ptx_warp *w, const ptx_insn *in, uint32_t active)
 {
     ptx_type t = (ptx_type)in->type;
+    if (in->op == PTX_OP_SELP || (t == PTX_T_PRED && in->op != PTX_OP_SETP))
+        return select_or_pred(w, in, active);
     bool is32 = t == PTX_T_B32 || t == PTX_T_U32 || t == PTX_T_S32;
     bool is64 = t == PTX_T_B64 || t == PTX_T_U64 || t == PTX_T_S64;
     bool wide = in->op == PTX_OP_MUL && in->mods == PTX_MOD_WIDE && is32;
@@ -176,6 +225,10 @@ bool ptx_alu_warp_b32(ptx_warp *w, const ptx_insn *in, uint32_t active)
     case PTX_OP_OR: FOR_LANES(A(lane) | B(lane)); return true;
     case PTX_OP_XOR: FOR_LANES(A(lane) ^ B(lane)); return true;
     case PTX_OP_NOT: FOR_LANES(~A(lane)); return true;
+    case PTX_OP_NEG: FOR_LANES(0u - A(lane)); return true;
+    case PTX_OP_ABS: /* of a signed value: an unsigned one reads as its own magnitude */
+        if (sgn) FOR_LANES((int32_t)A(lane) < 0 ? 0u - A(lane) : A(lane)); else FOR_LANES(A(lane));
+        return true;
     case PTX_OP_SHL:
     case PTX_OP_SHR:
         if (in->ops[2].kind == PTX_OPND_IMM)

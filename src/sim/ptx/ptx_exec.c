@@ -425,11 +425,11 @@ static void step(ptx_block *blk, ptx_warp *w)
             mov_special(blk, w, in, active);
             break;
         }
-        if (!ptx_alu_warp_b32(w, in, active))
+        if (!ptx_alu_warp_b32(w, in, active) && !ptx_alu_warp_float(w, in, active))
             do_alu(blk, w, in, active);
         break;
     default:
-        if (!ptx_alu_warp_b32(w, in, active))
+        if (!ptx_alu_warp_b32(w, in, active) && !ptx_alu_warp_float(w, in, active))
             do_alu(blk, w, in, active);
         break;
     }
