@@ -54,7 +54,9 @@ static void check(ptx_insn in, bool imm_b)
     in.ops[1] = (ptx_operand){ .kind = PTX_OPND_REG, .reg = R_A };
     in.ops[2] = imm_b ? (ptx_operand){ .kind = PTX_OPND_IMM, .imm = interesting() }
                       : (ptx_operand){ .kind = PTX_OPND_REG, .reg = R_B };
-    in.ops[3] = (ptx_operand){ .kind = PTX_OPND_REG, .reg = R_C };
+    bool imm_c = imm_b && next_random() % 2; /* mad r, r, k, k */
+    in.ops[3] = imm_c ? (ptx_operand){ .kind = PTX_OPND_IMM, .imm = interesting() }
+                      : (ptx_operand){ .kind = PTX_OPND_REG, .reg = R_C };
     uint32_t active = next_random() % 2 ? 0xFFFFFFFFu : (uint32_t)next_random();
     uint64_t before[PTX_WARP_SIZE];
     memcpy(before, regs + R_DST * PTX_WARP_SIZE, sizeof before);
@@ -70,7 +72,7 @@ static void check(ptx_insn in, bool imm_b)
         }
         uint64_t a = ptx_value_as(regs[R_A * PTX_WARP_SIZE + lane], t);
         uint64_t b = ptx_value_as(imm_b ? in.ops[2].imm : regs[R_B * PTX_WARP_SIZE + lane], tb);
-        uint64_t c = ptx_value_as(regs[R_C * PTX_WARP_SIZE + lane], tc);
+        uint64_t c = ptx_value_as(imm_c ? in.ops[3].imm : regs[R_C * PTX_WARP_SIZE + lane], tc);
         uint64_t want = ptx_value_store(ptx_alu(&in, a, b, c), dst_type(&in));
         cr_assert_eq(got, want, "op %d type %d mods %u cmp %d lane %u: %#llx, want %#llx (a %#llx b %#llx)",
                      in.op, in.type, in.mods, in.cmp, lane, (unsigned long long)got,

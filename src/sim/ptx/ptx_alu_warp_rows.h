@@ -34,14 +34,26 @@ static inline bool as_row(const ptx_warp *w, const ptx_operand *o, uint64_t *spi
     return false;
 }
 
+/* Lane i of the result depends on lane i of the operands only, and a
+ * destination row is either an operand's row or disjoint from it (rows of
+ * different registers never overlap): the loop over all 32 lanes may be
+ * vectorised in place, which these pragmas tell the compiler (it cannot
+ * prove it, and would otherwise leave the loop scalar at -O2). */
+#if defined(__clang__)
+#define PTX_LANES_INDEPENDENT _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define PTX_LANES_INDEPENDENT _Pragma("GCC ivdep")
+#else
+#define PTX_LANES_INDEPENDENT
+#endif
+
 /* Runs `expr` (64 bits, of `lane`) for every lane of `active` into dst. */
 #define FOR_LANES64(expr)                                                   \
     do {                                                                    \
         if (active == 0xFFFFFFFFu) {                                        \
-            uint64_t r_[PTX_WARP_SIZE]; /* no alias of a, b or c: vectorises */\
+            PTX_LANES_INDEPENDENT                                           \
             for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)           \
-                r_[lane] = (expr);                                          \
-            memcpy(dst, r_, sizeof r_);                                     \
+                dst[lane] = (expr);                                         \
         } else {                                                            \
             for (uint32_t m_ = active; m_; m_ &= m_ - 1) {                  \
                 unsigned lane = (unsigned)__builtin_ctz(m_);                \

@@ -377,7 +377,7 @@ static void step(ptx_block *blk, ptx_warp *w)
 {
     const ptx_insn *in = &blk->k->code[w->pc];
     uint32_t active = guarded(w, in);
-    blk->thread_insns += (unsigned)__builtin_popcount(active);
+    blk->thread_insns += active == 0xFFFFFFFFu ? 32u : (unsigned)__builtin_popcount(active);
     switch ((ptx_opcode)in->op) {
     case PTX_OP_BRA:
         if (active == w->group) {
