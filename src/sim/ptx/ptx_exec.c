@@ -187,6 +187,92 @@ static void load_param(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t
     }
 }
 
+/* The lowest address `active` lanes access through ADDR operand o, and
+ * the span from it to the end of the highest access; false if one is
+ * misaligned or the span wraps (the lane-by-lane path then faults). */
+static bool warp_span(const ptx_warp *w, const ptx_operand *o, uint32_t active, unsigned bytes,
+                      uint64_t *lo_out, uint64_t *span_out)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, misaligned = 0;
+    if (o->reg == PTX_NO_REG) {
+        lo = hi = o->imm;
+        misaligned = o->imm;
+    } else {
+        const uint64_t *base = &REG(w, o->reg, 0);
+        for (uint32_t m = active; m; m &= m - 1) {
+            uint64_t a = base[lowest_lane(m)] + o->imm;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+            misaligned |= a;
+        }
+    }
+    if ((bytes > 1 && (misaligned & (bytes - 1))) || hi + bytes < hi)
+        return false;
+    *lo_out = lo;
+    *span_out = hi + bytes - lo;
+    return true;
+}
+
+/* ld/st of one element for all active lanes at once, when their accesses
+ * lie in one range (ptx_memory_span): what the lane-by-lane path does,
+ * without resolving each lane. False (nothing done) otherwise. */
+static bool load_warp(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned size = ptx_type_bytes(t);
+    const ptx_operand *src = &in->ops[1];
+    uint64_t lo, span;
+    if (in->vec != 1 || src->kind != PTX_OPND_ADDR || !active || !warp_span(w, src, active, size, &lo, &span))
+        return false;
+    const unsigned char *p = ptx_memory_span(blk, (ptx_space)in->space, lo, span);
+    if (!p)
+        return false;
+    const uint64_t *base = src->reg == PTX_NO_REG ? NULL : &REG(w, src->reg, 0);
+    uint64_t *dst = &REG(w, in->ops[0].reg, 0);
+    uint64_t delta = src->imm - lo;
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        const unsigned char *q = p + (base ? base[lane] + delta : 0);
+        if (size == 4) {
+            uint32_t v;
+            memcpy(&v, q, 4);
+            dst[lane] = t == PTX_T_S32 ? (uint64_t)(int64_t)(int32_t)v : v;
+        } else if (size == 8) {
+            memcpy(&dst[lane], q, 8);
+        } else {
+            uint64_t v = 0;
+            memcpy(&v, q, size);
+            dst[lane] = ptx_value_as(v, t);
+        }
+    }
+    return true;
+}
+
+static bool store_warp(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    unsigned size = ptx_type_bytes((ptx_type)in->type);
+    const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    uint64_t lo, span;
+    if (in->vec != 1 || dst->kind != PTX_OPND_ADDR || (src->kind != PTX_OPND_REG && src->kind != PTX_OPND_IMM) ||
+        src->negate || !active || !warp_span(w, dst, active, size, &lo, &span))
+        return false;
+    unsigned char *p = ptx_memory_span(blk, (ptx_space)in->space, lo, span);
+    if (!p)
+        return false;
+    const uint64_t *base = dst->reg == PTX_NO_REG ? NULL : &REG(w, dst->reg, 0);
+    const uint64_t *val = src->kind == PTX_OPND_REG ? &REG(w, src->reg, 0) : NULL;
+    uint64_t delta = dst->imm - lo;
+    /* Lanes in ascending order: of lanes storing to one address, the
+     * highest wins, as in the lane-by-lane path. The low `size` bytes of
+     * the register are the value at the type's width. */
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        uint64_t v = val ? val[lane] : src->imm;
+        memcpy(p + (base ? base[lane] + delta : 0), &v, size);
+    }
+    return true;
+}
+
 static void do_load(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
 {
     ptx_type t = (ptx_type)in->type;
@@ -196,6 +282,8 @@ static void do_load(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t ac
         load_param(blk, w, in, active);
         return;
     }
+    if (load_warp(blk, w, in, active))
+        return;
     for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         const unsigned char *p;
@@ -221,6 +309,8 @@ static void do_store(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t a
     ptx_type t = (ptx_type)in->type;
     unsigned size = ptx_type_bytes(t);
     const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    if (store_warp(blk, w, in, active))
+        return;
     for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         unsigned char *p;
