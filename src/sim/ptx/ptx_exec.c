@@ -39,27 +39,25 @@
 
 static unsigned lowest_lane(uint32_t mask) { return (unsigned)__builtin_ctz(mask); }
 
-/* Picks the lanes to run next: the waiting lanes at the lowest pc. */
+/* Picks the lanes to run next: the waiting lanes at the lowest pc (one
+ * pass: a lower pc found demotes the previous lowest to `next`). */
 static void select_group(ptx_warp *w)
 {
-    if (!w->waiting) {
-        w->group = 0;
-        return;
-    }
-    uint32_t lo = UINT32_MAX;
-    for (uint32_t m = w->waiting; m; m &= m - 1) {
-        uint32_t pc = w->lane_pc[lowest_lane(m)];
-        lo = pc < lo ? pc : lo;
-    }
-    uint32_t group = 0, next = UINT32_MAX;
+    uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
     for (uint32_t m = w->waiting; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
-        if (w->lane_pc[lane] == lo)
+        uint32_t pc = w->lane_pc[lane];
+        if (pc < lo) {
+            next = lo;
+            lo = pc;
+            group = 1u << lane;
+        } else if (pc == lo) {
             group |= 1u << lane;
-        else if (w->lane_pc[lane] < next)
-            next = w->lane_pc[lane];
+        } else if (pc < next) {
+            next = pc;
+        }
     }
-    w->pc = lo;
+    w->pc = group ? lo : w->pc;
     w->group = group;
     w->waiting &= ~group;
     w->next_wait_pc = next;
@@ -80,6 +78,21 @@ static void settle(ptx_warp *w)
 /* Moves lanes `lanes` of the group to pc `to` (the rest stay at w->pc). */
 static void split(ptx_warp *w, uint32_t lanes, uint32_t to, uint32_t rest_pc)
 {
+    if (!w->waiting && to != rest_pc) {
+        /* Nobody else waits: the side with the lower pc runs, the other
+         * waits (what select_group would find, without a pass). A running
+         * lane's lane_pc is not read until it leaves the group. */
+        uint32_t taken = w->group & lanes, fall = w->group & ~lanes;
+        bool taken_first = to < rest_pc;
+        uint32_t wait = taken_first ? fall : taken, wait_pc = taken_first ? rest_pc : to;
+        for (uint32_t m = wait; m; m &= m - 1)
+            w->lane_pc[lowest_lane(m)] = wait_pc;
+        w->pc = taken_first ? to : rest_pc;
+        w->group = taken_first ? taken : fall;
+        w->waiting = wait;
+        w->next_wait_pc = wait_pc;
+        return;
+    }
     for (uint32_t m = w->group; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         w->lane_pc[lane] = (lanes >> lane) & 1 ? to : rest_pc;
@@ -126,9 +139,11 @@ static void mov_special(const ptx_block *blk, ptx_warp *w, const ptx_insn *in, u
     if (!per_lane || (s == PTX_SREG_TID_X && b->block_dim.y * b->block_dim.z == 1)) {
         uint64_t v = per_lane ? 0 : ptx_value_store(special_register(blk, w, 0, s), t);
         uint64_t base = (uint64_t)w->index * PTX_WARP_SIZE;
+        uint64_t mask = ptx_value_store(UINT64_MAX, t); /* the type's width (not a predicate) */
         for (uint32_t m = active; m; m &= m - 1) {
             unsigned lane = lowest_lane(m);
-            REG(w, dst, lane) = per_lane ? ptx_value_store(base + lane, t) : v;
+            REG(w, dst, lane) = per_lane && t != PTX_T_PRED ? (base + lane) & mask
+                                : per_lane ? ptx_value_store(base + lane, t) : v;
         }
         return;
     }
@@ -441,13 +456,13 @@ static uint32_t guarded(const ptx_warp *w, const ptx_insn *in)
 {
     if (in->pred == PTX_NO_REG)
         return w->group;
-    uint32_t active = 0;
-    for (uint32_t m = w->group; m; m &= m - 1) {
-        unsigned lane = lowest_lane(m);
-        if ((REG(w, in->pred, lane) != 0) != (in->pred_negate != 0))
-            active |= 1u << lane;
-    }
-    return active;
+    /* All 32 lanes without branches, then masked: cheaper than a walk
+     * over the group's lanes. */
+    const uint64_t *p = &REG(w, in->pred, 0);
+    uint32_t holds = 0;
+    for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)
+        holds |= (uint32_t)(p[lane] != 0) << lane;
+    return (in->pred_negate ? ~holds : holds) & w->group;
 }
 
 /* Removes lanes from the group (exited or parked at a barrier); the rest
