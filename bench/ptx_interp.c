@@ -11,6 +11,8 @@
  *                                    (cg_NAME); prints "NAME cg_NAME
  *                                    thread_insns" for bench/callgrind_ptx.sh
  *   bench_ptx_interp --load FILE...  time to parse (load) each PTX file
+ *                                    (the plain run ends with
+ *                                    bench/kernels/big_module.ptx, 1.2 MB)
  *
  * A thread-instruction is one instruction executed by one lane whose guard
  * predicate held (ptx_run_block_counted counts them exactly). Each
@@ -448,5 +450,11 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < NKERNELS; i++)
         if (!only || strcmp(only, kernels[i].name) == 0)
             ok = bench_one(i, callgrind) && ok;
+    if (!only && !callgrind) { /* and the load of a large module */
+        char big[1024];
+        snprintf(big, sizeof big, "%s/bench/kernels/big_module.ptx", GG_BENCH_SOURCE_DIR);
+        char *files[] = { big };
+        ok = bench_load(1, files) == 0 && ok;
+    }
     return ok ? 0 : 1;
 }
