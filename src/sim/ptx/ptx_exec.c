@@ -39,6 +39,17 @@
 
 static unsigned lowest_lane(uint32_t mask) { return (unsigned)__builtin_ctz(mask); }
 
+/* Lanes in a mask: inline bit counting, since without -mpopcnt
+ * __builtin_popcount is a library call. */
+static unsigned lane_count(uint32_t m)
+{
+    if (m == 0xFFFFFFFFu)
+        return PTX_WARP_SIZE;
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
 /* Picks the lanes to run next: the waiting lanes at the lowest pc (one
  * pass: a lower pc found demotes the previous lowest to `next`). */
 static void select_group(ptx_warp *w)
@@ -482,7 +493,7 @@ static void step(ptx_block *blk, ptx_warp *w)
 {
     const ptx_insn *in = &blk->k->code[w->pc];
     uint32_t active = guarded(w, in);
-    blk->thread_insns += active == 0xFFFFFFFFu ? 32u : (unsigned)__builtin_popcount(active);
+    blk->thread_insns += lane_count(active);
     switch ((ptx_opcode)in->op) {
     case PTX_OP_BRA:
         if (active == w->group) {
