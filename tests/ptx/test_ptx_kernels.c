@@ -518,3 +518,54 @@ Test(ptx_kernels, falling_off_the_end_leaves_the_kernel)
     CU_OK(cuCtxSynchronize());
     CU_OK(cuCtxDestroy_v2(c));
 }
+
+/* The warp-wide ld/st path (ptx_exec.c, ptx_memory_span) against the
+ * lane-by-lane one it stands for: a warp ending exactly at the end of its
+ * allocation runs, one element further faults; lanes storing to one address
+ * leave the highest lane's value; one misaligned lane among aligned ones
+ * faults the launch. */
+Test(ptx_kernels, warp_wide_accesses_behave_as_lane_by_lane_ones)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    CUmodule m;
+    /* Bound: 64 threads, 64 ints: the second warp ends at the last byte. */
+    CUdeviceptr d = upload(NULL, 64 * sizeof(int32_t));
+    int n = 64;
+    void *args[] = { &d, &n };
+    CUfunction f = load_kernel("oob_store.ptx", "oob_store", &m);
+    launch(f, 1, 64, 0, args);
+    CU_OK(cuCtxSynchronize());
+    int32_t out[64];
+    CU_OK(cuMemcpyDtoH_v2(out, d, sizeof out));
+    for (int i = 0; i < 64; i++)
+        cr_assert_eq(out[i], i);
+    /* Bound + 1 (a warp of one lane past the end) is
+     * out_of_bounds_store_is_a_sticky_illegal_address. */
+
+    static const char *const same_address =
+        ".version 9.0\n.target sm_75\n.address_size 64\n"
+        ".visible .entry k(.param .u64 k_p)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n"
+        "\tld.param.u64 %rd1, [k_p];\n\tmov.u32 %r1, %tid.x;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+    CUmodule m2;
+    CU_OK(cuModuleLoadData(&m2, same_address));
+    void *args2[] = { &d };
+    launch(sim_test_kernel(m2, "k"), 1, 32, 0, args2);
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuMemcpyDtoH_v2(out, d, sizeof(int32_t)));
+    cr_assert_eq(out[0], 31, "of lanes storing to one address, the highest wins");
+
+    static const char *const one_misaligned =
+        ".version 9.0\n.target sm_75\n.address_size 64\n"
+        ".visible .entry k(.param .u64 k_p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
+        "\tld.param.u64 %rd1, [k_p];\n\tmov.u32 %r1, %tid.x;\n"
+        "\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+        "\tsetp.eq.u32 %p1, %r1, 7;\n\t@%p1 add.s64 %rd3, %rd3, 2;\n"
+        "\tld.global.u32 %r2, [%rd3];\n\tret;\n}\n";
+    CUmodule m3;
+    CU_OK(cuModuleLoadData(&m3, one_misaligned));
+    launch(sim_test_kernel(m3, "k"), 1, 32, 0, args2);
+    CU_IS(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS); /* lane 7 reads at +2 */
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}

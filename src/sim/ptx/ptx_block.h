@@ -47,6 +47,7 @@ typedef struct ptx_block {
     unsigned next_window;     /* the one to replace next (round robin) */
     ptx_sim_clock *clock;     /* the launch's simulated time */
     ptx_printf_fifo *printf_fifo; /* the launch's printf output; NULL: dropped */
+    uint64_t thread_insns;    /* lanes that executed an instruction, summed (bench/ptx_interp.c) */
 } ptx_block;
 
 /* Host address of `bytes` at address addr of `space` for thread `thread`,
@@ -54,6 +55,13 @@ typedef struct ptx_block {
  * misaligned: see ptx_memory.c). */
 void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigned bytes,
                          unsigned thread);
+/* Host address of [lo, lo + span) of `space` if the whole range lies in
+ * one range the block can reach at once (shared memory, the module's
+ * data, a global allocation: the warp-wide path of ld/st), else NULL
+ * without a fault (local memory, unknown or out-of-range addresses: the
+ * caller then resolves lane by lane with ptx_memory_resolve, which faults
+ * as it should). Alignment is the caller's to check. */
+void *ptx_memory_span(ptx_block *blk, ptx_space space, uint64_t lo, uint64_t span);
 /* A device-side fault: the launch fails with it, the block stops. */
 void ptx_block_fault(ptx_block *blk, gg_sim_trap kind);
 

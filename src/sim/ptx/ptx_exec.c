@@ -43,27 +43,36 @@
 
 static unsigned lowest_lane(uint32_t mask) { return (unsigned)__builtin_ctz(mask); }
 
-/* Picks the lanes to run next: the waiting lanes at the lowest pc. */
+/* Lanes in a mask: inline bit counting, since without -mpopcnt
+ * __builtin_popcount is a library call. */
+static unsigned lane_count(uint32_t m)
+{
+    if (m == 0xFFFFFFFFu)
+        return PTX_WARP_SIZE;
+    m = m - ((m >> 1) & 0x55555555u);
+    m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+    return (((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
+/* Picks the lanes to run next: the waiting lanes at the lowest pc (one
+ * pass: a lower pc found demotes the previous lowest to `next`). */
 static void select_group(ptx_warp *w)
 {
-    if (!w->waiting) {
-        w->group = 0;
-        return;
-    }
-    uint32_t lo = UINT32_MAX;
-    for (uint32_t m = w->waiting; m; m &= m - 1) {
-        uint32_t pc = w->lane_pc[lowest_lane(m)];
-        lo = pc < lo ? pc : lo;
-    }
-    uint32_t group = 0, next = UINT32_MAX;
+    uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
     for (uint32_t m = w->waiting; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
-        if (w->lane_pc[lane] == lo)
+        uint32_t pc = w->lane_pc[lane];
+        if (pc < lo) {
+            next = lo;
+            lo = pc;
+            group = 1u << lane;
+        } else if (pc == lo) {
             group |= 1u << lane;
-        else if (w->lane_pc[lane] < next)
-            next = w->lane_pc[lane];
+        } else if (pc < next) {
+            next = pc;
+        }
     }
-    w->pc = lo;
+    w->pc = group ? lo : w->pc;
     w->group = group;
     w->waiting &= ~group;
     w->next_wait_pc = next;
@@ -84,6 +93,21 @@ static void settle(ptx_warp *w)
 /* Moves lanes `lanes` of the group to pc `to` (the rest stay at w->pc). */
 static void split(ptx_warp *w, uint32_t lanes, uint32_t to, uint32_t rest_pc)
 {
+    if (!w->waiting && to != rest_pc) {
+        /* Nobody else waits: the side with the lower pc runs, the other
+         * waits (what select_group would find, without a pass). A running
+         * lane's lane_pc is not read until it leaves the group. */
+        uint32_t taken = w->group & lanes, fall = w->group & ~lanes;
+        bool taken_first = to < rest_pc;
+        uint32_t wait = taken_first ? fall : taken, wait_pc = taken_first ? rest_pc : to;
+        for (uint32_t m = wait; m; m &= m - 1)
+            w->lane_pc[lowest_lane(m)] = wait_pc;
+        w->pc = taken_first ? to : rest_pc;
+        w->group = taken_first ? taken : fall;
+        w->waiting = wait;
+        w->next_wait_pc = wait_pc;
+        return;
+    }
     for (uint32_t m = w->group; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         w->lane_pc[lane] = (lanes >> lane) & 1 ? to : rest_pc;
@@ -135,9 +159,11 @@ static void mov_special(const ptx_block *blk, ptx_warp *w, const ptx_insn *in, u
     if (!per_lane || (s == PTX_SREG_TID_X && b->block_dim.y * b->block_dim.z == 1)) {
         uint64_t v = per_lane ? 0 : ptx_value_store(special_register(blk, w, 0, s), t);
         uint64_t base = (uint64_t)w->index * PTX_WARP_SIZE;
+        uint64_t mask = ptx_value_store(UINT64_MAX, t); /* the type's width (not a predicate) */
         for (uint32_t m = active; m; m &= m - 1) {
             unsigned lane = lowest_lane(m);
-            REG(w, dst, lane) = per_lane ? ptx_value_store(base + lane, t) : v;
+            REG(w, dst, lane) = per_lane && t != PTX_T_PRED ? (base + lane) & mask
+                                : per_lane ? ptx_value_store(base + lane, t) : v;
         }
         return;
     }
@@ -202,6 +228,92 @@ static void load_param(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t
     }
 }
 
+/* The lowest address `active` lanes access through ADDR operand o, and
+ * the span from it to the end of the highest access; false if one is
+ * misaligned or the span wraps (the lane-by-lane path then faults). */
+static bool warp_span(const ptx_warp *w, const ptx_operand *o, uint32_t active, unsigned bytes,
+                      uint64_t *lo_out, uint64_t *span_out)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, misaligned = 0;
+    if (o->reg == PTX_NO_REG) {
+        lo = hi = o->imm;
+        misaligned = o->imm;
+    } else {
+        const uint64_t *base = &REG(w, o->reg, 0);
+        for (uint32_t m = active; m; m &= m - 1) {
+            uint64_t a = base[lowest_lane(m)] + o->imm;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+            misaligned |= a;
+        }
+    }
+    if ((bytes > 1 && (misaligned & (bytes - 1))) || hi + bytes < hi)
+        return false;
+    *lo_out = lo;
+    *span_out = hi + bytes - lo;
+    return true;
+}
+
+/* ld/st of one element for all active lanes at once, when their accesses
+ * lie in one range (ptx_memory_span): what the lane-by-lane path does,
+ * without resolving each lane. False (nothing done) otherwise. */
+static bool load_warp(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned size = ptx_type_bytes(t);
+    const ptx_operand *src = &in->ops[1];
+    uint64_t lo, span;
+    if (in->vec != 1 || src->kind != PTX_OPND_ADDR || !active || !warp_span(w, src, active, size, &lo, &span))
+        return false;
+    const unsigned char *p = ptx_memory_span(blk, (ptx_space)in->space, lo, span);
+    if (!p)
+        return false;
+    const uint64_t *base = src->reg == PTX_NO_REG ? NULL : &REG(w, src->reg, 0);
+    uint64_t *dst = &REG(w, in->ops[0].reg, 0);
+    uint64_t delta = src->imm - lo;
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        const unsigned char *q = p + (base ? base[lane] + delta : 0);
+        if (size == 4) {
+            uint32_t v;
+            memcpy(&v, q, 4);
+            dst[lane] = t == PTX_T_S32 ? (uint64_t)(int64_t)(int32_t)v : v;
+        } else if (size == 8) {
+            memcpy(&dst[lane], q, 8);
+        } else {
+            uint64_t v = 0;
+            memcpy(&v, q, size);
+            dst[lane] = ptx_value_as(v, t);
+        }
+    }
+    return true;
+}
+
+static bool store_warp(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
+{
+    unsigned size = ptx_type_bytes((ptx_type)in->type);
+    const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    uint64_t lo, span;
+    if (in->vec != 1 || dst->kind != PTX_OPND_ADDR || (src->kind != PTX_OPND_REG && src->kind != PTX_OPND_IMM) ||
+        src->negate || !active || !warp_span(w, dst, active, size, &lo, &span))
+        return false;
+    unsigned char *p = ptx_memory_span(blk, (ptx_space)in->space, lo, span);
+    if (!p)
+        return false;
+    const uint64_t *base = dst->reg == PTX_NO_REG ? NULL : &REG(w, dst->reg, 0);
+    const uint64_t *val = src->kind == PTX_OPND_REG ? &REG(w, src->reg, 0) : NULL;
+    uint64_t delta = dst->imm - lo;
+    /* Lanes in ascending order: of lanes storing to one address, the
+     * highest wins, as in the lane-by-lane path. The low `size` bytes of
+     * the register are the value at the type's width. */
+    for (uint32_t m = active; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        uint64_t v = val ? val[lane] : src->imm;
+        memcpy(p + (base ? base[lane] + delta : 0), &v, size);
+    }
+    return true;
+}
+
 static void do_load(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t active)
 {
     ptx_type t = (ptx_type)in->type;
@@ -211,6 +323,8 @@ static void do_load(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t ac
         load_param(blk, w, in, active);
         return;
     }
+    if (load_warp(blk, w, in, active))
+        return;
     for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         const unsigned char *p;
@@ -236,6 +350,8 @@ static void do_store(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t a
     ptx_type t = (ptx_type)in->type;
     unsigned size = ptx_type_bytes(t);
     const ptx_operand *dst = &in->ops[0], *src = &in->ops[1];
+    if (store_warp(blk, w, in, active))
+        return;
     for (uint32_t m = active; m && !blk->faulted; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         unsigned char *p;
@@ -335,13 +451,13 @@ static uint32_t guarded(const ptx_warp *w, const ptx_insn *in)
 {
     if (in->pred == PTX_NO_REG)
         return w->group;
-    uint32_t active = 0;
-    for (uint32_t m = w->group; m; m &= m - 1) {
-        unsigned lane = lowest_lane(m);
-        if ((REG(w, in->pred, lane) != 0) != (in->pred_negate != 0))
-            active |= 1u << lane;
-    }
-    return active;
+    /* All 32 lanes without branches, then masked: cheaper than a walk
+     * over the group's lanes. */
+    const uint64_t *p = &REG(w, in->pred, 0);
+    uint32_t holds = 0;
+    for (unsigned lane = 0; lane < PTX_WARP_SIZE; lane++)
+        holds |= (uint32_t)(p[lane] != 0) << lane;
+    return (in->pred_negate ? ~holds : holds) & w->group;
 }
 
 /* Removes lanes from the group (exited or parked at a barrier); the rest
@@ -361,6 +477,7 @@ static void step(ptx_block *blk, ptx_warp *w)
 {
     const ptx_insn *in = &blk->k->code[w->pc];
     uint32_t active = guarded(w, in);
+    blk->thread_insns += lane_count(active);
     switch ((ptx_opcode)in->op) {
     case PTX_OP_BRA:
         if (active == w->group) {
@@ -412,14 +529,14 @@ static void step(ptx_block *blk, ptx_warp *w)
             mov_special(blk, w, in, active);
             break;
         }
-        if (!ptx_alu_warp_b32(w, in, active))
+        if (!ptx_alu_warp_b32(w, in, active) && !ptx_alu_warp_float(w, in, active))
             do_alu(blk, w, in, active);
         break;
     case PTX_OP_ADDC: case PTX_OP_SUBC: case PTX_OP_MADC: ptx_exec_carry(blk, w, in, active); break;
     default:
         if (in->mods & PTX_MOD_CC) /* add.cc sub.cc mad.cc */
             ptx_exec_carry(blk, w, in, active);
-        else if (!ptx_alu_warp_b32(w, in, active))
+        else if (!ptx_alu_warp_b32(w, in, active) && !ptx_alu_warp_float(w, in, active))
             do_alu(blk, w, in, active);
         break;
     }
@@ -466,6 +583,13 @@ static uint64_t latest_warp_clock(const ptx_warp *warps, unsigned nwarps)
 
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                    ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo)
+{
+    ptx_run_block_counted(m, k, b, window, clock, printf_fifo, NULL);
+}
+
+void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                           ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
+                           uint64_t *thread_insns)
 {
     ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .clock = clock,
                      .printf_fifo = printf_fifo };
@@ -525,6 +649,8 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
     }
     uint64_t latest = latest_warp_clock(warps, blk.nwarps);
     clock->insns = latest > clock->insns ? latest : clock->insns;
+    if (thread_insns)
+        *thread_insns += blk.thread_insns;
     free(warps ? warps[0].regs : NULL);
     free(warps);
     free(blk.shared);

@@ -98,3 +98,49 @@ void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigne
         return NULL;
     }
 }
+
+/* [lo, lo + span) within one allocation the block already knows, or
+ * learns from blk->window: its host address, else NULL (no fault). */
+static void *global_span(ptx_block *blk, uint64_t lo, uint64_t span)
+{
+    for (unsigned i = 0; i < PTX_GLOBAL_WINDOWS; i++) {
+        const ptx_global_window *w = &blk->windows[i];
+        uint64_t off = lo - w->base;
+        if (off < w->size && w->size - off >= span)
+            return w->host + off;
+    }
+    ptx_global_window w;
+    if (!blk->window || !blk->window(blk->b, lo, &w))
+        return NULL;
+    blk->windows[blk->next_window] = w;
+    blk->next_window = (blk->next_window + 1) % PTX_GLOBAL_WINDOWS;
+    uint64_t off = lo - w.base;
+    return off < w.size && w.size - off >= span ? w.host + off : NULL;
+}
+
+static void *span_in(unsigned char *base, uint64_t size, uint64_t off, uint64_t span)
+{
+    return off <= size && size - off >= span ? base + off : NULL;
+}
+
+void *ptx_memory_span(ptx_block *blk, ptx_space space, uint64_t lo, uint64_t span)
+{
+    if (space == PTX_SPACE_GENERIC) {
+        if (lo - PTX_WINDOW_SHARED < PTX_WINDOW_SIZE)
+            return span_in(blk->shared, blk->shared_bytes, lo - PTX_WINDOW_SHARED, span);
+        if (lo - PTX_WINDOW_LOCAL < PTX_WINDOW_SIZE)
+            return NULL; /* one range per thread */
+        space = PTX_SPACE_GLOBAL;
+    }
+    switch (space) {
+    case PTX_SPACE_SHARED:
+        return span_in(blk->shared, blk->shared_bytes, lo, span);
+    case PTX_SPACE_GLOBAL:
+    case PTX_SPACE_CONST:
+        if (lo - PTX_WINDOW_MODULE < PTX_WINDOW_SIZE)
+            return span_in(blk->m->data, blk->m->data_bytes, lo - PTX_WINDOW_MODULE, span);
+        return space == PTX_SPACE_GLOBAL ? global_span(blk, lo, span) : NULL;
+    default:
+        return NULL;
+    }
+}

@@ -70,5 +70,11 @@ static inline uint64_t ptx_sim_time_ns(const ptx_sim_clock *c, uint64_t insns)
  * launch's; NULL: dropped). */
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                    ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo);
+/* ptx_run_block that also adds to *thread_insns (if not NULL) the
+ * thread-instructions the block executed: for each instruction run, the
+ * lanes whose guard predicate held (bench/ptx_interp.c's unit of work). */
+void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                           ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
+                           uint64_t *thread_insns);
 
 #endif
