@@ -27,3 +27,7 @@ for example in render vector_add dead_context; do
     (cd "$dir" && "$nvcc" -ptx -arch=compute_75 -o "kernels/$example.ptx" "$example.cu")
     echo "examples/$example/kernels/$example.ptx"
 done
+# gpu_check's kernels as PTX: what gg_gpu_check --backend sim runs when the
+# build has no nvcc to make gpu_check.fatbin (tests/gpu/CMakeLists.txt).
+(cd "$root/tests/gpu/kernels" && "$nvcc" -ptx -arch=compute_75 -o gpu_check.ptx gpu_check.cu)
+echo "tests/gpu/kernels/gpu_check.ptx"

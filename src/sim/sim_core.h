@@ -390,6 +390,13 @@ sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p);
 sim_status sim_host_alloc_mapped(sim_ctx *c, size_t bytes, void **p);
 sim_status sim_host_free(void *p);
 bool sim_host_contains(const void *p, size_t bytes);
+/* [addr, addr + bytes) as a kernel of a context of c's device reaches it
+ * through unified addressing: the host address itself when it lies in one
+ * page-locked host allocation made for that device (with unified
+ * addressing every page-locked allocation is device-accessible at its host
+ * address, as on a 64-bit CUDA system), else NULL. Freeing it while a
+ * kernel still reads it is the caller's race, as on a GPU. */
+void *sim_host_device_access(sim_ctx *c, uint64_t addr, size_t bytes);
 /* The device address of host pointer p: SIM_OK only if [p, p+1) lies in a
  * mapped allocation of context c's device. */
 sim_status sim_host_device_pointer(sim_ctx *c, const void *p, uint64_t *dptr);

@@ -269,6 +269,8 @@ static void *rt_map(const gg_sim_block *b, uint64_t dptr, size_t bytes)
     sim_launch *l = b->launch;
     sim_alloc *a = NULL;
     void *p = sim_mem_map(l->ctx, dptr, bytes, l->clock, &a);
+    if (!p && (p = sim_host_device_access(l->ctx, dptr, bytes)) != NULL)
+        return p; /* page-locked host memory: not pinned per launch */
     if (p && !keep_pin(l, a)) {
         sim_alloc_release(a);
         raise_fault(l, SIM_ERR_LAUNCH_FAILED);

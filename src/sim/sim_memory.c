@@ -451,6 +451,15 @@ sim_status sim_host_free(void *p)
     return SIM_OK;
 }
 
+void *sim_host_device_access(sim_ctx *c, uint64_t addr, size_t bytes)
+{
+    pthread_mutex_lock(&g_host_lock);
+    host_alloc *h = host_find((const char *)(uintptr_t)addr, bytes);
+    bool yes = h && h->owner->dev == c->dev;
+    pthread_mutex_unlock(&g_host_lock);
+    return yes ? (void *)(uintptr_t)addr : NULL;
+}
+
 bool sim_host_contains(const void *p, size_t bytes)
 {
     pthread_mutex_lock(&g_host_lock);

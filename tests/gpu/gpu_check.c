@@ -376,9 +376,24 @@ static void default_kernel_image(options *o, const char *backend, bool simulated
         return;
     char self[PATH_MAX];
     snprintf(self, sizeof self, "%s", o->env.self_exe);
-    const char *file = simulated ? "gpu_check_sim.so" : strcmp(backend, "hip") == 0 ? "gpu_check.hsaco"
-                                                                                      : "gpu_check.fatbin";
-    snprintf(o->kernel_image, sizeof o->kernel_image, "%s/../kernels/%s", dirname(self), file);
+    const char *dir = dirname(self);
+    bool hip = strcmp(backend, "hip") == 0;
+    if (simulated && !hip) {
+        /* The simulator runs the real kernels: the fatbin a GPU loads
+         * (its PTX, through the PTX interpreter), else their committed PTX
+         * (no nvcc at build time); the host C twins only when neither was
+         * built. The HIP face stands for an AMD GPU, which runs no PTX: it
+         * keeps the twins. */
+        static const char *const images[] = { "gpu_check.fatbin", "gpu_check.ptx", "gpu_check_sim.so" };
+        for (size_t i = 0; i < sizeof images / sizeof images[0]; i++) {
+            snprintf(o->kernel_image, sizeof o->kernel_image, "%s/../kernels/%s", dir, images[i]);
+            if (access(o->kernel_image, R_OK) == 0)
+                return;
+        }
+        return; /* the twin's path: the load names it when it is missing */
+    }
+    const char *file = simulated ? "gpu_check_sim.so" : hip ? "gpu_check.hsaco" : "gpu_check.fatbin";
+    snprintf(o->kernel_image, sizeof o->kernel_image, "%s/../kernels/%s", dir, file);
 }
 
 int main(int argc, char **argv)
