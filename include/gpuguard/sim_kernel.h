@@ -70,7 +70,8 @@ typedef struct gg_sim_block {
 typedef enum gg_sim_trap {
     GG_SIM_TRAP_ILLEGAL_ADDRESS = 1, /* CUDA_ERROR_ILLEGAL_ADDRESS (700) */
     GG_SIM_TRAP_ASSERT = 2,          /* CUDA_ERROR_ASSERT (710) */
-    GG_SIM_TRAP_LAUNCH_FAILED = 3    /* CUDA_ERROR_LAUNCH_FAILED (719) */
+    GG_SIM_TRAP_LAUNCH_FAILED = 3,   /* CUDA_ERROR_LAUNCH_FAILED (719) */
+    GG_SIM_TRAP_MISALIGNED_ADDRESS = 4 /* CUDA_ERROR_MISALIGNED_ADDRESS (716; HIP: hipErrorIllegalAddress) */
 } gg_sim_trap;
 
 typedef struct gg_sim_runtime {

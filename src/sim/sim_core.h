@@ -60,6 +60,7 @@ typedef enum sim_status {
     SIM_ERR_LAUNCH_FAILED,       /* sticky */
     SIM_ERR_NOT_SUPPORTED,
     SIM_ERR_NO_BINARY_FOR_GPU,   /* an image with machine code only, or PTX only for newer devices */
+    SIM_ERR_MISALIGNED_ADDRESS,  /* sticky: a PTX access not aligned to its size */
     SIM_ERR_UNKNOWN
 } sim_status;
 

@@ -29,6 +29,7 @@
     X(CUDA_ERROR_LAUNCH_TIMEOUT, 702, "the launch timed out and was terminated") \
     X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709, "context is destroyed") \
     X(CUDA_ERROR_ASSERT, 710, "device-side assert triggered") \
+    X(CUDA_ERROR_MISALIGNED_ADDRESS, 716, "misaligned address") \
     X(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, 712, "part or all of the requested memory range is already mapped") \
     X(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, 713, "pointer does not correspond to a registered memory region") \
     X(CUDA_ERROR_LAUNCH_FAILED, 719, "unspecified launch failure") \

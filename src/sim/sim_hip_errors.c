@@ -39,6 +39,9 @@ hipError_t sim_hip_result(sim_status st)
     case SIM_ERR_LAUNCH_FAILED: return hipErrorLaunchFailure;
     case SIM_ERR_NOT_SUPPORTED: return hipErrorNotSupported;
     case SIM_ERR_NO_BINARY_FOR_GPU: return hipErrorNoBinaryForGpu;
+    /* HIP has no misaligned-address error: an AMD GPU reports a memory
+     * access fault, hipErrorIllegalAddress. */
+    case SIM_ERR_MISALIGNED_ADDRESS: return hipErrorIllegalAddress;
     case SIM_ERR_UNKNOWN: return hipErrorUnknown;
     }
     return hipErrorUnknown;

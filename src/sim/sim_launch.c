@@ -287,6 +287,7 @@ static void rt_trap(const gg_sim_block *b, gg_sim_trap kind)
     switch (kind) {
     case GG_SIM_TRAP_ASSERT: raise_fault(l, SIM_ERR_ASSERT); break;
     case GG_SIM_TRAP_LAUNCH_FAILED: raise_fault(l, SIM_ERR_LAUNCH_FAILED); break;
+    case GG_SIM_TRAP_MISALIGNED_ADDRESS: raise_fault(l, SIM_ERR_MISALIGNED_ADDRESS); break;
     case GG_SIM_TRAP_ILLEGAL_ADDRESS:
     default: raise_fault(l, SIM_ERR_ILLEGAL_ADDRESS); break;
     }

@@ -7,8 +7,8 @@
  * remembers the few allocations it used last (ptx_global_window), and any
  * address outside them goes to rt->map(), which fails the launch with
  * ILLEGAL_ADDRESS when it is out of range.
- * A misaligned access fails the launch with ILLEGAL_ADDRESS too: the
- * simulator has no MISALIGNED_ADDRESS (716) fault kind yet.
+ * A misaligned access (an address not a multiple of the access's size)
+ * fails the launch with MISALIGNED_ADDRESS (716), sticky, as on a GPU.
  */
 #include "ptx_block.h"
 
@@ -62,7 +62,7 @@ void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigne
                          unsigned thread)
 {
     if (bytes > 1 && (addr & (bytes - 1))) {
-        ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS); /* misaligned: see above */
+        ptx_block_fault(blk, GG_SIM_TRAP_MISALIGNED_ADDRESS);
         return NULL;
     }
     if (space == PTX_SPACE_GENERIC) {
