@@ -252,8 +252,11 @@ static sim_status free_allocation(sim_ctx *c, uint64_t dptr, bool module)
     size_t at = upper_bound(c, dptr);
     sim_alloc *a = at ? c->allocs[at - 1] : NULL;
     if (!a || a->dptr != dptr || a->freed_clock || a->module_data != module) {
+        /* Decided under the lock: once it is released, a stream worker may
+         * drop the last reference to an allocation being freed. */
+        bool module_variables = a && a->dptr == dptr && !a->freed_clock && a->module_data;
         pthread_mutex_unlock(&c->lock);
-        if (a && a->dptr == dptr && !a->freed_clock && a->module_data)
+        if (module_variables)
             sim_detail("0x%llx holds a module's variables: it is freed when the module is unloaded",
                        (unsigned long long)dptr);
         else
