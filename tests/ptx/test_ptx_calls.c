@@ -1,6 +1,7 @@
 /* Device functions, calls and printf in nvcc-compiled kernels (fixtures
  * calls.ptx and printf.ptx, from kernels/calls.cu and kernels/printf.cu),
  * run through the simulator's CUDA face and compared with host C. */
+#include "ptx_test_support.h"
 #include "sim_test.h"
 #include "sim_cuda_client.h"
 #include "ptx/ptx_printf.h"
@@ -13,30 +14,6 @@
 #include <unistd.h>
 
 TestSuite(ptx_calls, .timeout = 120);
-
-static char *read_text(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", GG_PTX_FIXTURE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-static CUfunction load(const char *fixture, const char *kernel, CUmodule *mod)
-{
-    char *src = read_text(fixture);
-    CU_OK(cuModuleLoadData(mod, src));
-    free(src);
-    return sim_test_kernel(*mod, kernel);
-}
 
 /* ---- calls.cu's functions, on the host ---------------------------------- */
 
@@ -82,7 +59,7 @@ Test(ptx_calls, device_functions_give_the_host_results_with_divergent_callers)
     CU_OK(cuMemAlloc_v2(&dpair, sizeof out_pair));
     CU_OK(cuMemcpyHtoD_v2(din, in, sizeof in));
     CUmodule m;
-    CUfunction f = load("calls.ptx", "calls", &m);
+    CUfunction f = ptx_test_load_kernel("calls.ptx", "calls", &m);
     int n = N;
     void *args[] = { &din, &dint, &ddbl, &dpair, &n };
     /* 64 threads a block: a partial last block, warps whose lanes call
@@ -119,7 +96,7 @@ static char *printed_by(unsigned grid, unsigned block, int *ret, size_t *len)
     sim_test_init(NULL);
     CUcontext c = sim_test_ctx(0);
     CUmodule m;
-    CUfunction f = load("printf.ptx", "print_values", &m);
+    CUfunction f = ptx_test_load_kernel("printf.ptx", "print_values", &m);
     CUdeviceptr dret;
     CU_OK(cuMemAlloc_v2(&dret, 2 * block * sizeof(int)));
     int n = (int)block;
@@ -266,7 +243,7 @@ Test(ptx_calls, printf_star_widths_narrowing_null_strings_and_unsupported_conver
     sim_test_init(NULL);
     CUcontext c = sim_test_ctx(0);
     CUmodule m;
-    CUfunction f = load("printf.ptx", "print_edges", &m);
+    CUfunction f = ptx_test_load_kernel("printf.ptx", "print_edges", &m);
     CUdeviceptr dret;
     CU_OK(cuMemAlloc_v2(&dret, 2 * sizeof(int)));
     CU_OK(cuMemsetD8_v2(dret, 0, 2 * sizeof(int)));
@@ -295,7 +272,7 @@ Test(ptx_calls, printf_of_an_unreadable_string_faults_the_launch)
     sim_test_init(NULL);
     CUcontext c = sim_test_ctx(0);
     CUmodule m;
-    CUfunction f = load("printf.ptx", "print_bad_string", &m);
+    CUfunction f = ptx_test_load_kernel("printf.ptx", "print_bad_string", &m);
     CUdeviceptr bad = 0x10;
     void *args[] = { &bad };
     edge_run r = { f, args, CUDA_ERROR_UNKNOWN, CUDA_ERROR_UNKNOWN };

@@ -5,6 +5,7 @@
  * and hand-written PTX for the forms CUDA does not reach (the c operand,
  * the predicate a shuffle gives, red), each compared with a host
  * reference written from the CUDA and PTX documentation. */
+#include "ptx_test_support.h"
 #include "sim_test.h"
 #include "sim_cuda_client.h"
 
@@ -18,54 +19,19 @@ TestSuite(ptx_warp_ops, .timeout = 60);
 
 #define PTX_HEADER ".version 7.0\n.target sm_75\n.address_size 64\n"
 
-static char *read_text(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", GG_PTX_FIXTURE_DIR, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 static CUmodule load_fixture(const char *fixture)
 {
-    char *src = read_text(fixture);
+    char *src = ptx_test_read_fixture(fixture);
     CUmodule m;
     CU_OK(cuModuleLoadData(&m, src));
     free(src);
     return m;
 }
 
-static CUdeviceptr upload(const void *host, size_t bytes)
-{
-    CUdeviceptr d;
-    CU_OK(cuMemAlloc_v2(&d, bytes));
-    if (host)
-        CU_OK(cuMemcpyHtoD_v2(d, host, bytes));
-    else
-        CU_OK(cuMemsetD8_v2(d, 0, bytes));
-    return d;
-}
-
 static void run(CUfunction f, unsigned grid, unsigned block, void **args)
 {
     CU_OK(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, args, NULL));
     CU_OK(cuCtxSynchronize());
-}
-
-static uint32_t next_random(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
 }
 
 /* ---- shuffles through CUDA's intrinsics -------------------------------- */
@@ -98,8 +64,8 @@ static void check_shuffles(CUfunction f, const int *skip, int width, int delta, 
     int v[N], out[4 * N];
     uint32_t seed = (uint32_t)(width * 131 + delta * 7 + src + 1);
     for (int i = 0; i < N; i++)
-        v[i] = (int)next_random(&seed);
-    CUdeviceptr dv = upload(v, sizeof v), ds = upload(skip, N * sizeof(int)), dout;
+        v[i] = (int)ptx_test_random(&seed);
+    CUdeviceptr dv = ptx_test_upload(v, sizeof v), ds = ptx_test_upload(skip, N * sizeof(int)), dout;
     CU_OK(cuMemAlloc_v2(&dout, sizeof out));
     CU_OK(cuMemsetD32_v2(dout, 0xDEADBEEF, 4 * N));
     void *args[] = { &dv, &ds, &dout, &width, &delta, &src };
@@ -160,8 +126,8 @@ Test(ptx_warp_ops, shuffle_reductions_and_a_shuffled_double)
     int v[N], warp_sum[N / 32], all_sum[N];
     uint32_t seed = 99;
     for (int i = 0; i < N; i++)
-        v[i] = (int)(next_random(&seed) % 2000001u) - 1000000;
-    CUdeviceptr dv = upload(v, sizeof v), dw = upload(NULL, sizeof warp_sum), da = upload(NULL, sizeof all_sum);
+        v[i] = (int)(ptx_test_random(&seed) % 2000001u) - 1000000;
+    CUdeviceptr dv = ptx_test_upload(v, sizeof v), dw = ptx_test_upload(NULL, sizeof warp_sum), da = ptx_test_upload(NULL, sizeof all_sum);
     void *args[] = { &dv, &dw, &da };
     run(sim_test_kernel(m, "shuffle_sums"), 2, 128, args);
     CU_OK(cuMemcpyDtoH_v2(warp_sum, dw, sizeof warp_sum));
@@ -176,8 +142,8 @@ Test(ptx_warp_ops, shuffle_reductions_and_a_shuffled_double)
     }
     double dvals[32], dout[32];
     for (int i = 0; i < 32; i++)
-        dvals[i] = (double)(int32_t)next_random(&seed) / 3.0;
-    CUdeviceptr din = upload(dvals, sizeof dvals), dd = upload(NULL, sizeof dout);
+        dvals[i] = (double)(int32_t)ptx_test_random(&seed) / 3.0;
+    CUdeviceptr din = ptx_test_upload(dvals, sizeof dvals), dd = ptx_test_upload(NULL, sizeof dout);
     void *dargs[] = { &din, &dd };
     run(sim_test_kernel(m, "shuffle_double"), 1, 32, dargs);
     CU_OK(cuMemcpyDtoH_v2(dout, dd, sizeof dout));
@@ -202,11 +168,11 @@ Test(ptx_warp_ops, votes_and_active_mask_in_divergent_code)
         int sel[N], pred[N];
         uint32_t out[5 * N];
         for (int i = 0; i < N; i++) {
-            uint32_t r = next_random(&seed);
+            uint32_t r = ptx_test_random(&seed);
             sel[i] = pattern == 0 ? 1 : pattern == 1 ? i % 3 != 0 : (int)(r & 1);
             pred[i] = pattern == 2 ? 1 : pattern == 3 ? 0 : pattern == 4 ? i % 2 : (int)((r >> 5) % 3);
         }
-        CUdeviceptr ds = upload(sel, sizeof sel), dp = upload(pred, sizeof pred), dout = upload(NULL, sizeof out);
+        CUdeviceptr ds = ptx_test_upload(sel, sizeof sel), dp = ptx_test_upload(pred, sizeof pred), dout = ptx_test_upload(NULL, sizeof out);
         void *args[] = { &ds, &dp, &dout };
         run(f, 1, N, args);
         CU_OK(cuMemcpyDtoH_v2(out, dout, sizeof out));
@@ -257,7 +223,7 @@ Test(ptx_warp_ops, match_any_and_match_all)
         uint32_t out[3 * 32];
         for (int i = 0; i < 32; i++)
             v[i] = round ? -5 : (i * 7) % 5 - (i == 31 ? 100 : 0);
-        CUdeviceptr dv = upload(v, sizeof v), dout = upload(NULL, sizeof out);
+        CUdeviceptr dv = ptx_test_upload(v, sizeof v), dout = ptx_test_upload(NULL, sizeof out);
         void *args[] = { &dv, &dout };
         run(f, 1, 32, args);
         CU_OK(cuMemcpyDtoH_v2(out, dout, sizeof out));
@@ -330,16 +296,16 @@ Test(ptx_warp_ops, shfl_c_operand_clamp_segments_and_predicate)
             uint32_t b[32], cv[32], out[64];
             /* c: clamp 0..31 with segment masks of the widths CUDA uses,
              * then arbitrary bits (above bit 12 ignored); b above 31 too. */
-            uint32_t seg = round < 12 ? (32u - (1u << (round % 6))) << 8 : (next_random(&seed) & 0x1F00u);
-            uint32_t clamp = round % 3 == 0 ? 0 : round % 3 == 1 ? 31 : next_random(&seed) & 31;
-            uint32_t on = round % 4 == 3 ? next_random(&seed) | 1u : 0xFFFFFFFFu;
+            uint32_t seg = round < 12 ? (32u - (1u << (round % 6))) << 8 : (ptx_test_random(&seed) & 0x1F00u);
+            uint32_t clamp = round % 3 == 0 ? 0 : round % 3 == 1 ? 31 : ptx_test_random(&seed) & 31;
+            uint32_t on = round % 4 == 3 ? ptx_test_random(&seed) | 1u : 0xFFFFFFFFu;
             for (int i = 0; i < 32; i++) {
-                v[i] = (int)next_random(&seed);
-                b[i] = round >= 18 ? next_random(&seed) : next_random(&seed) % 9;
-                cv[i] = seg | clamp | (round >= 20 ? next_random(&seed) & 0xFFFFE000u : 0);
+                v[i] = (int)ptx_test_random(&seed);
+                b[i] = round >= 18 ? ptx_test_random(&seed) : ptx_test_random(&seed) % 9;
+                cv[i] = seg | clamp | (round >= 20 ? ptx_test_random(&seed) & 0xFFFFE000u : 0);
             }
-            CUdeviceptr dv = upload(v, sizeof v), db = upload(b, sizeof b), dc = upload(cv, sizeof cv),
-                        dout = upload(NULL, sizeof out);
+            CUdeviceptr dv = ptx_test_upload(v, sizeof v), db = ptx_test_upload(b, sizeof b), dc = ptx_test_upload(cv, sizeof cv),
+                        dout = ptx_test_upload(NULL, sizeof out);
             void *args[] = { &dv, &db, &dc, &dout, &on };
             run(f, 1, 32, args);
             CU_OK(cuMemcpyDtoH_v2(out, dout, sizeof out));
@@ -401,10 +367,10 @@ Test(ptx_warp_ops, redux_sync_over_the_lanes_of_the_mask)
     for (int round = 0; round < 4; round++) {
         int32_t v[32];
         uint32_t out[8 * 32];
-        uint32_t on = round == 0 ? 0xFFFFFFFFu : round == 1 ? 1u : next_random(&seed);
+        uint32_t on = round == 0 ? 0xFFFFFFFFu : round == 1 ? 1u : ptx_test_random(&seed);
         for (int i = 0; i < 32; i++)
-            v[i] = round == 3 && i == 4 ? INT_MIN : (int32_t)next_random(&seed);
-        CUdeviceptr dv = upload(v, sizeof v), dout = upload(NULL, sizeof out);
+            v[i] = round == 3 && i == 4 ? INT_MIN : (int32_t)ptx_test_random(&seed);
+        CUdeviceptr dv = ptx_test_upload(v, sizeof v), dout = ptx_test_upload(NULL, sizeof out);
         void *args[] = { &dv, &dout, &on };
         run(f, 1, 32, args);
         CU_OK(cuMemcpyDtoH_v2(out, dout, sizeof out));
@@ -477,12 +443,12 @@ Test(ptx_warp_ops, integer_atomics_of_every_operation_on_global_memory)
         uint32_t bound = cases[k][0];
         int32_t v[N];
         for (int i = 0; i < N; i++)
-            v[i] = (int32_t)next_random(&seed);
+            v[i] = (int32_t)ptx_test_random(&seed);
         v[17] = INT_MIN;
         v[200] = INT_MAX;
         int32_t g[12] = { INT_MIN, INT_MAX, 0, -1, -1, 0, 0x5A5A5A5A, 0, (int32_t)cases[k][1],
                           (int32_t)cases[k][2], -1, 0 };
-        CUdeviceptr dv = upload(v, sizeof v), dg = upload(g, sizeof g), dold = upload(NULL, N * 4);
+        CUdeviceptr dv = ptx_test_upload(v, sizeof v), dg = ptx_test_upload(g, sizeof g), dold = ptx_test_upload(NULL, N * 4);
         void *args[] = { &dv, &dg, &dold, &bound };
         run(f, 2, N / 2, args);
         int32_t got[12];
@@ -537,15 +503,15 @@ Test(ptx_warp_ops, wide_atomics_and_double_add)
     uint32_t seed = 77;
     double dsum = 0.5;
     for (int i = 0; i < N; i++) {
-        v[i] = (int64_t)(((uint64_t)next_random(&seed) << 32) | next_random(&seed));
-        dv[i] = (double)(int)(next_random(&seed) % 4001u - 2000u) * 0.25; /* exact sums */
+        v[i] = (int64_t)(((uint64_t)ptx_test_random(&seed) << 32) | ptx_test_random(&seed));
+        dv[i] = (double)(int)(ptx_test_random(&seed) % 4001u - 2000u) * 0.25; /* exact sums */
         dsum += dv[i];
     }
     v[5] = INT64_MIN;
     v[6] = INT64_MAX;
     uint64_t g[9] = { (uint64_t)INT64_MIN, (uint64_t)INT64_MAX, 0, UINT64_MAX, UINT64_MAX, 0, 0, 0, UINT64_MAX };
     double start = 0.5;
-    CUdeviceptr dvv = upload(v, sizeof v), dg = upload(g, sizeof g), ds = upload(&start, 8), ddv = upload(dv, sizeof dv);
+    CUdeviceptr dvv = ptx_test_upload(v, sizeof v), dg = ptx_test_upload(g, sizeof g), ds = ptx_test_upload(&start, 8), ddv = ptx_test_upload(dv, sizeof dv);
     void *args[] = { &dvv, &dg, &ds, &ddv };
     run(sim_test_kernel(m, "atomic_wide"), 3, N / 3, args);
     uint64_t got[9];
@@ -594,14 +560,14 @@ Test(ptx_warp_ops, cas_loops_float_add_and_exchange)
     float v[N], fmax = -1e30f, fsum = 0;
     uint32_t seed = 5;
     for (int i = 0; i < N; i++) {
-        v[i] = (float)(int)(next_random(&seed) % 20001u - 10000u) * 0.5f; /* exact sums */
+        v[i] = (float)(int)(ptx_test_random(&seed) % 20001u - 10000u) * 0.5f; /* exact sums */
         fmax = v[i] > fmax ? v[i] : fmax;
         fsum += v[i];
     }
     float start_max = -1e30f, zero = 0;
     unsigned long long counter = 1000;
-    CUdeviceptr dv = upload(v, sizeof v), dmax = upload(&start_max, 4), dcount = upload(&counter, 8),
-                dsum = upload(&zero, 4), dx = upload(&zero, 4);
+    CUdeviceptr dv = ptx_test_upload(v, sizeof v), dmax = ptx_test_upload(&start_max, 4), dcount = ptx_test_upload(&counter, 8),
+                dsum = ptx_test_upload(&zero, 4), dx = ptx_test_upload(&zero, 4);
     void *args[] = { &dv, &dmax, &dcount, &dsum, &dx };
     run(sim_test_kernel(m, "atomic_cas"), 5, N / 5, args);
     int32_t gmax;
@@ -634,9 +600,9 @@ Test(ptx_warp_ops, shared_memory_atomics)
     for (size_t k = 0; k < sizeof bounds / sizeof bounds[0]; k++) {
         int32_t v[N], out[12];
         for (int i = 0; i < N; i++)
-            v[i] = (int32_t)next_random(&seed);
+            v[i] = (int32_t)ptx_test_random(&seed);
         uint32_t bound = bounds[k];
-        CUdeviceptr dv = upload(v, sizeof v), dout = upload(NULL, sizeof out);
+        CUdeviceptr dv = ptx_test_upload(v, sizeof v), dout = ptx_test_upload(NULL, sizeof out);
         void *args[] = { &dv, &dout, &bound };
         run(f, 1, N, args);
         CU_OK(cuMemcpyDtoH_v2(out, dout, sizeof out));
@@ -682,7 +648,7 @@ Test(ptx_warp_ops, misaligned_or_out_of_range_atomics_fault)
         CUcontext c = sim_test_ctx(0);
         CUmodule m = load_fixture("atomics.ptx");
         CUfunction f = sim_test_kernel(m, "atomic_at");
-        CUdeviceptr d = upload(NULL, 64);
+        CUdeviceptr d = ptx_test_upload(NULL, 64);
         long long off = 4;
         void *args[] = { &d, &off };
         run(f, 1, 3, args);
@@ -738,7 +704,7 @@ Test(ptx_warp_ops, red_without_result_and_float_adds_at_subnormals)
     enum { N = 40 };
     struct { uint32_t sum, max, inc, pad; uint64_t bits; double d; float f; int32_t x; } g = { 0, 0, 0, 0, 8, 0.25, 0, -1 };
     uint32_t out[4] = { 0 }, bound = 6;
-    CUdeviceptr dg = upload(&g, sizeof g), dout = upload(NULL, sizeof out);
+    CUdeviceptr dg = ptx_test_upload(&g, sizeof g), dout = ptx_test_upload(NULL, sizeof out);
     void *args[] = { &dg, &dout, &bound };
     run(f, 1, N, args);
     CU_OK(cuMemcpyDtoH_v2(&g, dg, sizeof g));
@@ -817,7 +783,7 @@ Test(ptx_warp_ops, global_atomics_from_concurrent_streams_lose_no_update)
     CUmodule m;
     CU_OK(cuModuleLoadData(&m, k_hammer));
     CUfunction f = sim_test_kernel(m, "hammer");
-    CUdeviceptr g = upload(NULL, 24);
+    CUdeviceptr g = ptx_test_upload(NULL, 24);
     unsigned n = 4000;
     void *args[] = { &g, &n };
     CUstream s[2];
