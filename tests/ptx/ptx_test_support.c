@@ -288,3 +288,17 @@ CUfunction ptx_test_load_or_skip(const char *fixture, const char *kernel, const 
     return sim_test_kernel(*mod, kernel);
 }
 
+
+CUfunction ptx_test_begin(const char *fixture, const char *kernel, CUcontext *ctx, CUmodule *mod)
+{
+    sim_test_init(NULL);
+    *ctx = sim_test_ctx(0);
+    return ptx_test_load_kernel(fixture, kernel, mod);
+}
+
+void ptx_test_end(CUcontext ctx, CUmodule mod)
+{
+    CU_OK(cuModuleUnload(mod));
+    CU_OK(cuCtxDestroy_v2(ctx));
+    sim_test_assert_no_leaks();
+}

@@ -14,6 +14,12 @@
 #define PTX_TEST_NAN_F32 0x7FFFFFFFu
 #define PTX_TEST_NAN_F64 0x7FFFFFFFFFFFFFFFull
 
+/* Starts a test: the simulator initialised, a context on device 0 current
+ * (*ctx), fixtures/<fixture> loaded (*mod); returns kernel `kernel`. */
+CUfunction ptx_test_begin(const char *fixture, const char *kernel, CUcontext *ctx, CUmodule *mod);
+/* Ends a test: unloads mod, destroys ctx (and its allocations) and checks
+ * that nothing of the simulator is left. */
+void ptx_test_end(CUcontext ctx, CUmodule mod);
 /* The text of fixtures/<name>, NUL-terminated, in memory the caller frees. */
 char *ptx_test_read_fixture(const char *name);
 /* Loads fixtures/<fixture> with cuModuleLoadData (PTX text from memory) into

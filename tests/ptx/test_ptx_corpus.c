@@ -17,23 +17,6 @@
 
 TestSuite(ptx_corpus, .timeout = 30);
 
-/* Starts a test: a context on device 0 with `fixture` loaded. */
-static CUfunction corpus_begin(const char *fixture, const char *kernel, CUcontext *ctx, CUmodule *mod)
-{
-    sim_test_init(NULL);
-    *ctx = sim_test_ctx(0);
-    return ptx_test_load_kernel(fixture, kernel, mod);
-}
-
-/* Ends a test: unloads, destroys the context (and its allocations) and checks
- * that nothing of the simulator is left. */
-static void corpus_end(CUcontext ctx, CUmodule mod)
-{
-    CU_OK(cuModuleUnload(mod));
-    CU_OK(cuCtxDestroy_v2(ctx));
-    sim_test_assert_no_leaks();
-}
-
 /* A float with random sign, exponent in [2^-6, 2^6) and all 24 mantissa bits
  * random, so that products and sums round. */
 static float random_float(uint32_t *seed)
@@ -77,7 +60,7 @@ Test(ptx_corpus, saxpy_contracts_to_fma_with_edge_values)
     }
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_saxpy.ptx", "corpus_saxpy", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_saxpy.ptx", "corpus_saxpy", &ctx, &mod);
     CUdeviceptr dx = ptx_test_upload(x, sizeof x), dy = ptx_test_upload(y, sizeof y);
     int n = N - 1; /* the last element stays untouched */
     float a = -2.75f;
@@ -87,7 +70,7 @@ Test(ptx_corpus, saxpy_contracts_to_fma_with_edge_values)
     for (int i = 0; i < n; i++)
         assert_same_f32(out[i], fmaf(a, x[i], y[i]), "y", i);
     cr_assert_eq(ptx_test_f32_bits(out[N - 1]), ptx_test_f32_bits(y[N - 1]), "y[n] was written");
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* C = A*B with the kernel's zero padding of partial tiles: the sum runs over
@@ -116,7 +99,7 @@ Test(ptx_corpus, tiled_matrix_multiply_with_partial_tiles)
     B[7 * NC + 2] = INFINITY; /* column 2 of C is +-inf or NaN */
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_matmul.ptx", "corpus_matmul", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_matmul.ptx", "corpus_matmul", &ctx, &mod);
     CUdeviceptr dA = ptx_test_upload(A, sizeof A), dB = ptx_test_upload(B, sizeof B);
     CUdeviceptr dC = ptx_test_upload(NULL, sizeof C);
     int m = M, n = NC, k = K;
@@ -127,7 +110,7 @@ Test(ptx_corpus, tiled_matrix_multiply_with_partial_tiles)
     for (int r = 0; r < M; r++)
         for (int c = 0; c < NC; c++)
             assert_same_f32(C[r * NC + c], matmul_reference(A, B, K, NC, r, c, TILE), "C", r * NC + c);
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus, transpose_through_a_padded_shared_tile_moves_bits)
@@ -143,7 +126,7 @@ Test(ptx_corpus, transpose_through_a_padded_shared_tile_moves_bits)
     in[W * H - 1] = 0x00000001u;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_transpose.ptx", "corpus_transpose", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_transpose.ptx", "corpus_transpose", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     int width = W, height = H;
     void *args[] = { &dout, &din, &width, &height };
@@ -153,7 +136,7 @@ Test(ptx_corpus, transpose_through_a_padded_shared_tile_moves_bits)
         for (int x = 0; x < W; x++)
             cr_assert_eq(out[x * H + y], in[y * W + x], "out[%d][%d] = 0x%08x, want 0x%08x", x, y,
                          out[x * H + y], in[y * W + x]);
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus, csr_sparse_matrix_vector_product_in_double)
@@ -188,7 +171,7 @@ Test(ptx_corpus, csr_sparse_matrix_vector_product_in_double)
     row_ptr[ROWS] = nnz;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_spmv.ptx", "corpus_spmv", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_spmv.ptx", "corpus_spmv", &ctx, &mod);
     CUdeviceptr drp = ptx_test_upload(row_ptr, sizeof row_ptr), dcols = ptx_test_upload(cols, sizeof cols);
     CUdeviceptr dvals = ptx_test_upload(vals, sizeof vals), dx = ptx_test_upload(x, sizeof x);
     CUdeviceptr dy = ptx_test_upload(NULL, sizeof y);
@@ -204,7 +187,7 @@ Test(ptx_corpus, csr_sparse_matrix_vector_product_in_double)
     }
     cr_assert(isinf(y[33]) || isnan(y[33]));
     cr_assert(isnan(y[34]));
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus, convolution_3x3_clamps_at_the_edges)
@@ -222,7 +205,7 @@ Test(ptx_corpus, convolution_3x3_clamps_at_the_edges)
     img[W + 5] = INFINITY;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_conv2d.ptx", "corpus_conv2d", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_conv2d.ptx", "corpus_conv2d", &ctx, &mod);
     CUdeviceptr dimg = ptx_test_upload(img, sizeof img), dout = ptx_test_upload(NULL, sizeof out);
     CUdeviceptr dw = ptx_test_upload(w, sizeof w);
     int width = W, height = H;
@@ -240,7 +223,7 @@ Test(ptx_corpus, convolution_3x3_clamps_at_the_edges)
                 }
             assert_same_f32(out[y * W + x], sum, "out", y * W + x);
         }
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus, row_normalisation_by_a_tree_reduced_sum_and_ieee_division)
@@ -258,7 +241,7 @@ Test(ptx_corpus, row_normalisation_by_a_tree_reduced_sum_and_ieee_division)
     in[2 * COLS + 7] = INFINITY; /* the sum is inf: quotients are +-0, inf/inf is NaN */
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_normalize.ptx", "corpus_normalize", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_normalize.ptx", "corpus_normalize", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     CUdeviceptr dsums = ptx_test_upload(NULL, sizeof sums);
     int cols = COLS;
@@ -285,7 +268,7 @@ Test(ptx_corpus, row_normalisation_by_a_tree_reduced_sum_and_ieee_division)
         }
     }
     cr_assert_eq(ptx_test_f32_bits(out[1 * COLS]), ptx_test_f32_bits(cap), "0/0 is NaN, which min turns into cap");
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus, ulp_distance_counts_the_floats_between)
@@ -315,7 +298,7 @@ Test(ptx_corpus, dot_product_with_float_and_64_bit_atomics)
     }
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_dot.ptx", "corpus_dot", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_dot.ptx", "corpus_dot", &ctx, &mod);
     CUdeviceptr da = ptx_test_upload(a, sizeof a), db = ptx_test_upload(b, sizeof b);
     CUdeviceptr dresult = ptx_test_upload(NULL, sizeof(float));
     CUdeviceptr dcount = ptx_test_upload(NULL, sizeof(unsigned long long));
@@ -343,7 +326,7 @@ Test(ptx_corpus, dot_product_with_float_and_64_bit_atomics)
     }
     cr_assert_leq(ptx_test_ulp_distance_f32(result, want), (uint32_t)(BLOCKS - 1), "dot %a, want %a within %d ulps",
                   (double)result, (double)want, BLOCKS - 1);
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus, float4_scale_and_packed_rgba_to_grey)
@@ -365,7 +348,7 @@ Test(ptx_corpus, float4_scale_and_packed_rgba_to_grey)
     rgba[2] = 0xFF0000FFu; /* red only: (77*255 + 128) >> 8 */
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_vec4.ptx", "corpus_vec4", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_vec4.ptx", "corpus_vec4", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     CUdeviceptr drgba = ptx_test_upload(rgba, sizeof rgba), dgrey = ptx_test_upload(NULL, sizeof grey);
     float scale = 1.0f / 3.0f, offset = -0.0f; /* -0 + -0 stays -0 */
@@ -386,7 +369,7 @@ Test(ptx_corpus, float4_scale_and_packed_rgba_to_grey)
     }
     cr_assert_eq(grey[0], 255);
     cr_assert_eq(grey[N], 0, "wrote past n");
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* A float-to-integer cvt of PTX: v rounded as asked (already done by the
@@ -437,7 +420,7 @@ Test(ptx_corpus, conversions_round_and_saturate_as_ptx_says)
     }
     CUcontext ctx;
     CUmodule mod;
-    CUfunction fn = corpus_begin("corpus_convert.ptx", "corpus_convert", &ctx, &mod);
+    CUfunction fn = ptx_test_begin("corpus_convert.ptx", "corpus_convert", &ctx, &mod);
     CUdeviceptr df = ptx_test_upload(f, sizeof f), dd = ptx_test_upload(d, sizeof d);
     CUdeviceptr dk = ptx_test_upload(k, sizeof k), dti = ptx_test_upload(NULL, sizeof to_int);
     CUdeviceptr dtu = ptx_test_upload(NULL, sizeof to_uint), dtl = ptx_test_upload(NULL, sizeof to_ll);
@@ -475,5 +458,5 @@ Test(ptx_corpus, conversions_round_and_saturate_as_ptx_says)
         assert_same_f32(to_float[i * 5 + 3], rintf(f[i]), "rintf", i);
         assert_same_f32(to_float[i * 5 + 4], fmaf(floorf(f[i]), 0.5f, truncf(f[i])), "trunc+floor/2", i);
     }
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }

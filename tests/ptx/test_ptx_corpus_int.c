@@ -12,20 +12,6 @@
 
 TestSuite(ptx_corpus_int, .timeout = 30);
 
-static CUfunction corpus_begin(const char *fixture, const char *kernel, CUcontext *ctx, CUmodule *mod)
-{
-    sim_test_init(NULL);
-    *ctx = sim_test_ctx(0);
-    return ptx_test_load_kernel(fixture, kernel, mod);
-}
-
-static void corpus_end(CUcontext ctx, CUmodule mod)
-{
-    CU_OK(cuModuleUnload(mod));
-    CU_OK(cuCtxDestroy_v2(ctx));
-    sim_test_assert_no_leaks();
-}
-
 static void run_1d(CUfunction f, unsigned grid, unsigned block, unsigned shared, void **args)
 {
     ptx_test_run(f, (unsigned[3]){ grid, 1, 1 }, (unsigned[3]){ block, 1, 1 }, shared, args);
@@ -43,7 +29,7 @@ Test(ptx_corpus_int, stencil_1d_with_halo_in_shared_memory)
     in[N - 1] = INT32_MIN;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_stencil1d.ptx", "corpus_stencil1d", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_stencil1d.ptx", "corpus_stencil1d", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     int n = N;
     void *args[] = { &din, &dout, &n };
@@ -57,7 +43,7 @@ Test(ptx_corpus_int, stencil_1d_with_halo_in_shared_memory)
         cr_assert_eq(out[i], (int32_t)want, "out[%d] = %d, want %d", i, out[i], (int32_t)want);
     }
     cr_assert_eq(out[N], 0, "wrote past n");
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus_int, block_inclusive_scan_with_a_double_buffer)
@@ -71,7 +57,7 @@ Test(ptx_corpus_int, block_inclusive_scan_with_a_double_buffer)
     in[BLOCK + 9] = INT32_MAX;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_scan.ptx", "corpus_scan", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_scan.ptx", "corpus_scan", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     CUdeviceptr dsums = ptx_test_upload(NULL, sizeof sums);
     int n = N;
@@ -88,7 +74,7 @@ Test(ptx_corpus_int, block_inclusive_scan_with_a_double_buffer)
         }
         cr_assert_eq(sums[b], (int32_t)acc, "block %d total %d, want %d", b, sums[b], (int32_t)acc);
     }
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus_int, histogram_with_shared_then_global_atomics)
@@ -105,7 +91,7 @@ Test(ptx_corpus_int, histogram_with_shared_then_global_atomics)
     }
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_histogram.ptx", "corpus_histogram", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_histogram.ptx", "corpus_histogram", &ctx, &mod);
     CUdeviceptr ddata = ptx_test_upload(data, sizeof data), dhist = ptx_test_upload(NULL, sizeof hist);
     int n = N;
     void *args[] = { &ddata, &n, &dhist };
@@ -116,7 +102,7 @@ Test(ptx_corpus_int, histogram_with_shared_then_global_atomics)
             cr_assert_eq(hist[b], round * want[b], "round %d: bin %d = %u, want %u", round, b, hist[b],
                          round * want[b]);
     }
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 static int compare_int32(const void *a, const void *b)
@@ -141,14 +127,14 @@ Test(ptx_corpus_int, bitonic_sort_of_1024_ints_in_shared_memory)
         qsort(want + b * SEG, SEG, sizeof *want, compare_int32);
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_bitonic.ptx", "corpus_bitonic", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_bitonic.ptx", "corpus_bitonic", &ctx, &mod);
     CUdeviceptr d = ptx_test_upload(data, sizeof data);
     void *args[] = { &d };
     run_1d(f, BLOCKS, 512, 0, args);
     ptx_test_download(data, d, sizeof data);
     for (int i = 0; i < SEG * BLOCKS; i++)
         cr_assert_eq(data[i], want[i], "data[%d] = %d, want %d", i, data[i], want[i]);
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 static uint32_t fmix32(uint32_t h)
@@ -175,7 +161,7 @@ Test(ptx_corpus_int, integer_hashing_in_32_and_64_bits)
     keys[N - 1] = 0x9e3779b9u; /* the 64-bit key's low half is 0 */
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_hash.ptx", "corpus_hash", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_hash.ptx", "corpus_hash", &ctx, &mod);
     CUdeviceptr dkeys = ptx_test_upload(keys, sizeof keys), dh32 = ptx_test_upload(NULL, sizeof h32);
     CUdeviceptr dh64 = ptx_test_upload(NULL, sizeof h64), dfnv = ptx_test_upload(NULL, sizeof fnv);
     int n = N;
@@ -200,7 +186,7 @@ Test(ptx_corpus_int, integer_hashing_in_32_and_64_bits)
             want_fnv = (want_fnv ^ ((k >> (8 * b)) & 0xFFu)) * 16777619u;
         cr_assert_eq(fnv[i], want_fnv, "fnv[%d] = 0x%08x, want 0x%08x", i, fnv[i], want_fnv);
     }
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus_int, stream_compaction_with_a_block_scan_and_an_atomic_base)
@@ -221,7 +207,7 @@ Test(ptx_corpus_int, stream_compaction_with_a_block_scan_and_an_atomic_base)
     }
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_compact.ptx", "corpus_compact", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_compact.ptx", "corpus_compact", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     CUdeviceptr dcount = ptx_test_upload(NULL, sizeof(uint32_t));
     int n = N, thr = threshold;
@@ -239,7 +225,7 @@ Test(ptx_corpus_int, stream_compaction_with_a_block_scan_and_an_atomic_base)
     qsort(out, (size_t)kept, sizeof *out, compare_int32);
     for (int p = 0; p < kept; p++)
         cr_assert_eq(out[p], want[p], "sorted out[%d] = %d, want %d", p, out[p], want[p]);
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 __extension__ typedef __int128 int128;
@@ -271,7 +257,7 @@ Test(ptx_corpus_int, int64_division_remainder_mulhi_and_shifts_at_the_edges)
     }
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_int64.ptx", "corpus_int64", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_int64.ptx", "corpus_int64", &ctx, &mod);
     CUdeviceptr da = ptx_test_upload(a, sizeof a), db = ptx_test_upload(b, sizeof b);
     CUdeviceptr dsq = ptx_test_upload(NULL, sizeof sq), dsr = ptx_test_upload(NULL, sizeof sr);
     CUdeviceptr duq = ptx_test_upload(NULL, sizeof uq), dur = ptx_test_upload(NULL, sizeof ur);
@@ -312,7 +298,7 @@ Test(ptx_corpus_int, int64_division_remainder_mulhi_and_shifts_at_the_edges)
         cr_assert_eq(shifts[i], want_sh, "shifts(%llx, %u) = %llx, want %llx", (unsigned long long)ux, s,
                      (unsigned long long)shifts[i], (unsigned long long)want_sh);
     }
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus_int, grid_stride_loop_over_a_3d_grid_of_3d_blocks)
@@ -325,7 +311,7 @@ Test(ptx_corpus_int, grid_stride_loop_over_a_3d_grid_of_3d_blocks)
     in[0] = INT32_MIN;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_grid3d.ptx", "corpus_grid3d", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_grid3d.ptx", "corpus_grid3d", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     int nx = NX, ny = NY, nz = NZ;
     void *args[] = { &din, &dout, &nx, &ny, &nz };
@@ -341,7 +327,7 @@ Test(ptx_corpus_int, grid_stride_loop_over_a_3d_grid_of_3d_blocks)
                 cr_assert_eq(out[idx], (int32_t)want, "out(%d,%d,%d) = %d, want %d", x, y, z, out[idx],
                              (int32_t)want);
             }
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus_int, median_3x3_through_a_per_thread_local_array)
@@ -357,7 +343,7 @@ Test(ptx_corpus_int, median_3x3_through_a_per_thread_local_array)
     img[W * H - 1] = INT32_MAX;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = corpus_begin("corpus_median.ptx", "corpus_median", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_median.ptx", "corpus_median", &ctx, &mod);
     CUdeviceptr dimg = ptx_test_upload(img, sizeof img), dout = ptx_test_upload(NULL, sizeof out);
     int width = W, height = H;
     void *args[] = { &dimg, &dout, &width, &height };
@@ -377,7 +363,7 @@ Test(ptx_corpus_int, median_3x3_through_a_per_thread_local_array)
             cr_assert_eq(out[y * W + x], v[4], "median(%d,%d) = %d, want %d", x, y, out[y * W + x], v[4]);
         }
     cr_assert_eq(out[0], INT32_MIN, "the corner's clamped neighbourhood holds INT32_MIN six times");
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 static uint32_t rotate_left(uint32_t x, unsigned r)
@@ -422,5 +408,5 @@ Test(ptx_corpus_int, murmur3_with_rotates_as_funnel_shifts)
     for (int i = 0; i < N; i++)
         cr_assert_eq(out[i], murmur3_of_record(records + 4 * i, seed), "out[%d] = 0x%08x, want 0x%08x", i, out[i],
                      murmur3_of_record(records + 4 * i, seed));
-    corpus_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }

@@ -47,20 +47,6 @@ TestSuite(ptx_corpus_math, .timeout = 30);
 
 #define PI_F 3.14159265f
 
-static CUfunction math_begin(const char *fixture, const char *kernel, CUcontext *ctx, CUmodule *mod)
-{
-    sim_test_init(NULL);
-    *ctx = sim_test_ctx(0);
-    return ptx_test_load_kernel(fixture, kernel, mod);
-}
-
-static void math_end(CUcontext ctx, CUmodule mod)
-{
-    CU_OK(cuModuleUnload(mod));
-    CU_OK(cuCtxDestroy_v2(ctx));
-    sim_test_assert_no_leaks();
-}
-
 Test(ptx_corpus_math, ulps_from_a_reference_forgive_only_the_reference_error)
 {
     float one_up = nextafterf(1.0f, 2.0f);
@@ -112,13 +98,13 @@ Test(ptx_corpus_math, expf_alone_within_2_ulps_with_exact_specials)
     fill_f32(x, N, edges, (int)(sizeof edges / sizeof edges[0]), 3, gen_exp_arg);
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_softmax.ptx", "corpus_math_expf", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_softmax.ptx", "corpus_math_expf", &ctx, &mod);
     ptx_test_run_elementwise(f, 2, (void *[]){ x, y }, (size_t[]){ sizeof x, sizeof y }, N);
     struct ptx_test_max_error m = { "expf", 2, 0, 0 };
     for (int i = 0; i < N; i++)
         ptx_test_check_f32(&m, x[i], y[i], exp((double)x[i]));
     ptx_test_report(&m);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* Softmax of each row. Budget: the kernel's exponent arguments x - max are
@@ -144,7 +130,7 @@ Test(ptx_corpus_math, softmax_rows_within_the_budget_of_expf)
     in[4 * COLS + 17] = NAN; /* a NaN spreads through the max and the sum */
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_softmax.ptx", "corpus_math_softmax", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_softmax.ptx", "corpus_math_softmax", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     int cols = COLS;
     void *args[] = { &din, &dout, &cols };
@@ -182,7 +168,7 @@ Test(ptx_corpus_math, softmax_rows_within_the_budget_of_expf)
         }
     }
     cr_log_info("softmax: max %.2Lf ulp (budget %.1Lf ulp relative)", worst, rel * 0x1p23L);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* A positive double with a random 32-bit significand and exponent in
@@ -213,7 +199,7 @@ Test(ptx_corpus_math, sqrtf_exact_rsqrtf_2_ulps_sqrt_exact)
         d[i] = i < (int)(sizeof dedges / sizeof dedges[0]) ? dedges[i] : random_wide_f64(&seed);
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_norm.ptx", "corpus_math_roots", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_norm.ptx", "corpus_math_roots", &ctx, &mod);
     ptx_test_run_elementwise(f, 5, (void *[]){ x, s, r, d, ds },
                              (size_t[]){ sizeof x, sizeof s, sizeof r, sizeof d, sizeof ds }, N);
     struct ptx_test_max_error ms = { "sqrtf", 0, 0, 0 }, mr = { "rsqrtf", 2, 0, 0 }, md = { "sqrt", 0, 0, 0 };
@@ -231,7 +217,7 @@ Test(ptx_corpus_math, sqrtf_exact_rsqrtf_2_ulps_sqrt_exact)
     ptx_test_report(&ms);
     ptx_test_report(&mr);
     ptx_test_report(&md);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* Lengths and unit vectors of 3-vectors. The squared length is the kernel's
@@ -262,7 +248,7 @@ Test(ptx_corpus_math, vector_norms_and_unit_vectors)
     dx[0] = -1.0;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_norm.ptx", "corpus_math_norm", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_norm.ptx", "corpus_math_norm", &ctx, &mod);
     ptx_test_run_elementwise(f, 9, (void *[]){ x, y, z, len, ux, uy, uz, dx, dlen },
                     (size_t[]){ sizeof x, sizeof y, sizeof z, sizeof len, sizeof ux, sizeof uy, sizeof uz, sizeof dx,
                                 sizeof dlen },
@@ -289,7 +275,7 @@ Test(ptx_corpus_math, vector_norms_and_unit_vectors)
     }
     cr_assert_eq(ptx_test_f64_bits(dlen[0]), PTX_TEST_NAN_F64, "sqrt(-1.0) is the canonical NaN");
     cr_log_info("unit vectors: max %.2Lf ulp (budget 3 ulp)", worst);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* All-pairs gravity. The kernel's float differences and softened squared
@@ -313,7 +299,7 @@ Test(ptx_corpus_math, nbody_accelerations_within_the_budget_of_rsqrtf)
     pos[5 * 4 + 2] = pos[6 * 4 + 2];
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_nbody.ptx", "corpus_math_nbody", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_nbody.ptx", "corpus_math_nbody", &ctx, &mod);
     CUdeviceptr dp = ptx_test_upload(pos, sizeof pos), da = ptx_test_upload(NULL, sizeof acc);
     int n = N;
     float eps2 = 0.01f;
@@ -344,7 +330,7 @@ Test(ptx_corpus_math, nbody_accelerations_within_the_budget_of_rsqrtf)
         }
     }
     cr_log_info("nbody: max error %.2Lf * 2^-24 sum|term| (budget %d)", worst, 19 + N);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 static float gen_gelu_arg(uint32_t *s)
@@ -371,7 +357,7 @@ Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
     fill_f32(x, N, edges, (int)(sizeof edges / sizeof edges[0]), 31, gen_gelu_arg);
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_gelu.ptx", "corpus_math_gelu", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_gelu.ptx", "corpus_math_gelu", &ctx, &mod);
     ptx_test_run_elementwise(f, 5, (void *[]){ x, gt, ge, t, e },
                              (size_t[]){ sizeof x, sizeof gt, sizeof ge, sizeof t, sizeof e }, N);
     struct ptx_test_max_error mt = { "tanhf", 2, 0, 0 }, me = { "erff", 2, 0, 0 };
@@ -404,7 +390,7 @@ Test(ptx_corpus_math, gelu_with_tanhf_and_erff)
     ptx_test_report(&mt);
     ptx_test_report(&me);
     cr_log_info("gelu where 1 + f >= 0.5: max %.2Lf ulp (tanh form), %.2Lf ulp (erf form)", worst_t, worst_e);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* Rows for log-sum-exp: random ones and edge rows (row 1: values whose raw
@@ -468,14 +454,14 @@ Test(ptx_corpus_math, logsumexp_rows_within_the_budget_of_logf_and_expf)
     lse_rows(in);
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_logsumexp.ptx", "corpus_math_logsumexp", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_logsumexp.ptx", "corpus_math_logsumexp", &ctx, &mod);
     CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
     int cols = LSE_COLS;
     void *args[] = { &din, &dout, &cols };
     ptx_test_run(f, (unsigned[3]){ LSE_ROWS, 1, 1 }, (unsigned[3]){ 64, 1, 1 }, 0, args);
     ptx_test_download(out, dout, sizeof out);
     check_lse(in, out, (LSE_COLS + 63) / 64 + 6, "logsumexp");
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus_math, logf_expf_log_exp_alone)
@@ -499,7 +485,7 @@ Test(ptx_corpus_math, logf_expf_log_exp_alone)
     }
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_logsumexp.ptx", "corpus_math_explog", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_logsumexp.ptx", "corpus_math_explog", &ctx, &mod);
     ptx_test_run_elementwise(f, 6, (void *[]){ x, lf, ef, d, ld, ed },
                     (size_t[]){ sizeof x, sizeof lf, sizeof ef, sizeof d, sizeof ld, sizeof ed }, N);
     struct ptx_test_max_error ml = { "logf", 1, 0, 0 }, me = { "expf", 2, 0, 0 }, mld = { "log", 1, 0, 0 },
@@ -521,7 +507,7 @@ Test(ptx_corpus_math, logf_expf_log_exp_alone)
     ptx_test_report(&me);
     ptx_test_report(&mld);
     ptx_test_report(&med);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 static float gen_trig_arg(uint32_t *s)
@@ -545,7 +531,7 @@ Test(ptx_corpus_math, sinf_cosf_sincosf_tanf_over_small_and_huge_arguments)
     fill_f32(x, N, edges, (int)(sizeof edges / sizeof edges[0]), 29, gen_trig_arg);
     CUcontext ctx;
     CUmodule mod;
-    CUfunction f = math_begin("corpus_math_trig.ptx", "corpus_math_trig", &ctx, &mod);
+    CUfunction f = ptx_test_begin("corpus_math_trig.ptx", "corpus_math_trig", &ctx, &mod);
     ptx_test_run_elementwise(f, 6, (void *[]){ x, s, c, ss, cc, t },
                     (size_t[]){ sizeof x, sizeof s, sizeof c, sizeof ss, sizeof cc, sizeof t }, N);
     struct ptx_test_max_error ms = { "sinf", 2, 0, 0 }, mc = { "cosf", 2, 0, 0 }, mss = { "sincosf.sin", 2, 0, 0 },
@@ -565,7 +551,7 @@ Test(ptx_corpus_math, sinf_cosf_sincosf_tanf_over_small_and_huge_arguments)
     ptx_test_report(&mss);
     ptx_test_report(&mcc);
     ptx_test_report(&mt);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 static double gen_trig_arg_f64(uint32_t *s)
@@ -597,7 +583,7 @@ Test(ptx_corpus_math, sin_cos_double_within_2_ulps)
     }
     ptx_test_report(&ms);
     ptx_test_report(&mc);
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* The warp-shuffle form (one warp per row, __shfl_xor_sync butterflies:
@@ -617,5 +603,5 @@ Test(ptx_corpus_math, logsumexp_by_warp_shuffles)
     ptx_test_run(f, (unsigned[3]){ (LSE_ROWS + 3) / 4, 1, 1 }, (unsigned[3]){ 128, 1, 1 }, 0, args);
     ptx_test_download(out, dout, sizeof out);
     check_lse(in, out, (LSE_COLS + 31) / 32 + 5, "logsumexp (warp)");
-    math_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }

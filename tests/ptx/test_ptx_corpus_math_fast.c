@@ -13,13 +13,6 @@
 
 TestSuite(ptx_corpus_math_fast, .timeout = 30);
 
-static void fast_end(CUcontext ctx, CUmodule mod)
-{
-    CU_OK(cuModuleUnload(mod));
-    CU_OK(cuCtxDestroy_v2(ctx));
-    sim_test_assert_no_leaks();
-}
-
 /* Pairs (x, y) for pow: C99 Annex F's special cases first, then positive
  * bases with fractional exponents and negative bases with integer ones. */
 static const float pow_edges[][2] = {
@@ -69,7 +62,7 @@ Test(ptx_corpus_math_fast, powf_within_4_ulps_with_c99_specials)
     cr_assert_eq(ptx_test_f32_bits(out[7]), PTX_TEST_NAN_F32, "powf(-2, 0.5) = NaN");
     cr_assert_eq(ptx_test_f32_bits(out[8]), 0xFF800000u, "powf(-inf, 3) = -inf");
     ptx_test_report(&m);
-    fast_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 Test(ptx_corpus_math_fast, pow_double_within_2_ulps)
@@ -93,7 +86,7 @@ Test(ptx_corpus_math_fast, pow_double_within_2_ulps)
     for (int i = 0; i < N; i++)
         ptx_test_check_f64(&m, x[i], out[i], powl((long double)x[i], (long double)y[i]));
     ptx_test_report(&m);
-    fast_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 /* The intrinsics' bounds (the guide's intrinsic table):
@@ -195,7 +188,7 @@ Test(ptx_corpus_math_fast, fast_intrinsics_within_their_documented_bounds)
     cr_log_info("__logf in [0.5, 2]: max error 2^%.2f; __sinf 2^%.2f, __cosf 2^%.2f in [-pi, pi] (bound 2^-21.41)",
                 worst_l > 0 ? (double)log2l(worst_l) : -INFINITY, worst_s > 0 ? (double)log2l(worst_s) : -INFINITY,
                 worst_c > 0 ? (double)log2l(worst_c) : -INFINITY);
-    fast_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
 
 static int ffs_reference(uint32_t v)
@@ -259,5 +252,5 @@ Test(ptx_corpus_math_fast, bit_forms_users_write)
         cr_assert_eq(ffs[i], ffs_reference(v), "__ffs(0x%08x) = %d", v, ffs[i]);
         cr_assert_eq(key[i], (uint64_t)(uint32_t)i << 32 | v, "key[%d] = 0x%016llx", i, (unsigned long long)key[i]);
     }
-    fast_end(ctx, mod);
+    ptx_test_end(ctx, mod);
 }
