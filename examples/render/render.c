@@ -50,13 +50,36 @@ enum { PARAM_IMAGE, PARAM_WIDTH, PARAM_HEIGHT, PARAM_MAX_ITER, PARAM_BLOCK_OFFSE
 /* Keeps buffers within the simulator's 1 GiB and the grid well in range. */
 #define MAX_SIDE 8192u
 #define MAX_ITERATIONS 100000000u
-/* The default iteration count makes the whole 1024 x 768 image take about
- * 5 s of device time on the simulator (one core), so that one launch of it
- * overruns the 2 s watchdog by far and the chunked run shows many slices. */
+/* The defaults: on a GPU (and on the simulator's HIP face, whose C twin of
+ * the kernel runs in wall-clock time), a 1024 x 768 image at 10000
+ * iterations, about 5 s of device time on the 2-core CI machine's
+ * simulator, so that one launch of it overruns the 2 s watchdog by far and
+ * the chunked run shows many slices. On the simulator's CUDA face the host
+ * interprets the kernel's PTX, about 100 times slower than the C twin: a
+ * smaller image, on the slow display GPU below. */
+#define DEFAULT_WIDTH 1024u
+#define DEFAULT_HEIGHT 768u
 #define DEFAULT_ITERATIONS 10000u
+#define PTX_SIM_WIDTH 800u
+#define PTX_SIM_HEIGHT 600u
+#define PTX_SIM_ITERATIONS 2000u
+/* The simulated devices render asks for when GPUGUARD_SIM_CONFIG is not
+ * set (only the simulated driver reads it). On the simulator a PTX
+ * kernel's time is simulated: warp-instructions times the device's cost,
+ * its blocks spread over the device's multiprocessors, the same on every
+ * host. The default display GPU (8 multiprocessors, 50 ns a warp-
+ * instruction) runs this image in a few ms; this one (1 multiprocessor,
+ * 3 us) takes about 5 s of device time for the 800 x 600 image at 2000
+ * iterations, which the host interprets in about 2 s: the watchdog kills
+ * the whole-image launch, and the chunked run takes about a dozen
+ * slices. Device 1 stays the simulator's default compute GPU. */
+#define RENDER_SIM_CONFIG                                                                      \
+    "{\"devices\":[{\"name\":\"gpuguard sim display GPU (1 SM, 3 us/instruction)\","           \
+    "\"watchdog\":true,\"watchdog_ms\":2000,\"multiprocessors\":1,\"ns_per_warp_instruction\":3000}," \
+    "{\"name\":\"gpuguard sim compute GPU\"}]}"
 
 typedef struct options {
-    uint32_t width, height, max_iter;
+    uint32_t width, height, max_iter; /* 0: the device's default (see above) */
     float target_ms;        /* 0: the library's default, a quarter of the budget */
     int device;
     bool no_chunk;          /* only the plain launch, and report its fate */
@@ -78,10 +101,13 @@ static void usage(FILE *to)
             "slice well under the budget. Writes the image as a PNG.\n"
             "\n"
             "options:\n"
-            "  --width W            image width in pixels (default 1024, at most %u)\n"
-            "  --height H           image height in pixels (default 768, at most %u)\n"
+            "  --width W            image width in pixels (default %u, or %u on the\n"
+            "                       simulator's CUDA face; at most %u)\n"
+            "  --height H           image height in pixels (default %u, or %u there;\n"
+            "                       at most %u)\n"
             "  --iterations N       iterations per pixel before a point counts as inside\n"
-            "                       the set (default %u; the run time grows with it)\n"
+            "                       the set (default %u, or %u there; the run time grows\n"
+            "                       with it)\n"
             "  --target-ms T        time to aim for per slice, in ms (default: gpuguard's,\n"
             "                       a quarter of the watchdog budget)\n"
             "  --device D           device to use (default 0: the simulator's display GPU)\n"
@@ -96,9 +122,14 @@ static void usage(FILE *to)
             "\n"
             "Environment: GPUGUARD_BACKEND=sim forces the simulated driver (used anyway\n"
             "when no GPU driver is found), sim-hip the same simulator through the HIP\n"
-            "runtime; GPUGUARD_WATCHDOG=auto:MS sets the budget.\n"
+            "runtime; GPUGUARD_WATCHDOG=auto:MS sets the budget. On the simulator's\n"
+            "CUDA face the kernel's PTX is interpreted and its time simulated: unless\n"
+            "GPUGUARD_SIM_CONFIG says otherwise, render asks for a slow display GPU\n"
+            "(1 multiprocessor, 3 us a warp-instruction) whose watchdog a few seconds\n"
+            "of the host's work overrun.\n"
             "Exit status: 0 image written, 1 failure, 2 bad options.\n",
-            MAX_SIDE, MAX_SIDE, DEFAULT_ITERATIONS);
+            DEFAULT_WIDTH, PTX_SIM_WIDTH, MAX_SIDE, DEFAULT_HEIGHT, PTX_SIM_HEIGHT, MAX_SIDE, DEFAULT_ITERATIONS,
+            PTX_SIM_ITERATIONS);
 }
 
 /* A whole decimal number in [min, max], or false with a message. */
@@ -118,7 +149,7 @@ static bool parse_uint(const char *option, const char *text, unsigned long min, 
 /* Returns 0 to go on, or an exit status (0 after --help, 2 for bad options). */
 static int parse_options(int argc, char **argv, options *o, bool *done)
 {
-    *o = (options){ .width = 1024, .height = 768, .max_iter = DEFAULT_ITERATIONS, .output = "render.png" };
+    *o = (options){ .output = "render.png" };
     *done = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -348,8 +379,10 @@ static int fail(gg_status status, const char *call)
 
 /* The demonstration; *made is the context it created, for main to destroy
  * on an error path (a context's destroy releases everything in it). */
-static int run(const options *o, gg_context *made)
+static int run(options *o, gg_context *made)
 {
+    /* Before the driver starts: only the simulator reads it, at cuInit. */
+    setenv("GPUGUARD_SIM_CONFIG", RENDER_SIM_CONFIG, 0);
     TRY(example_init());
     int count = 0;
     TRY(gg_device_count(&count));
@@ -374,16 +407,23 @@ static int run(const options *o, gg_context *made)
 
     char file[256], image_path[4200];
     example_image_name(&info, "render", file, sizeof file);
-    /* Not yet the PTX on the simulator: the interpreter runs this fp64
-     * kernel at about 68 ms per 64 x 4 block at 10000 iterations (measured
-     * 2026-11-26 on the 2-core CI machine), 40 times the C twin, which
-     * makes the demo minutes long; issue 27 tracks it. */
-    if (info.simulated)
-        snprintf(file, sizeof file, "render_sim.so");
     if (!example_image_path(file, image_path, sizeof image_path)) {
         fprintf(stderr, PROGRAM ": cannot locate the kernel image %s\n", file);
         return 1;
     }
+    /* The defaults for what runs the kernel (see DEFAULT_WIDTH). */
+    size_t len = strlen(file);
+    bool interpreted = info.simulated && len > 4 && strcmp(file + len - 4, ".ptx") == 0;
+    if (o->width == 0)
+        o->width = interpreted ? PTX_SIM_WIDTH : DEFAULT_WIDTH;
+    if (o->height == 0)
+        o->height = interpreted ? PTX_SIM_HEIGHT : DEFAULT_HEIGHT;
+    if (o->max_iter == 0)
+        o->max_iter = interpreted ? PTX_SIM_ITERATIONS : DEFAULT_ITERATIONS;
+    if (info.simulated)
+        printf("   kernel: %s (%s)\n", file,
+               interpreted ? "its PTX, interpreted; device time simulated"
+                           : "the kernel's C twin; device time is the host's wall clock");
 
     const gg_dim3 grid = { (o->width + BLOCK_X - 1) / BLOCK_X, (o->height + BLOCK_Y - 1) / BLOCK_Y, 1 };
     const size_t bytes = (size_t)o->width * o->height * sizeof(float);
@@ -425,7 +465,7 @@ static int run(const options *o, gg_context *made)
          * on one with a watchdog the kernel dies long before. */
         gg_status s = gg_context_synchronize(ctx, 600000);
         double waited = now_ms() - start;
-        printf("   gg_context_synchronize returned %s after %.0f ms\n", gg_status_name(s), waited);
+        printf("   gg_context_synchronize returned %s after %.0f ms of waiting\n", gg_status_name(s), waited);
         if (s == GG_OK) {
             printf("   the launch finished: %s\n",
                    info.watchdog ? "it fits the watchdog on this device (try more --iterations)"
@@ -442,11 +482,11 @@ static int run(const options *o, gg_context *made)
                        death.culprit.certainty == GG_ATTRIBUTION_EXACT ? "exact" : "one of several");
             /* The same in a user's words: what a plain CUDA program would
              * only see as "launch timeout" on its next call. */
-            printf("   in words: the display's watchdog stopped the kernel after about %.0f s, because a\n"
-                   "   GPU that drives a screen may not run one launch longer than that; everything in\n"
-                   "   the context went with it. gpuguard named the kernel%s and now recovers the context.\n",
-                   waited / 1000.0,
-                   death.culprit.certainty == GG_ATTRIBUTION_EXACT ? " for certain" : "");
+            printf("   in words: the display's watchdog stopped the kernel, because a GPU that drives\n"
+                   "   a screen may not run one launch longer than a couple of seconds (gpuguard's budget:\n"
+                   "   %.1f s); everything in the context went with it. gpuguard named the kernel%s\n"
+                   "   and now recovers the context.\n",
+                   budget_ms / 1000.0, death.culprit.certainty == GG_ATTRIBUTION_EXACT ? " for certain" : "");
             if (o->no_chunk) {
                 printf("   no image: the watchdog killed the only launch (run without --no-chunk to chunk it)\n");
                 return 1;

@@ -8,10 +8,12 @@
  *       "memory_mb": 1024,               > 0
  *       "watchdog": false,               kernel run-time limit on/off
  *       "watchdog_ms": 2000,             the limit, > 0
- *       "multiprocessors": 8,
+ *       "multiprocessors": 8,            a PTX launch's blocks run side by side on
+ *                                        them, in waves (sim_block_slots.h)
  *       "ns_per_warp_instruction": 50,   simulated time of one PTX warp-instruction
  *                                        (ns, in [0.001, 1000000]): %clock,
- *                                        %globaltimer and the watchdog of PTX kernels
+ *                                        %globaltimer, events and the watchdog of
+ *                                        PTX kernels (sim_timeline.c)
  *       "max_threads_per_block": 1024,
  *       "max_grid": [2147483647, 65535, 65535],
  *       "max_block": [1024, 1024, 64],

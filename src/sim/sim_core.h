@@ -218,12 +218,17 @@ typedef enum sim_attr {
  * simulator's launches accept only SIM_MAX_SHARED_PER_BLOCK, since opting
  * in (cuFuncSetAttribute) is not simulated. An A100's value. */
 #define SIM_MAX_SHARED_PER_BLOCK_OPTIN 166912u
+/* What one multiprocessor holds at once (an A100's figures): they bound how
+ * many blocks of a launch run side by side (sim_block_slots.c). */
+#define SIM_MAX_THREADS_PER_SM 2048u
+#define SIM_MAX_BLOCKS_PER_SM 32u
+#define SIM_SHARED_PER_SM 167936u
 
 typedef struct sim_device {
     int ordinal;
     const sim_device_config *cfg;
     atomic_ullong mem_used;
-    atomic_ullong sim_time_ns;  /* simulated time: where the latest PTX launch ended */
+    atomic_ullong skew_ns;      /* device time is the wall clock plus this (sim_timeline.c) */
     pthread_mutex_t primary_lock;
     struct sim_ctx *primary;    /* retained while it exists */
     unsigned primary_refs;
@@ -432,6 +437,7 @@ typedef struct sim_op {
     sim_op_kind kind;
     uint64_t seq;           /* position in its stream */
     uint64_t clock;         /* position in its context */
+    uint64_t ready_ns;      /* device time when it was submitted (sim_timeline.c) */
     union {
         struct { uint64_t dst, src; void *host; void *staged; size_t bytes; } copy;
         struct {
@@ -466,6 +472,8 @@ typedef struct sim_stream {
                                  * ground-truth positions); both under its context's
                                  * truth log lock */
     uint64_t truth_generation;
+    atomic_ullong cursor_ns;    /* device time at which its latest op ended
+                                 * (sim_timeline.c); written by whoever runs its ops */
 } sim_stream;
 
 #define SIM_STREAM_NON_BLOCKING 1u
@@ -501,6 +509,23 @@ uint64_t sim_stream_submit_done(sim_stream *s);
 uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op);
 sim_op *sim_op_new(sim_op_kind kind);
 void sim_op_free(sim_op *op);
+/* ---- device time (sim_timeline.c) ---------------------------------------
+ * The clock events read and a PTX launch's %globaltimer starts from: the
+ * wall clock while the device idles, the simulated time of its work. */
+/* The device time s's next op would start at if it were submitted now. */
+uint64_t sim_timeline_now(const sim_stream *s);
+/* Stamps op, as it is submitted on s, with the device time it is ready at. */
+void sim_timeline_submitted(const sim_stream *s, sim_op *op);
+/* The device time op starts at on s: once s's earlier work has ended and
+ * not before op was submitted. Called by whoever runs s's ops. */
+uint64_t sim_timeline_start(const sim_stream *s, const sim_op *op);
+/* An op of s ended at device time end_ns: s's next op starts no earlier,
+ * and the device's clock has reached it. Called by whoever runs s's ops. */
+void sim_timeline_ended(sim_stream *s, uint64_t end_ns);
+/* CLOCK_MONOTONIC in ns: the device time of work that runs in real time
+ * (copies do not count; C-function kernels and misbehave rules do). */
+uint64_t sim_wall_ns(void);
+
 sim_status sim_stream_query(sim_stream *s);
 sim_status sim_stream_sync(sim_stream *s);
 /* Waits until op seq has run or been discarded, even in a poisoned context
@@ -517,7 +542,7 @@ typedef struct sim_event {
     pthread_mutex_t lock;       /* last_stream/last_seq/when */
     atomic_ullong records;      /* records issued */
     atomic_ullong done;         /* highest record number completed */
-    struct timespec when;
+    uint64_t when_ns;           /* device time of the latest completed record */
     sim_stream *last_stream;    /* retained */
     uint64_t last_seq;
 } sim_event;
@@ -530,7 +555,8 @@ sim_status sim_event_query(sim_event *e);
 sim_status sim_event_sync(sim_event *e);
 sim_status sim_event_elapsed(sim_event *a, sim_event *b, float *ms);
 sim_status sim_stream_wait_event(sim_stream *s, sim_event *e);
-void sim_event_complete(sim_event *e, uint64_t rec);
+/* Record number rec of e was reached, at device time when_ns. */
+void sim_event_complete(sim_event *e, uint64_t rec, uint64_t when_ns);
 
 /* ---- modules and launches ----------------------------------------------- */
 
@@ -609,8 +635,11 @@ typedef struct sim_launch_desc {
 
 /* Validates and queues a launch on s. */
 sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d);
-/* Runs a launch on the stream worker; poisons the context on a fault. */
-void sim_launch_run(sim_stream *s, struct sim_launch *l, uint64_t clock);
+/* Runs a launch on the stream worker, starting at device time start_ns;
+ * poisons the context on a fault. Returns how much device time it took:
+ * a PTX kernel's simulated time (sim_timeline.c), else the wall-clock time
+ * it ran. */
+uint64_t sim_launch_run(sim_stream *s, struct sim_launch *l, uint64_t clock, uint64_t start_ns);
 /* Frees a launch; one accepted and never ended is marked DISCARDED first. */
 void sim_launch_free(struct sim_launch *l);
 /* Ground truth of a launch op being queued (called under the queue lock):

@@ -31,7 +31,6 @@ static CUresult device_of(CUdevice dev, sim_device **out)
 
 /* Attributes by CU_DEVICE_ATTRIBUTE_* number (cuda.h, CUDA 13.0). */
 enum { SIM_CU_ATTR_LAST = 147 };
-enum { CU_SHARED_PER_MULTIPROCESSOR = 167936 };
 
 bool sim_cuda_client_attr(const sim_device *d, int attrib, int *out)
 {
@@ -64,13 +63,13 @@ bool sim_cuda_client_attr(const sim_device *d, int attrib, int *out)
         [77] = 32768,                   /* texture 1D mipmapped */
         [78] = 1,                       /* STREAM_PRIORITIES_SUPPORTED */
         [79] = 1, [80] = 1,             /* GLOBAL_L1_CACHE, LOCAL_L1_CACHE */
-        [81] = CU_SHARED_PER_MULTIPROCESSOR,
+        [81] = (int)SIM_SHARED_PER_SM,  /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
         [82] = 65536,                   /* MAX_REGISTERS_PER_MULTIPROCESSOR */
         [87] = 2,                       /* SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO */
         [90] = 1,                       /* COMPUTE_PREEMPTION_SUPPORTED */
         [97] = (int)SIM_MAX_SHARED_PER_BLOCK, /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: the simulator's limit */
         [99] = 1,                       /* HOST_REGISTER_SUPPORTED: cuMemHostRegister is modelled */
-        [106] = 32,                     /* MAX_BLOCKS_PER_MULTIPROCESSOR */
+        [106] = (int)SIM_MAX_BLOCKS_PER_SM, /* MAX_BLOCKS_PER_MULTIPROCESSOR */
         [111] = 1024,                   /* RESERVED_SHARED_MEMORY_PER_BLOCK */
         [126] = 1,                      /* MEM_SYNC_DOMAIN_COUNT */
         [131] = -1,                     /* NUMA_ID: not a NUMA device */

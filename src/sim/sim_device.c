@@ -60,7 +60,7 @@ sim_status sim_init(sim_config_check check)
         devs[i].ordinal = i;
         devs[i].cfg = &g_config.devices[i];
         atomic_init(&devs[i].mem_used, 0);
-        atomic_init(&devs[i].sim_time_ns, 0);
+        atomic_init(&devs[i].skew_ns, 0);
         pthread_mutex_init(&devs[i].primary_lock, NULL);
     }
     g_devices = devs;
@@ -123,7 +123,7 @@ sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out)
     case SIM_ATTR_PCI_BUS_ID: *out = d->ordinal + 1; break;
     case SIM_ATTR_PCI_DEVICE_ID: *out = 0; break;
     case SIM_ATTR_PCI_DOMAIN_ID: *out = 0; break;
-    case SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR: *out = 2048; break;
+    case SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR: *out = (int)SIM_MAX_THREADS_PER_SM; break;
     case SIM_ATTR_ASYNC_ENGINE_COUNT: *out = 1; break;
     case SIM_ATTR_UNIFIED_ADDRESSING: *out = 1; break;
     case SIM_ATTR_COMPUTE_CAPABILITY_MAJOR: *out = 8; break;

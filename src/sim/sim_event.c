@@ -1,9 +1,9 @@
 /*
  * Events: markers recorded into a stream. An event is complete when its
  * latest record has been reached by its stream; a never-recorded event is
- * complete. Timestamps use CLOCK_MONOTONIC, taken by the worker when it
- * reaches the record (in fast mode, by the recording thread: the record is
- * complete at once).
+ * complete. Timestamps are device time (sim_timeline.c): where the record
+ * stands in its stream's work, not when the host got round to it (in fast
+ * mode the record is complete at once, at the stream's current time).
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -50,7 +50,7 @@ static sim_status record_now(sim_event *e, sim_stream *s)
     if (seq) {
         uint64_t rec = atomic_load(&e->records) + 1;
         if (e->timing)
-            e->when = sim_now();
+            e->when_ns = sim_timeline_now(s);
         atomic_store(&e->records, rec);
         atomic_store(&e->done, rec);
         if (e->last_stream != s) {
@@ -92,13 +92,13 @@ sim_status sim_event_record(sim_event *e, sim_stream *s)
     return seq ? SIM_OK : SIM_ERR_INVALID_HANDLE;
 }
 
-void sim_event_complete(sim_event *e, uint64_t rec)
+void sim_event_complete(sim_event *e, uint64_t rec, uint64_t when_ns)
 {
     pthread_mutex_lock(&e->lock);
     /* Records on different streams may complete out of order: the event
      * reflects its latest record only. */
     if (rec > atomic_load(&e->done)) {
-        e->when = sim_now();
+        e->when_ns = when_ns;
         atomic_store(&e->done, rec);
     }
     pthread_mutex_unlock(&e->lock);
@@ -148,12 +148,13 @@ sim_status sim_event_elapsed(sim_event *a, sim_event *b, float *ms)
     if (sim_event_query(a) || sim_event_query(b))
         return SIM_ERR_NOT_READY;
     pthread_mutex_lock(&a->lock);
-    struct timespec ta = a->when;
+    uint64_t ta = a->when_ns;
     pthread_mutex_unlock(&a->lock);
     pthread_mutex_lock(&b->lock);
-    struct timespec tb = b->when;
+    uint64_t tb = b->when_ns;
     pthread_mutex_unlock(&b->lock);
-    *ms = (float)sim_ts_diff_ms(ta, tb);
+    /* Device time (sim_timeline.c); negative when b came first, as CUDA's. */
+    *ms = (float)(((double)tb - (double)ta) / 1e6);
     return SIM_OK;
 }
 

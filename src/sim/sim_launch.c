@@ -12,11 +12,14 @@
  * rt->cancelled(); a block that never polls cannot be interrupted (host
  * code cannot be preempted safely). For PTX kernels (without a misbehave
  * rule) it is simulated time (ptx_sim_clock, ptx_module.h): each warp's
- * warp-instructions at the device's ns_per_warp_instruction; the launch
- * stops before the instruction that would take a warp past watchdog_ms,
- * the same one on any host; rt->cancelled() still ends it on a destroy or
- * reset. The device's simulated clock (%globaltimer) moves on to where
- * each PTX launch ended.
+ * warp-instructions at the device's ns_per_warp_instruction, its block
+ * starting when a place on a multiprocessor frees up (sim_block_slots.h:
+ * a grid larger than the device runs in waves); the launch stops before
+ * the instruction that would take a warp past watchdog_ms, the same one on
+ * any host; rt->cancelled() still ends it on a destroy or reset. A PTX
+ * launch takes the simulated time of its latest block in device time
+ * (sim_timeline.c), which events measure; any other launch the wall-clock
+ * time it ran.
  *
  * Ground truth (sim_truth.c): a launch ends COMPLETED only if every block
  * ran and it was never told to stop; a fault of its own (the kernel's, a
@@ -25,6 +28,7 @@
  * (another launch's poison, a destroy, a reset) ends DISCARDED.
  */
 #include "sim_alloc.h"
+#include "sim_block_slots.h"
 #include "sim_core.h"
 #include "ptx/ptx_module.h"
 
@@ -333,6 +337,22 @@ static void busy_for(sim_launch *l, uint64_t us)
         watchdog_fired(l);
 }
 
+/* A PTX block at its place in simulated time: it starts when the earliest
+ * slot frees up, which is busy until the block's latest warp ends. False
+ * when the launch must stop (the watchdog, a fault, a cancel). */
+static bool run_ptx_block(sim_launch *l, const gg_sim_block *b, sim_block_slots *slots,
+                          ptx_printf_fifo *printf_fifo)
+{
+    l->sim_clock.block_start = sim_block_slots_next(slots);
+    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, b, ptx_window, &l->sim_clock, printf_fifo);
+    sim_block_slots_done(slots, l->sim_clock.block_end);
+    if (l->sim_clock.expired) {
+        raise_fault(l, SIM_ERR_LAUNCH_TIMEOUT);
+        return false;
+    }
+    return true;
+}
+
 static void run_blocks(sim_launch *l)
 {
     gg_sim_block b;
@@ -350,6 +370,19 @@ static void run_blocks(sim_launch *l)
     b.rt = &g_runtime;
     b.launch = l;
     bool slow = l->rule && l->rule->action == SIM_MB_SLOW;
+    sim_block_slots slots = { 0 };
+    if (l->fn->ptx) {
+        sim_function_info info;
+        sim_function_get_info(l->fn, &info);
+        unsigned per_sm = sim_blocks_per_sm(l->block.x * l->block.y * l->block.z,
+                                            (uint64_t)info.static_shared + l->shared_bytes);
+        uint64_t nblocks = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
+        if (!sim_block_slots_init(&slots, l->ctx->dev->cfg->multiprocessors, per_sm, nblocks)) {
+            raise_fault(l, SIM_ERR_LAUNCH_FAILED);
+            free(shared);
+            return;
+        }
+    }
     /* Kernel printf output: the process's stdout once the blocks ran, as
      * a driver prints it at the synchronisation after the kernel. */
     ptx_printf_fifo printf_fifo;
@@ -363,11 +396,8 @@ static void run_blocks(sim_launch *l)
                 if (shared)
                     memset(shared, 0, l->shared_bytes);
                 if (l->fn->ptx) {
-                    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, &b, ptx_window, &l->sim_clock, &printf_fifo);
-                    if (l->sim_clock.expired) {
-                        raise_fault(l, SIM_ERR_LAUNCH_TIMEOUT);
+                    if (!run_ptx_block(l, &b, &slots, &printf_fifo))
                         goto out;
-                    }
                 } else
                     l->fn->fn(&b);
                 if (slow)
@@ -375,6 +405,7 @@ static void run_blocks(sim_launch *l)
             }
 out:
     ptx_printf_fifo_flush(&printf_fifo, stdout);
+    sim_block_slots_free(&slots);
     free(shared);
 }
 
@@ -403,22 +434,23 @@ static sim_status run_body(sim_launch *l)
     return (sim_status)atomic_load(&l->fault);
 }
 
-/* A PTX launch's simulated clock starts where the device's stands; on a
+/* A PTX launch's simulated clock starts at its place in device time; on a
  * watchdog device (and without a misbehave rule, whose run time is the
  * wall clock's) it may run watchdog_ms of simulated time. */
-static void start_sim_clock(sim_launch *l, const sim_device_config *cfg)
+static void start_sim_clock(sim_launch *l, const sim_device_config *cfg, uint64_t start_ns)
 {
     ptx_sim_clock *c = &l->sim_clock;
-    c->start_ns = atomic_load(&l->ctx->dev->sim_time_ns);
+    c->start_ns = start_ns;
     c->ns_per_insn = cfg->ns_per_warp_instruction;
     c->insns = 0;
+    c->block_start = c->block_end = 0;
     c->expired = false;
     c->insn_limit = UINT64_MAX;
     if (cfg->watchdog && !l->rule)
         c->insn_limit = (uint64_t)((double)cfg->watchdog_ms * 1e6 / c->ns_per_insn);
 }
 
-void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
+uint64_t sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock, uint64_t start_ns)
 {
     (void)s;
     const sim_device_config *cfg = l->ctx->dev->cfg;
@@ -427,19 +459,20 @@ void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
      * watchdog timed out has a recorded run time of at least its limit (one
      * killed in simulated time may have run for less wall-clock time). */
     sim_truth_started(&l->truth);
-    start_sim_clock(l, cfg);
-    l->has_deadline = cfg->watchdog && !(l->fn->ptx && !l->rule);
+    start_sim_clock(l, cfg, start_ns);
+    bool simulated = l->fn->ptx && !l->rule;
+    l->has_deadline = cfg->watchdog && !simulated;
     if (l->has_deadline)
         l->deadline = sim_ts_add_us(sim_now(), (uint64_t)cfg->watchdog_ms * 1000u);
+    uint64_t wall_start = sim_wall_ns();
     sim_status st = run_body(l);
-    if (l->fn->ptx) {
-        /* Monotonic: a launch that ran beside a later-ending one does not
-         * move the device's clock back. */
-        unsigned long long end = ptx_sim_time_ns(&l->sim_clock, l->sim_clock.insns);
-        unsigned long long seen = atomic_load(&l->ctx->dev->sim_time_ns);
-        while (seen < end && !atomic_compare_exchange_weak(&l->ctx->dev->sim_time_ns, &seen, end)) {
-        }
-    }
+    /* Its device time: a PTX kernel's latest block (a watchdog kill at
+     * exactly the budget), anything else the wall clock's. */
+    uint64_t took = sim_wall_ns() - wall_start;
+    if (simulated)
+        took = ptx_sim_time_ns(&l->sim_clock, l->sim_clock.expired ? l->sim_clock.insn_limit
+                                                                    : l->sim_clock.insns) -
+               start_ns;
     /* Unpin now: the allocations may be freed while the op is released. */
     for (size_t i = 0; i < l->npins; i++)
         sim_alloc_release(l->pins[i]);
@@ -455,4 +488,5 @@ void sim_launch_run(sim_stream *s, sim_launch *l, uint64_t clock)
         sim_truth_ended(&l->truth, l->stopped ? GG_SIM_LAUNCH_DISCARDED : GG_SIM_LAUNCH_COMPLETED,
                         SIM_OK, false);
     }
+    return took;
 }

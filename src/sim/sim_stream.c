@@ -177,21 +177,27 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
         sim_mem_free_passed(s->ctx, op->u.free); /* bookkeeping: runs even when discarding */
         return;
     }
+    uint64_t start = sim_timeline_start(s, op), took = 0;
     if (discard) {
         if (op->kind == SIM_OP_LAUNCH)
             sim_launch_truth_discard(op->u.launch);
+        sim_timeline_ended(s, start);
         return;
     }
     switch (op->kind) {
     case SIM_OP_LAUNCH:
-        sim_launch_run(s, op->u.launch, op->clock);
+        took = sim_launch_run(s, op->u.launch, op->clock, start);
         break;
     case SIM_OP_RECORD:
-        sim_event_complete(op->u.record.ev, op->u.record.rec);
+        sim_event_complete(op->u.record.ev, op->u.record.rec, start);
         break;
     case SIM_OP_WAIT: {
         wait_arg w = { s, op->u.wait.target, op->u.wait.seq };
         sim_progress_wait(wait_done, &w, NULL);
+        /* Not before the awaited work ended in device time (the target's
+         * cursor now: at or after that work's end). */
+        uint64_t target = atomic_load(&op->u.wait.target->cursor_ns);
+        start = target > start ? target : start;
         break;
     }
     case SIM_OP_WRITE_VALUE:
@@ -203,6 +209,7 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
             sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch, NULL);
         break;
     }
+    sim_timeline_ended(s, start + took);
 }
 
 static void remove_from_ctx(sim_stream *s)
@@ -306,6 +313,7 @@ sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_strea
     atomic_init(&s->submitted, 0);
     atomic_init(&s->completed, 0);
     atomic_init(&s->discard, false);
+    atomic_init(&s->cursor_ns, 0); /* its first op starts at the device's frontier */
     if (!add_to_ctx(c, s)) {
         sim_obj_release(&s->obj);
         return SIM_ERR_CONTEXT_DESTROYED;
@@ -365,6 +373,7 @@ void sim_stream_abandon(sim_stream *s)
 static uint64_t enqueue(sim_stream *s, sim_op *op, sim_status *why)
 {
     op->clock = atomic_fetch_add(&s->ctx->clock, 1);
+    sim_timeline_submitted(s, op);
     pthread_mutex_lock(&s->qlock);
     sim_status st = SIM_OK;
     if (atomic_load_explicit(&s->closing, memory_order_relaxed))
@@ -447,6 +456,7 @@ static uint64_t run_now_borrowed(sim_stream *s, sim_op *op)
         atomic_store_explicit(&s->submitted, seq, memory_order_release);
         if (op) {
             op->clock = atomic_fetch_add(&c->clock, 1);
+            sim_timeline_submitted(s, op);
             op->seq = seq;
             run_op(s, op, atomic_load(&c->epoch));
         }

@@ -85,7 +85,10 @@ static uint64_t at(uint64_t start, uint64_t n, double ns)
     return start + (uint64_t)((double)n * ns);
 }
 
-static void check_timer(CUfunction f, uint64_t start, double ns)
+/* Runs timer on one block of 64 threads and checks every clock against
+ * the launch's start (device time: whatever the wall clock had reached,
+ * sim_timeline.c), which it returns. */
+static uint64_t check_timer(CUfunction f, double ns)
 {
     CUdeviceptr d;
     CU_OK(cuMemAlloc_v2(&d, 64 * 40));
@@ -94,6 +97,9 @@ static void check_timer(CUfunction f, uint64_t start, double ns)
     CU_OK(cuCtxSynchronize());
     unsigned char out[64 * 40];
     CU_OK(cuMemcpyDtoH_v2(out, d, sizeof out));
+    uint64_t first;
+    memcpy(&first, out, 8);
+    uint64_t start = first - (uint64_t)(3 * ns);
     for (int t = 0; t < 64; t++) {
         uint64_t t0, t1, c64, after;
         uint32_t c32;
@@ -111,6 +117,7 @@ static void check_timer(CUfunction f, uint64_t start, double ns)
                      (unsigned long long)after, (unsigned long long)at(start, 18, ns));
     }
     CU_OK(cuMemFree_v2(d));
+    return start;
 }
 
 Test(ptx_sim_time, clocks_advance_by_the_configured_cost_and_stay_monotonic_across_launches)
@@ -123,12 +130,14 @@ Test(ptx_sim_time, clocks_advance_by_the_configured_cost_and_stay_monotonic_acro
         CUmodule m;
         CU_OK(cuModuleLoadData(&m, k_timer));
         CUfunction f = sim_test_kernel(m, "timer");
-        /* The device's clock starts at 0 and each launch starts where the
-         * one before it ended (its latest warp: TIMER_INSNS). */
-        uint64_t start = 0;
+        /* Each launch starts no earlier than the one before it ended (its
+         * latest warp: TIMER_INSNS), whatever the host did between. */
+        uint64_t end = 0;
         for (int launch = 0; launch < 3; launch++) {
-            check_timer(f, start, ns);
-            start = at(start, TIMER_INSNS, ns);
+            uint64_t start = check_timer(f, ns);
+            cr_assert_geq(start, end, "device %d launch %d started at %llu, before %llu", dev, launch,
+                          (unsigned long long)start, (unsigned long long)end);
+            end = at(start, TIMER_INSNS, ns);
         }
         CU_OK(cuModuleUnload(m));
         CU_OK(cuCtxDestroy_v2(c));
@@ -207,9 +216,11 @@ Test(ptx_sim_time, spinning_kernel_is_killed_or_cancelled)
     alarm(0);
 }
 
-/* Past 2^32 ns (4.3 s) of a device's simulated time: count_to(1100) runs
- * 4404 warp-instructions at 1 ms, then %globaltimer_lo and _hi are the
- * halves of the clock at their own instructions. */
+/* Past 2^32 ns (4.3 s) of device time: count_to(1100) runs 4404
+ * warp-instructions at 1 ms, and timer_halves, queued behind it, starts
+ * where it ended (later than 4.4 s however the device's clock began);
+ * %globaltimer_lo and _hi are then the halves of the clock at their own
+ * instructions (2 and 3), the whole at 4. */
 Test(ptx_sim_time, globaltimer_halves_past_32_bits)
 {
     alarm(50);
@@ -222,19 +233,38 @@ Test(ptx_sim_time, globaltimer_halves_past_32_bits)
     CU_OK(cuMemAlloc_v2(&d, 16));
     unsigned n = 1100;
     void *args[] = { &d, &n };
+    CUevent before, after;
+    CU_OK(cuEventCreate(&before, 0));
+    CU_OK(cuEventCreate(&after, 0));
+    /* A C-function kernel of 200 ms (wall clock) in front: what follows
+     * queues behind it, so the host's pace between the calls does not
+     * show in device time. */
+    CUmodule c_kernels = sim_test_module();
+    unsigned spin_ms = 200;
+    void *spin_args[] = { &spin_ms };
+    CU_OK(cuLaunchKernel(sim_test_kernel(c_kernels, "spin"), 1, 1, 1, 1, 1, 1, 0, NULL, spin_args, NULL));
+    CU_OK(cuEventRecord(before, NULL));
     CU_OK(cuLaunchKernel(sim_test_kernel(m, "count_to"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuEventRecord(after, NULL));
     void *hargs[] = { &d };
     CU_OK(cuLaunchKernel(sim_test_kernel(mh, "timer_halves"), 1, 1, 1, 1, 1, 1, 0, NULL, hargs, NULL));
     CU_OK(cuCtxSynchronize());
+    /* The events around count_to: its simulated time exactly, 4.404 s. */
+    float ms = 0;
+    CU_OK(cuEventElapsedTime_v2(&ms, before, after));
+    cr_assert_float_eq(ms, 4404.0f, 0.01f, "count_to took %f ms of device time", (double)ms);
     uint32_t halves[2];
     uint64_t whole;
     CU_OK(cuMemcpyDtoH_v2(halves, d, 8));
     CU_OK(cuMemcpyDtoH_v2(&whole, d + 8, 8));
-    uint64_t start = 4404ull * 1000000u;
+    uint64_t start = whole - 4000000u;
+    cr_assert_geq(start, 4404ull * 1000000u);
     cr_assert_eq(halves[0], (uint32_t)(start + 2000000u));
     cr_assert_eq(halves[1], (uint32_t)((start + 3000000u) >> 32));
-    cr_assert_eq(halves[1], 1u);
-    cr_assert_eq(whole, start + 4000000u);
+    cr_assert_geq(halves[1], 1u);
+    CU_OK(cuEventDestroy_v2(before));
+    CU_OK(cuEventDestroy_v2(after));
+    CU_OK(cuModuleUnload(c_kernels));
     CU_OK(cuCtxDestroy_v2(c));
     alarm(0);
 }

@@ -42,12 +42,17 @@ static float escape_count(uint32_t px, uint32_t py, uint32_t width, uint32_t hei
 {
     double step_x = VIEW_WIDTH / width, step_y = VIEW_HEIGHT / height;
     double step = step_x > step_y ? step_x : step_y;
-    double cr = VIEW_CENTER_X + ((double)px + 0.5 - 0.5 * width) * step;
-    double ci = VIEW_CENTER_Y + ((double)py + 0.5 - 0.5 * height) * step;
+    /* nvcc contracts a * b + c into one fused multiply-add (fma.rn.f64 in
+     * render.ptx: one rounding, not two), and near the set's edge the
+     * iteration amplifies that last bit into another escape count. The
+     * twin fuses the same three places, so that it draws the image the
+     * real kernel draws (tests/demo/check_demo.sh compares them). */
+    double cr = fma((double)px + 0.5 - 0.5 * width, step, VIEW_CENTER_X);
+    double ci = fma((double)py + 0.5 - 0.5 * height, step, VIEW_CENTER_Y);
     double zr = 0.0, zi = 0.0, zr2 = 0.0, zi2 = 0.0;
     uint32_t n = 0;
     while (n < max_iter && zr2 + zi2 <= BAILOUT_SQUARED) {
-        zi = 2.0 * zr * zi + ci;
+        zi = fma(2.0 * zr, zi, ci);
         zr = zr2 - zi2 + cr;
         zr2 = zr * zr;
         zi2 = zi * zi;

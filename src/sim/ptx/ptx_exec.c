@@ -566,6 +566,7 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
         w->live = lanes >= PTX_WARP_SIZE ? 0xFFFFFFFFu : (1u << lanes) - 1;
         w->group = w->live;
         w->next_wait_pc = UINT32_MAX;
+        w->insns = blk->clock->block_start;
         w->regs = regs + (size_t)i * PTX_WARP_SIZE * (blk->k->nregs ? blk->k->nregs : 1);
     }
     *warps_out = warps;
@@ -598,6 +599,7 @@ void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_si
         free(blk.shared);
         free(blk.local);
         b->rt->trap(b, GG_SIM_TRAP_LAUNCH_FAILED); /* out of host memory */
+        clock->block_end = clock->block_start;
         return;
     }
     unsigned until_poll = CANCEL_POLL_INTERVAL;
@@ -648,6 +650,7 @@ void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_si
             break;
     }
     uint64_t latest = latest_warp_clock(warps, blk.nwarps);
+    clock->block_end = latest;
     clock->insns = latest > clock->insns ? latest : clock->insns;
     if (thread_insns)
         *thread_insns += blk.thread_insns;

@@ -34,19 +34,23 @@ typedef struct ptx_global_window {
  * the interpreter then asks rt->map(), which raises it). */
 typedef bool (*ptx_window_fn)(const gg_sim_block *b, uint64_t addr, ptx_global_window *out);
 
-/* Simulated time of one launch, whatever the host's speed. The simulated
- * GPU runs every warp of the launch at once, each at its own pace: every
- * warp-instruction a warp executes (one instruction for the lanes that run
- * it together) moves that warp's clock on by ns_per_insn, and a bar.sync
- * brings the block's warps to the latest of their clocks. A warp reads its
- * own clock in %clock, %clock64 and %globaltimer; the launch lasts as long
- * as its latest warp, and a warp whose clock would pass insn_limit stops the
- * launch there (the watchdog), at the same instruction on any host. */
+/* Simulated time of one launch, whatever the host's speed. Every warp-
+ * instruction a warp executes (one instruction for the lanes that run it
+ * together) moves that warp's clock on by ns_per_insn, and a bar.sync
+ * brings the block's warps to the latest of their clocks. A block's warps
+ * start at block_start, the time the launch's scheduler (sim_launch.c)
+ * gives the block a place on a multiprocessor; the block ends with its
+ * latest warp (block_end). A warp reads its own clock in %clock, %clock64
+ * and %globaltimer; a warp whose clock would pass insn_limit stops the
+ * launch there (the watchdog), at the same instruction on any host. Clocks
+ * count warp-instructions from the launch's start. */
 typedef struct ptx_sim_clock {
-    uint64_t start_ns;      /* the device's simulated time when the launch began */
+    uint64_t start_ns;      /* device time when the launch began */
     double ns_per_insn;     /* > 0 */
-    uint64_t insns;         /* the latest warp's warp-instructions so far */
-    uint64_t insn_limit;    /* how many one warp may execute (UINT64_MAX: no limit) */
+    uint64_t insns;         /* the latest warp's clock so far, over all blocks run */
+    uint64_t insn_limit;    /* how far a warp's clock may go (UINT64_MAX: no limit) */
+    uint64_t block_start;   /* in: where the next block's warps start */
+    uint64_t block_end;     /* out: where the block just run ended (its latest warp) */
     bool expired;           /* set when a warp reached insn_limit and stopped there */
 } ptx_sim_clock;
 
