@@ -13,11 +13,13 @@ GG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The last line is what Debian's python3-pycuda (a referee, below) needs from
 # main: its Python dependencies and the Boost libraries its extension links;
 # ordinary main packages, installed like the rest (python3-pycuda itself is
-# not installed: it would pull in nvidia-cuda-toolkit and libcuda1).
+# not installed: it would pull in nvidia-cuda-toolkit and libcuda1), then
+# libllvm14, the LLVM that Debian's python3-llvmlite (numba's, a referee
+# below) links; numba needs python3-numpy too.
 GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
              libzstd-dev liblz4-dev libpng-dev python3 python3-dev libamdhip64-dev
              python3-numpy python3-pytools python3-mako python3-appdirs python3-decorator
-             libboost-python1.74.0 libboost-thread1.74.0)
+             libboost-python1.74.0 libboost-thread1.74.0 libllvm14)
 
 # What scripts/demo.sh needs: the library, the simulated driver (with the
 # fatbin decompressors: without them its configure warns) and the render
@@ -32,6 +34,20 @@ GG_DEMO_PACKAGES=(cmake gcc make pkg-config libcjson-dev libzstd-dev liblz4-dev 
 # (tests/pycuda), and libcurand10 (non-free) a library its extension links.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 GG_REFEREE_PACKAGES=(libcuda1 python3-pycuda libcurand10)
+
+# numba's CUDA target, a second real client with its own test suites
+# (tests/numba): python3-numba (main) and the python3-llvmlite it compiles
+# with, and non-free's libnvvm4 (NVVM 11.8: the CUDA 13 toolkit's libnvvm
+# refuses numba 0.56's NVVM IR). numba also needs libdevice.10.bc: a CUDA
+# toolkit's when there is one (GG_NUMBA_TOOLKIT_LIBDEVICE), else the
+# smallest Debian package that holds it, GG_NUMBA_LIBDEVICE_PACKAGE (84 MB),
+# which scripts/test.sh fetches only then.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+GG_NUMBA_REFEREE_PACKAGES=(python3-numba python3-llvmlite libnvvm4)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+GG_NUMBA_TOOLKIT_LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
+# shellcheck disable=SC2034 # used by the scripts that source this file
+GG_NUMBA_LIBDEVICE_PACKAGE=nvidia-cuda-toolkit
 
 gg_log() { printf '==> %s\n' "$*"; }
 gg_die() { printf 'error: %s\n' "$*" >&2; exit 1; }

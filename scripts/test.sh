@@ -49,6 +49,9 @@ gg_ensure_packages "${packages[@]}"
 # and the sanitizer runs, find it there and make no network access. Offline
 # it records why, and the tests over it report themselves skipped.
 "$GG_ROOT/scripts/fetch-referees.sh" "${GG_REFEREE_PACKAGES[@]}"
+numba_referees=("${GG_NUMBA_REFEREE_PACKAGES[@]}")
+[[ -f "$GG_NUMBA_TOOLKIT_LIBDEVICE" ]] || numba_referees+=("$GG_NUMBA_LIBDEVICE_PACKAGE")
+"$GG_ROOT/scripts/fetch-referees.sh" "${numba_referees[@]}"
 gg_configure "$dir" "${cmake_args[@]}"
 gg_build "$dir"
 
