@@ -34,10 +34,13 @@ CALL = re.compile(r"Call to (\w+) results in (\w+)")
 
 
 def generalize(text):
-    """TEXT with hexadecimal and decimal numbers written as N, and spaces
-    squeezed, so that one cause at different lines or sizes counts once."""
-    text = re.sub(r"0x[0-9a-fA-F]+", "N", text)
-    text = re.sub(r"(?<![A-Za-z_])\d+(\.\d+)?", "N", text)
+    """TEXT with hexadecimal and decimal numbers written as N, the mangled
+    names numba gives its functions as <symbol>, and spaces squeezed, so
+    that one cause at different lines, sizes or functions counts once.
+    Numbers inside names (.f16, %r1, u32) stay."""
+    text = re.sub(r"(?<![\w.$%])_Z[\w$]+", "<symbol>", text)
+    text = re.sub(r"(?<![\w.$%])0x[0-9a-fA-F]+", "N", text)
+    text = re.sub(r"(?<![\w.$%])\d+(\.\d+)?(?![\w$])", "N", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -56,6 +59,11 @@ def cause(result):
             return f"{named.group(1)}: {named.group(2)}"
     elif errors:
         chosen = errors[0]
+    if message.startswith("subprocess.CalledProcessError"):
+        # numba runs some tests as a python program of their own (under the
+        # same environment): only its exit status comes back.
+        return "a test program numba starts in a subprocess failed (" + \
+            generalize(message.split("returned", 1)[-1])[:80] + ")"
     if chosen is not None:
         call, error, detail = chosen
         text = f"{call}: {error}"
@@ -86,6 +94,35 @@ def read(path):
     return results, incomplete
 
 
+def parent_test(result_id):
+    """The test a subtest's result belongs to ("pkg.mod.Class.test (i=1)"
+    -> "pkg.mod.Class.test"); other ids unchanged."""
+    match = re.match(r"^(\S+\.\w+) \(.+\)$", result_id)
+    return match.group(1) if match else result_id
+
+
+def test_outcomes(results):
+    """One outcome per test, as unittest counts them: a test with a failing
+    subtest failed (its first bad outcome), whatever its other subtests did."""
+    per_test = {}
+    for result in results:
+        per_test.setdefault(parent_test(result["id"]), []).append(result["outcome"])
+    return [next((o for o in outcomes if o in BAD), outcomes[0])
+            for outcomes in per_test.values()]
+
+
+def ptx_reason(cause_text):
+    """The simulator's reason in a PTX refusal cause, without the line, the
+    instruction it quotes and the opcode it names; None for other causes."""
+    match = re.search(r"PTX line N: (.*)\)$", cause_text)
+    if not match:
+        return None
+    reason = match.group(1)
+    if reason.count(": ") >= 1:
+        reason = reason.rsplit(": ", 1)[0]
+    return re.sub(r" in [\w.]+$", "", reason).rstrip(":")
+
+
 def package_name(path, results):
     for result in results:
         match = re.match(r"(?:load )?numba\.cuda\.tests\.(\w+)", result["id"])
@@ -114,19 +151,28 @@ def summarize(paths, must_pass):
     for path in paths:
         results, incomplete = read(path)
         counts = dict.fromkeys(OUTCOMES, 0)
+        for outcome in test_outcomes(results):
+            counts[outcome] += 1
         for result in results:
-            counts[result["outcome"]] += 1
             if result["outcome"] == "passed":
                 passed_ids.add(result["id"])
         name = package_name(path, results)
-        print(f"{name}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+        print(f"{name}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+              + f" ({sum(counts.values())} tests)")
         if incomplete:
             print(f"  INCOMPLETE: {incomplete}")
-        failures = grouped([(cause(r), short_id(r["id"])) for r in results
-                            if r["outcome"] in BAD])
+        bad_results = [r for r in results if r["outcome"] in BAD]
+        failures = grouped([(cause(r), short_id(r["id"])) for r in bad_results])
         if failures:
-            print("  failures and errors by cause (count, cause, e.g.):")
+            print(f"  failing results by cause ({len(bad_results)}: a test's failing "
+                  "subtests count one each; count, cause, e.g.):")
         for n, key, example in failures:
+            print(f"    {n:5d}  {key}  [e.g. {example}]")
+        refusals = grouped([(reason, short_id(r["id"])) for r in bad_results
+                            for reason in [ptx_reason(cause(r))] if reason])
+        if refusals:
+            print("  of which PTX refusals by reason (count, reason, e.g.):")
+        for n, key, example in refusals:
             print(f"    {n:5d}  {key}  [e.g. {example}]")
         skips = grouped([(generalize(r.get("message", ""))[:200], short_id(r["id"]))
                          for r in results if r["outcome"] == "skipped"])
