@@ -17,7 +17,9 @@
 #                      scripts/common.sh) when present, else Debian's
 #                      nvidia-cuda-toolkit's
 #   GPUGUARD_SIM_CONFIG two compute devices (no watchdog), unless set
-#   NUMBA_CACHE_DIR    WORK_DIR/cache
+#   NUMBA_CACHE_DIR    left unset, as numba's own test runs leave it: its
+#                      caching tests look for the cache beside their
+#                      modules, in temporary folders of their own
 # When a package is missing it says why and exits 77 (ctest: skipped).
 # Usage: with_numba.sh REFEREE_DIR SIM_LIBRARY CUDART_DIR WORK_DIR COMMAND [ARGS...]
 [ $# -ge 5 ] || { sed -n '20,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -64,18 +66,17 @@ ldconfig -p 2>/dev/null | grep -q 'libLLVM-14\.so' ||
     skip "llvmlite's LLVM is missing: apt-get install libllvm14"
 
 home="$work/cuda_home"
-mkdir -p "$home/nvvm/lib64" "$home/nvvm/libdevice" "$work/cache" || exit 1
+mkdir -p "$home/nvvm/lib64" "$home/nvvm/libdevice" || exit 1
 ln -sfn "$cudart" "$home/lib64" &&
     ln -sf "$nvvm" "$home/nvvm/lib64/libnvvm.so.4" &&
     ln -sf "$libdevice" "$home/nvvm/libdevice/libdevice.10.bc" || exit 1
 PYTHONPATH="$numba_site:$llvmlite_site${PYTHONPATH:+:$PYTHONPATH}"
 CUDA_HOME="$home"
 NUMBA_CUDA_DRIVER="$sim"
-NUMBA_CACHE_DIR="$work/cache"
 # numba's tests select device 0 and some run kernels for seconds: no
 # watchdog on either device (the simulator's default device 0 has one).
 [ -n "${GPUGUARD_SIM_CONFIG:-}" ] ||
     GPUGUARD_SIM_CONFIG='{"devices": [{"name": "gpuguard sim compute GPU 0"}, {"name": "gpuguard sim compute GPU 1"}]}'
-export PYTHONPATH CUDA_HOME NUMBA_CUDA_DRIVER NUMBA_CACHE_DIR GPUGUARD_SIM_CONFIG
-unset CUDA_PATH
+export PYTHONPATH CUDA_HOME NUMBA_CUDA_DRIVER GPUGUARD_SIM_CONFIG
+unset CUDA_PATH NUMBA_CACHE_DIR
 exec "$@"
