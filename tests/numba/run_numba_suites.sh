@@ -84,6 +84,7 @@ for package in $packages; do
     set --
     if [ "$subset" = 1 ]; then
         # subset.txt: "PACKAGE REGEX" lines, the tests to run.
+        # shellcheck disable=SC2013 # one regex a line, none with spaces
         for pattern in $(awk -v p="$package" '$1 == p { print $2 }' "$here/subset.txt"); do
             set -- "$@" --only "$pattern"
         done

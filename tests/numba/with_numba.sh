@@ -44,6 +44,7 @@ numba_site="$referees/python3-numba/usr/lib/python3/dist-packages"
 llvmlite_site="$referees/python3-llvmlite/usr/lib/python3/dist-packages"
 [ -d "$numba_site/numba/cuda" ] || skip "no numba package under $numba_site"
 [ -d "$llvmlite_site/llvmlite" ] || skip "no llvmlite package under $llvmlite_site"
+# shellcheck disable=SC2012 # the name is Debian's, without odd characters
 nvvm="$(ls "$referees"/libnvvm4/usr/lib/*/libnvvm.so.4 2>/dev/null | head -n 1)"
 [ -n "$nvvm" ] || skip "no libnvvm.so.4 under $referees/libnvvm4"
 libdevice="${GG_LIBDEVICE:-/usr/local/cuda/nvvm/libdevice/libdevice.10.bc}"
@@ -75,8 +76,10 @@ CUDA_HOME="$home"
 NUMBA_CUDA_DRIVER="$sim"
 # numba's tests select device 0 and some run kernels for seconds: no
 # watchdog on either device (the simulator's default device 0 has one).
+# shellcheck disable=SC2089,SC2090 # JSON text: its quotes are meant literally
 [ -n "${GPUGUARD_SIM_CONFIG:-}" ] ||
     GPUGUARD_SIM_CONFIG='{"devices": [{"name": "gpuguard sim compute GPU 0"}, {"name": "gpuguard sim compute GPU 1"}]}'
+# shellcheck disable=SC2090 # see above
 export PYTHONPATH CUDA_HOME NUMBA_CUDA_DRIVER GPUGUARD_SIM_CONFIG
 unset CUDA_PATH NUMBA_CACHE_DIR
 exec "$@"
