@@ -95,9 +95,10 @@ def read(path):
 
 
 def parent_test(result_id):
-    """The test a subtest's result belongs to ("pkg.mod.Class.test (i=1)"
-    -> "pkg.mod.Class.test"); other ids unchanged."""
-    match = re.match(r"^(\S+\.\w+) \(.+\)$", result_id)
+    """The test a subtest's result belongs to ("pkg.mod.Class.test (i=1)",
+    "pkg.mod.Class.test [message]" -> "pkg.mod.Class.test"); other ids
+    unchanged."""
+    match = re.match(r"^(\S+\.\w+) [\[(].*[\])]$", result_id)
     return match.group(1) if match else result_id
 
 

@@ -38,6 +38,10 @@ RESULTS = [
     result("test_i", "crashed", "crashed: killed by signal 11"),
     result("test_j", "error", "CudaAPIError: [1] Call to cuLaunchKernel results in "
            "CUDA_ERROR_INVALID_VALUE"),
+    # Two failing subtests of one test (with parameters, with a message):
+    # one failed test, two failing results.
+    result("test_k (i=1)", "failed", "AssertionError: 1 == 1"),
+    result("test_k [on nan]", "failed", "AssertionError: 1 == 1"),
 ]
 
 
@@ -76,8 +80,10 @@ with tempfile.TemporaryDirectory() as folder:
                  + [{"event": "end"}])
     status, out, err = run(path)
     check(status == 1, f"failures give exit 1, got {status} ({err})")
-    check("cudapy: 2 passed, 2 failed, 4 error, 1 skipped, 0 xfailed, 0 xpassed, "
-          "1 crashed, 0 hung" in out, f"counts line: {out}")
+    check("cudapy: 2 passed, 3 failed, 4 error, 1 skipped, 0 xfailed, 0 xpassed, "
+          "1 crashed, 0 hung (11 tests)" in out, f"counts line: {out}")
+    check("failing results by cause (9:" in out, f"failing results: {out}")
+    check(cause_count(out, "AssertionError: N == N") == 2, "subtests' results each count")
     check(cause_count(out, "cuStreamAddCallback missing from the driver") == 1, "missing function")
     # The call the exception names, not the earlier error; line numbers as N.
     check(cause_count(out, "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (PTX line N: no .foo)")
