@@ -232,6 +232,7 @@ typedef struct sim_device {
     pthread_mutex_t primary_lock;
     struct sim_ctx *primary;    /* retained while it exists */
     unsigned primary_refs;
+    atomic_uint primary_flags;  /* cuDevicePrimaryCtxSetFlags: what GetState reports */
 } sim_device;
 
 /* What a face refuses in a configuration that parsed (e.g. a driver version
@@ -426,11 +427,24 @@ typedef enum sim_op_kind {
     SIM_OP_RECORD,
     SIM_OP_WAIT,
     SIM_OP_FREE,
-    SIM_OP_WRITE_VALUE          /* a 4- or 8-byte store, in stream order */
+    SIM_OP_WRITE_VALUE,         /* a 4- or 8-byte store, in stream order */
+    SIM_OP_HOST_CALL            /* a client's host function (sim_host_call) */
 } sim_op_kind;
 
 struct sim_event;
 struct sim_launch;
+
+/* A client's host function queued on a stream (cuStreamAddCallback,
+ * cuLaunchHostFunc): the stream's worker calls run(), the face's
+ * trampoline, once the stream's earlier work is done, in stream order. */
+typedef struct sim_host_call {
+    void (*run)(const struct sim_host_call *hc, sim_status health);
+    void (*fn)(void);           /* the client's function; run() casts it back */
+    void *user;                 /* the client's argument */
+    uint64_t stream;            /* the stream handle the client named */
+    bool despite_errors;        /* also run, with the error, once the context is
+                                 * poisoned (a callback); otherwise skipped then */
+} sim_host_call;
 
 typedef struct sim_op {
     struct sim_op *next;
@@ -452,6 +466,7 @@ typedef struct sim_op {
         struct { struct sim_event *ev; uint64_t rec; } record;
         struct { struct sim_stream *target; uint64_t seq; } wait;
         sim_alloc *free;
+        sim_host_call host;
     } u;
 } sim_op;
 
@@ -507,6 +522,10 @@ uint64_t sim_stream_submit_done(sim_stream *s);
  * number, or 0 if the stream is closing. Saves the allocation of ops that
  * are submitted on hot paths (write-values). */
 uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op);
+/* Queues a copy of *hc on s (in fast mode: runs it now, on this thread):
+ * SIM_OK, INVALID_HANDLE (s is closing) or OUT_OF_MEMORY. A host call the
+ * context's destroy or reset drops is never called. */
+sim_status sim_stream_host_call(sim_stream *s, const sim_host_call *hc);
 sim_op *sim_op_new(sim_op_kind kind);
 void sim_op_free(sim_op *op);
 /* ---- device time (sim_timeline.c) ---------------------------------------

@@ -30,6 +30,9 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
+typedef void (*CUhostFn)(void *userData);
+typedef size_t (*CUoccupancyB2DSize)(int blockSize);
 typedef struct CUexecAffinityParam_st CUexecAffinityParam;
 typedef struct CUctxCreateParams_st CUctxCreateParams;
 

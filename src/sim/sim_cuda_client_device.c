@@ -16,6 +16,7 @@
 #include "sim_cuda.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static CUresult device_of(CUdevice dev, sim_device **out)
 {
@@ -180,4 +181,39 @@ SIM_EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUde
     }
     *canAccessPeer = 0;
     return CUDA_SUCCESS;
+}
+
+/* A UUID per simulated device, the same in every process and run (clients
+ * key caches and CUDA_VISIBLE_DEVICES-style selection on it): the bytes of
+ * "gpuguard-sim" and the ordinal, big-endian. Real devices' UUIDs are
+ * random; nothing should read meaning into these. */
+static CUresult device_uuid(CUuuid *uuid, CUdevice dev, const char *call)
+{
+    sim_device *d;
+    CUresult r = device_of(dev, &d);
+    if (r)
+        return r;
+    if (!uuid) {
+        sim_detail("%s: uuid is NULL", call);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    static const char prefix[12] = { 'g', 'p', 'u', 'g', 'u', 'a', 'r', 'd', '-', 's', 'i', 'm' };
+    memcpy(uuid->bytes, prefix, sizeof prefix);
+    for (int i = 0; i < 4; i++)
+        uuid->bytes[12 + i] = (char)((unsigned)d->ordinal >> (24 - 8 * i));
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+    SIM_COUNT(cuDeviceGetUuid);
+    return device_uuid(uuid, dev, "cuDeviceGetUuid");
+}
+
+/* CUDA 11.4's form: the same answer (the two differ on MIG instances,
+ * which the simulator does not have). */
+SIM_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+    SIM_COUNT(cuDeviceGetUuid_v2);
+    return device_uuid(uuid, dev, "cuDeviceGetUuid_v2");
 }

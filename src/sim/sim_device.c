@@ -61,6 +61,7 @@ sim_status sim_init(sim_config_check check)
         devs[i].cfg = &g_config.devices[i];
         atomic_init(&devs[i].mem_used, 0);
         atomic_init(&devs[i].skew_ns, 0);
+        atomic_init(&devs[i].primary_flags, 0);
         pthread_mutex_init(&devs[i].primary_lock, NULL);
     }
     g_devices = devs;
