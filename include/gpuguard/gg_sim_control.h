@@ -71,7 +71,8 @@ typedef struct gg_sim_launch_truth {
                                            (CUstream / hipStream_t value); 0 for the
                                            context's null stream, however it was named */
     unsigned long long stream_position; /* 1-based order of acceptance on its stream */
-    char kernel[128];
+    char kernel[512];                   /* its name, cut at 511 bytes (kernel_length says) */
+    unsigned long long kernel_length;   /* the whole name's length */
     int state;                          /* gg_sim_launch_state */
     int error;                          /* FAULTED / TIMED_OUT: the face's error code; else 0 */
     int poisoned_context;               /* 1: its fault is the context's sticky error */

@@ -138,10 +138,19 @@ typedef struct gg_kernel { uint64_t id; } gg_kernel;
 
 /* Names and tags keep GG_NAME_MAX - 1 bytes and a terminator: a longer
  * tag is truncated (always terminated); a longer fault-plan kernel filter
- * is refused naming the bound. Messages keep GG_MESSAGE_MAX - 1 bytes,
+ * is refused naming the bound. A kernel name longer than that (numba's and
+ * C++ templates' mangled names pass 200 bytes) is shortened where a record
+ * has GG_NAME_MAX bytes for it (culprits): its first
+ * GG_NAME_SHORT_PREFIX bytes, '~', and 16 hex digits of a 64-bit FNV-1a
+ * hash of the whole name. No kernel name has a '~' (PTX and C identifiers
+ * cannot), so a shortened name is never another kernel's whole name; two
+ * names share a shortened form only if they share the prefix and the hash
+ * collides (about one chance in 2^64 per pair). gg_kernel_name_expand
+ * gives the whole name back. Messages keep GG_MESSAGE_MAX - 1 bytes,
  * truncated and terminated. (Crossed by tests/core/test_bounds.c.) */
 #define GG_NAME_MAX 64
 #define GG_MESSAGE_MAX 512
+#define GG_NAME_SHORT_PREFIX 45
 
 /* How sure the culprit is. Certainty is a proof: EXACT only when no other
  * launch can have failed; a launch is named only from its own record. */
@@ -692,6 +701,14 @@ GG_API gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *ou
 /** The kernel's name (valid until gg_shutdown). name NULL:
  * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_kernel_name(gg_kernel kernel, const char **name);
+/** The whole name of a kernel that a culprit (or any GG_NAME_MAX record)
+ * names by its shortened form (see GG_NAME_MAX): *full is the name of a
+ * kernel gpuguard has loaded since gg_init whose shortened form is name,
+ * valid until gg_shutdown; a kernel's whole name gives itself.
+ * name or full NULL, or no kernel of that name or shortened form:
+ * GG_INVALID_ARGUMENT, *full NULL (the message says which). Makes no driver
+ * call; thread-safe. */
+GG_API gg_status gg_kernel_name_expand(const char *name, const char **full);
 
 typedef struct gg_dim3 { uint32_t x, y, z; } gg_dim3;
 

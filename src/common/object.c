@@ -1,6 +1,7 @@
 #include "common/alloc.h"
 #include "common/object.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,50 @@ const char *gg__intern(const char *name)
     intern_head = i;
     pthread_mutex_unlock(&intern_lock);
     return i->name;
+}
+
+/* The prefix, '~', 16 hex digits and the terminator fit a record. */
+_Static_assert(GG_NAME_SHORT_PREFIX + 1 + 16 + 1 <= GG_NAME_MAX, "a shortened name fits GG_NAME_MAX");
+
+void gg__record_name(const char *name, char *out)
+{
+    size_t len = strlen(name);
+    if (len < GG_NAME_MAX) {
+        memcpy(out, name, len + 1);
+        return;
+    }
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)name[i];
+        h *= 0x100000001b3ull;
+    }
+    memcpy(out, name, GG_NAME_SHORT_PREFIX);
+    snprintf(out + GG_NAME_SHORT_PREFIX, GG_NAME_MAX - GG_NAME_SHORT_PREFIX, "~%016llx", (unsigned long long)h);
+}
+
+bool gg__record_names(const char *record, const char *name)
+{
+    if (strcmp(record, name) == 0)
+        return true;
+    if (strlen(name) < GG_NAME_MAX)
+        return false;
+    char form[GG_NAME_MAX];
+    gg__record_name(name, form);
+    return strcmp(record, form) == 0;
+}
+
+const char *gg__intern_find_record(const char *name)
+{
+    char form[GG_NAME_MAX];
+    const char *found = NULL;
+    pthread_mutex_lock(&intern_lock);
+    for (interned *i = intern_head; i != NULL && found == NULL; i = i->next) {
+        gg__record_name(i->name, form);
+        if (strcmp(form, name) == 0 || strcmp(i->name, name) == 0)
+            found = i->name;
+    }
+    pthread_mutex_unlock(&intern_lock);
+    return found;
 }
 
 void gg__intern_release(void)

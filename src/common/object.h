@@ -239,6 +239,16 @@ void gg__object_pools_release(void);
 
 /* Interns a kernel name: the pointer stays valid until gg_shutdown. */
 const char *gg__intern(const char *name);
+/* name as a GG_NAME_MAX record keeps it: whole when it fits, else its
+ * shortened form (gpuguard.h, GG_NAME_MAX); out has GG_NAME_MAX bytes. */
+void gg__record_name(const char *name, char *out);
+/* The interned name that is name, or whose record form (gg__record_name)
+ * is name; NULL if none. */
+const char *gg__intern_find_record(const char *name);
+/* Whether record (a GG_NAME_MAX string: a fault-plan filter, a culprit's
+ * name) names the kernel called name: its whole name or its shortened
+ * form. */
+bool gg__record_names(const char *record, const char *name);
 void gg__intern_release(void);
 
 /* True when releasing `o` must leave its native object alone: adopted

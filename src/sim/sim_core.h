@@ -607,7 +607,7 @@ typedef struct sim_function {
     const unsigned *sizes;
     const unsigned *aligns;     /* a PTX kernel's declared alignments; NULL: guessed (sim_function_param_offset) */
     size_t param_bytes;         /* bytes of the copied-parameter buffer */
-    char name[128];
+    char *name;                 /* owned; any length (numba's mangled names pass 200) */
     void *face_state;           /* the CUDA face's settings of the function
                                  * (sim_cuda_legacy.c), freed with it */
 } sim_function;
