@@ -47,15 +47,36 @@ SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     return sim_cuda_result(st);
 }
 
+/* Under unified addressing a device address names its allocation and so
+ * its context: cuMemFree frees it from that context whether or not it is
+ * current (numba frees a reset context's memory with none current, and its
+ * suites pass on real drivers). A current context's sticky error still
+ * comes first; with none current, the owner's; an address in no context
+ * with none current is INVALID_CONTEXT, as before. */
 SIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     SIM_COUNT(cuMemFree_v2);
-    sim_ctx *c;
-    CUresult r = sim_cuda_enter(&c);
-    if (r)
-        return r;
-    sim_status st = sim_mem_free(c, dptr);
-    sim_obj_release(&c->obj);
+    if (!sim_is_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    sim_ctx *cur = NULL, *owner = NULL;
+    size_t off;
+    bool has_current = sim_ctx_current(&cur) == SIM_OK;
+    sim_status st = has_current ? sim_ctx_health(cur) : SIM_OK;
+    sim_alloc *a = st ? NULL : sim_mem_find_any(dptr, &owner, &off);
+    if (a) {
+        sim_alloc_release(a);
+        st = has_current ? SIM_OK : sim_ctx_health(owner);
+        if (!st)
+            st = sim_mem_free(owner, dptr);
+        sim_obj_release(&owner->obj);
+    } else if (!st) {
+        if (has_current)
+            st = sim_mem_free(cur, dptr); /* its own error for an unknown address */
+        else
+            st = sim_ctx_current(&cur);   /* INVALID_CONTEXT, with its detail */
+    }
+    if (has_current)
+        sim_obj_release(&cur->obj);
     return sim_cuda_result(st);
 }
 

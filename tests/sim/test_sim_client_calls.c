@@ -191,3 +191,28 @@ Test(sim_client_calls, cooperative_launches_are_refused_with_a_reason)
     CU_OK(cuModuleUnload(m));
     CU_OK(cuCtxDestroy_v2(c));
 }
+
+/* Unified addressing: an address names its allocation's context, so
+ * cuMemFree frees it with no context current, or another one current. */
+Test(sim_client_calls, mem_free_finds_the_allocation_s_own_context)
+{
+    sim_test_init(NULL);
+    CUcontext a = sim_test_ctx(0), b = sim_test_ctx(1);
+    CUdeviceptr pa, pa2, pb;
+    CU_OK(cuCtxSetCurrent(a));
+    CU_OK(cuMemAlloc_v2(&pa, 256));
+    CU_OK(cuMemAlloc_v2(&pa2, 256));
+    CU_OK(cuCtxSetCurrent(b));
+    CU_OK(cuMemAlloc_v2(&pb, 256));
+    CU_OK(cuMemFree_v2(pa)); /* a's, with b current */
+    CUcontext top;
+    while (cuCtxGetCurrent(&top) == CUDA_SUCCESS && top)
+        CU_OK(cuCtxPopCurrent_v2(&top)); /* an empty stack: none current */
+    CU_OK(cuMemFree_v2(pb)); /* none current */
+    CU_IS(cuMemFree_v2(pb), CUDA_ERROR_INVALID_CONTEXT); /* gone, and no context to judge it by */
+    CU_OK(cuCtxSetCurrent(a));
+    CU_IS(cuMemFree_v2(pb), CUDA_ERROR_INVALID_VALUE);   /* gone: the current context's answer */
+    CU_OK(cuMemFree_v2(pa2));
+    CU_OK(cuCtxDestroy_v2(b));
+    CU_OK(cuCtxDestroy_v2(a));
+}
