@@ -142,6 +142,9 @@ typedef struct sim_device_config {
     unsigned max_block[3];
     bool stream_mem_ops;        /* stream write-value operations (32-bit) */
     bool stream_mem_ops_64;     /* 64-bit ones; effective only with stream_mem_ops */
+    unsigned index;             /* its place in the configuration's list: the device
+                                 * itself, whatever a visibility variable makes its
+                                 * ordinal (its UUID is made from it) */
 } sim_device_config;
 
 typedef enum sim_mb_action {
@@ -237,8 +240,9 @@ typedef struct sim_device {
 
 /* What a face refuses in a configuration that parsed (e.g. a driver version
  * its library does not simulate): SIM_OK, or an error with a message naming
- * the key written to err. */
-typedef sim_status (*sim_config_check)(const sim_config *c, char *err, size_t errlen);
+ * the key written to err. It may narrow the devices (a visibility variable
+ * such as CUDA_VISIBLE_DEVICES), keeping each one's cfg.index. */
+typedef sim_status (*sim_config_check)(sim_config *c, char *err, size_t errlen);
 /* Reads the configuration, has `check` (NULL: none) accept it, and sets up
  * the devices; the first success fixes them for the life of the process. */
 sim_status sim_init(sim_config_check check);

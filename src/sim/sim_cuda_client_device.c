@@ -184,9 +184,10 @@ SIM_EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUde
 }
 
 /* A UUID per simulated device, the same in every process and run (clients
- * key caches and CUDA_VISIBLE_DEVICES-style selection on it): the bytes of
- * "gpuguard-sim" and the ordinal, big-endian. Real devices' UUIDs are
- * random; nothing should read meaning into these. */
+ * key caches and CUDA_VISIBLE_DEVICES selection on it): the bytes of
+ * "gpuguard-sim" and the device's place in the configuration, big-endian
+ * (sim_cuda_visible.c), whatever ordinal CUDA_VISIBLE_DEVICES gives it.
+ * Real devices' UUIDs are random; nothing should read meaning into these. */
 static CUresult device_uuid(CUuuid *uuid, CUdevice dev, const char *call)
 {
     sim_device *d;
@@ -197,10 +198,7 @@ static CUresult device_uuid(CUuuid *uuid, CUdevice dev, const char *call)
         sim_detail("%s: uuid is NULL", call);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    static const char prefix[12] = { 'g', 'p', 'u', 'g', 'u', 'a', 'r', 'd', '-', 's', 'i', 'm' };
-    memcpy(uuid->bytes, prefix, sizeof prefix);
-    for (int i = 0; i < 4; i++)
-        uuid->bytes[12 + i] = (char)((unsigned)d->ordinal >> (24 - 8 * i));
+    sim_cuda_uuid_bytes(d->cfg->index, (unsigned char *)uuid->bytes);
     return CUDA_SUCCESS;
 }
 

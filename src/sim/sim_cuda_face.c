@@ -6,6 +6,7 @@
 #include "sim_cuda.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Calls made before a successful cuInit fail like the real driver's. */
 #define REQUIRE_INIT()                         \
@@ -31,12 +32,12 @@ static CUresult get_device(CUdevice dev, sim_device **out)
     return CUDA_SUCCESS;
 }
 
-sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen)
+sim_status sim_cuda_config_check(sim_config *c, char *err, size_t errlen)
 {
     const sim_cuda_line *line = &sim_cuda_line_in_use;
     int v = c->driver_version;
     if (v == 0 || (v >= line->min_version && v <= line->max_version))
-        return SIM_OK;
+        return sim_cuda_visible_devices(c, getenv("CUDA_VISIBLE_DEVICES"), err, errlen);
     snprintf(err, errlen, "driver_version: %s simulates CUDA %d.%d to %d.%d drivers, not %d; %s",
              line->library, line->min_version / 1000, line->min_version % 1000 / 10,
              line->max_version / 1000, line->max_version % 1000 / 10, v, line->other);

@@ -121,7 +121,7 @@ sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out)
     case SIM_ATTR_CAN_MAP_HOST_MEMORY: *out = 1; break; /* sim_host_alloc_mapped */
     case SIM_ATTR_COMPUTE_MODE: *out = 0; break;
     case SIM_ATTR_CONCURRENT_KERNELS: *out = 1; break;
-    case SIM_ATTR_PCI_BUS_ID: *out = d->ordinal + 1; break;
+    case SIM_ATTR_PCI_BUS_ID: *out = (int)c->index + 1; break; /* physical: CUDA_VISIBLE_DEVICES keeps it */
     case SIM_ATTR_PCI_DEVICE_ID: *out = 0; break;
     case SIM_ATTR_PCI_DOMAIN_ID: *out = 0; break;
     case SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR: *out = (int)SIM_MAX_THREADS_PER_SM; break;

@@ -7,6 +7,8 @@
 #include "sim_test.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -142,11 +144,21 @@ Test(sim_client_calls, after_a_fault_callbacks_get_the_error_host_functions_do_n
     CUmodule m = sim_test_module();
     call_log log = { 0 };
     call_tag cb = { &log, 1 }, fn = { &log, 2 }, cb2 = { &log, 3 };
+    /* A 200 ms kernel in front, so the calls below are queued before the
+     * fault (after it, every call returns the sticky error). */
+    unsigned ms = 200;
+    void *args[] = { &ms };
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "spin"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
     CU_OK(cuLaunchKernel(sim_test_kernel(m, "trap_assert"), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
     CU_OK(cuStreamAddCallback(NULL, on_callback, &cb, 0));
     CU_OK(cuLaunchHostFunc(NULL, on_host_fn, &fn));
     CU_OK(cuStreamAddCallback(NULL, on_callback, &cb2, 0));
     CU_IS(cuCtxSynchronize(), CUDA_ERROR_ASSERT);
+    /* The synchronize returns once the context is poisoned; the worker
+     * passes the queued calls after that, in stream order: once the last
+     * callback ran, the host function before it had its turn. */
+    for (int waited = 0; atomic_load(&log.calls) < 2 && waited < 5000; waited++)
+        sim_test_sleep_ms(1);
     cr_assert_eq(atomic_load(&log.calls), 2, "the two callbacks, not the host function");
     cr_assert_eq(atomic_load(&log.order[0]), 1);
     cr_assert_eq(atomic_load(&log.order[1]), 3);
@@ -215,4 +227,80 @@ Test(sim_client_calls, mem_free_finds_the_allocation_s_own_context)
     CU_OK(cuMemFree_v2(pa2));
     CU_OK(cuCtxDestroy_v2(b));
     CU_OK(cuCtxDestroy_v2(a));
+}
+
+/* CUDA_VISIBLE_DEVICES is read at cuInit, once per process: each case runs
+ * in a child of its own (fork before any cuInit), bounded by alarm(). */
+#include <sys/wait.h>
+
+static const char *const visible_config =
+    "{\"devices\":[{\"name\":\"zero\"},{\"name\":\"one\"},{\"name\":\"two\"}]}";
+
+/* In a child: cuInit under CUDA_VISIBLE_DEVICES=value; exits 0 when the
+ * visible devices are `want` (names, in order; NULL-terminated; NULL
+ * itself: cuInit must fail with NO_DEVICE). */
+static int visible_child(const char *value, const char *const *want)
+{
+    setenv("GPUGUARD_SIM_CONFIG", visible_config, 1);
+    setenv("CUDA_VISIBLE_DEVICES", value, 1);
+    alarm(10);
+    CUresult r = cuInit(0);
+    if (!want)
+        return r == CUDA_ERROR_NO_DEVICE ? 0 : 10;
+    if (r != CUDA_SUCCESS)
+        return 11;
+    int n = 0, count = -1;
+    while (want[n])
+        n++;
+    if (cuDeviceGetCount(&count) != CUDA_SUCCESS || count != n)
+        return 12;
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        if (cuDeviceGetName(name, sizeof name, i) != CUDA_SUCCESS || strcmp(name, want[i]) != 0)
+            return 20 + i;
+    }
+    return 0;
+}
+
+static void expect_visible(const char *value, const char *const *want)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0)
+        _exit(visible_child(value, want));
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "CUDA_VISIBLE_DEVICES=\"%s\": child status %d", value,
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+Test(sim_client_calls, cuda_visible_devices_chooses_and_orders_devices)
+{
+    alarm(60);
+    const char *const two_zero[] = { "two", "zero", NULL };
+    const char *const one[] = { "one", NULL };
+    const char *const all_three[] = { "zero", "one", "two", NULL };
+    expect_visible("2,0", two_zero);
+    expect_visible("1", one);
+    expect_visible("0,1,2", all_three);
+    expect_visible("1,3,0", one);          /* 3 names no device: the list ends there */
+    expect_visible("1,x,0", one);
+    expect_visible("1,1,0", one);          /* listed twice: ends there (not measured on a real driver) */
+    expect_visible(" 2 , 0 ", two_zero);
+    expect_visible("3", NULL);             /* one past the last device */
+    expect_visible("", NULL);
+    /* UUIDs: the whole text or a unique prefix; a device keeps its UUID. */
+    /* cuDeviceGetUuid's bytes for the configuration's device 1 (see
+     * device_uuids_are_stable_distinct_and_checked): "gpuguard-sim", 1. */
+    char uuid1[41];
+    const unsigned char b[16] = { 'g', 'p', 'u', 'g', 'u', 'a', 'r', 'd', '-', 's', 'i', 'm', 0, 0, 0, 1 };
+    snprintf(uuid1, sizeof uuid1, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    expect_visible(uuid1, one);
+    /* The three UUIDs differ in their last digit only: any shorter prefix
+     * is every device's, and so names none. */
+    uuid1[39] = '\0';
+    expect_visible(uuid1, NULL);
+    expect_visible("GPU-6770", NULL);
+    alarm(0);
 }
