@@ -278,9 +278,10 @@ gg_status gg__enter_refused(gg__call *c, gg__context *ctx)
     return gg__enter(c, ctx); /* it was recovered meanwhile */
 }
 
-gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result)
+gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result, gg__nctx current)
 {
     c->switched = false;
+    c->saved = current;
     if (GG__UNLIKELY(get_current_result != 0))
         return gg__check(c, GG__OP_CTX_GET_CURRENT, get_current_result);
     int n = c->b->ctx_set_current(c->b->self, ctx->native);

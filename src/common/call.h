@@ -95,12 +95,10 @@ void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *wha
 /* The status a failed gg__lookup recorded. */
 gg_status gg__lookup_status(void);
 
-/* Pins the object named by `id` of `type` until gg__leave, or returns NULL
- * recording nothing (pin.c R1-R3). A call pins at most GG__PIN_SLOTS
- * objects: the most any call takes is three (a copy between two buffers on
- * a stream); a fifth is refused, never written past the record
- * (gg__lookup_failed: GG_INTERNAL). */
-GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
+/* The pin protocol (pin.c R1-R3) into slot `k` of the calling thread's
+ * record, which the caller has checked is below GG__PIN_SLOTS and the
+ * call's next: the object, or NULL recording nothing. */
+GG__HOT void *gg__try_pin_at(gg__call *c, uint64_t id, gg__type type, unsigned k)
 {
     gg__slot *slot = gg__handle_slot(id, type);
     if (GG__UNLIKELY(slot == NULL) || GG__UNLIKELY(atomic_load_explicit(&slot->id, memory_order_acquire) != id))
@@ -109,9 +107,6 @@ GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
     gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
     if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
         return NULL;
-    unsigned k = c->npins;
-    if (GG__UNLIKELY(k >= GG__PIN_SLOTS))
-        return NULL; /* past the thread's record: gg__lookup_failed says so */
     gg__pin_publish(p, k, obj);                                           /* R2 */
     if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
         GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
@@ -120,6 +115,19 @@ GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
     }
     gg__pin_clear(p, k);
     return NULL;
+}
+
+/* Pins the object named by `id` of `type` until gg__leave, or returns NULL
+ * recording nothing (pin.c R1-R3). A call pins at most GG__PIN_SLOTS
+ * objects: the most any call takes is three (a copy between two buffers on
+ * a stream); a fifth is refused, never written past the record
+ * (gg__lookup_failed: GG_INTERNAL). */
+GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
+{
+    unsigned k = c->npins;
+    if (GG__UNLIKELY(k >= GG__PIN_SLOTS))
+        return NULL; /* past the thread's record: gg__lookup_failed says so */
+    return gg__try_pin_at(c, id, type, k);
 }
 
 /* Looks up `id` of `type` and pins the object until gg__leave: a destroy
@@ -133,21 +141,64 @@ GG__HOT void *gg__lookup(gg__call *c, uint64_t id, gg__type type, const char *wh
     return gg__lookup_failed(c, id, type, what);
 }
 
+/* gg__lookup for a call's first pin (it has pinned nothing yet: the hot
+ * paths' front half), which goes to slot 0 without reading the count. */
+GG__HOT void *gg__lookup_first(gg__call *c, uint64_t id, gg__type type, const char *what)
+{
+    void *obj = gg__try_pin_at(c, id, type, 0);
+    if (GG__LIKELY(obj != NULL))
+        return obj;
+    return gg__lookup_failed(c, id, type, what);
+}
+
 /* Pins a record the caller already keeps alive by another pin (a pinned
  * child's context). False (nothing pinned) when the record was claimed
  * for destruction (its h.id is 0). */
 bool gg__pin_record_of(gg__call *c, gg__object *o);
+
+/* Pins the record `o` while its live id is still `id`, without the handle
+ * table: `o` is a record of id's kind that the caller saw holding `id`
+ * (records are type-stable, pin.c), and the caller already keeps the
+ * library from freeing the pools (it holds a pin). True when pinned (until
+ * gg__leave; `id` was live throughout, so `o` is its object); false, with
+ * nothing pinned, when `id` is gone (destroyed, or the record recycled:
+ * ids are never reused) or the call has no slot left. R2/R3 of pin.c
+ * with the record's own id for the slot's. */
+GG__HOT bool gg__pin_record_while(gg__call *c, gg__object *o, uint64_t id)
+{
+    unsigned k = c->npins;
+    gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
+    if (GG__UNLIKELY(k >= GG__PIN_SLOTS) || GG__UNLIKELY(p == NULL))
+        return false;
+    gg__pin_publish(p, k, o);                                              /* R2 */
+    if (GG__LIKELY(atomic_load_explicit(&o->id, memory_order_seq_cst) == id)) { /* R3 */
+        c->npins = k + 1;
+        return true;
+    }
+    gg__pin_clear(p, k);
+    return false;
+}
 
 /* Opens a call that touches the driver or the library's state without a
  * pinned object: gg_shutdown waits for it. NOT_INITIALIZED (or FORKED) if
  * the library is not initialised. End with gg__leave. */
 gg_status gg__call_open(gg__call *c);
 
-/* Unpins everything this call pinned. */
+/* Unpins everything this call pinned. Every slot of the thread's record
+ * is cleared once the call pinned anything (straight-line: fewer
+ * instructions than a loop over the call's pins): slots past the call's
+ * own are clear already, since a thread makes one call at a time and each
+ * clears what it pinned. */
 GG__HOT void gg__unpin_all(gg__call *c)
 {
-    for (unsigned k = 0; k < c->npins; k++)
-        gg__pin_clear(c->pins, k);
+    if (c->npins == 0)
+        return;
+    gg__pin_record *p = c->pins;
+    _Static_assert(GG__PIN_SLOTS == 4, "gg__unpin_all clears four slots");
+    gg__pin_clear(p, 0);
+    gg__pin_clear(p, 1);
+    gg__pin_clear(p, 2);
+    gg__pin_clear(p, 3);
     c->npins = 0;
 }
 
@@ -156,9 +207,10 @@ GG__HOT void gg__unpin_all(gg__call *c)
 bool gg__pins_revoked(gg__call *c);
 
 /* Out-of-line halves of gg__enter: the refusal of a DEAD or FORKED context,
- * and the switch when the context is not already current. */
+ * and the switch when the context is not already current (`current`: the
+ * caller's current context, which gg__leave restores). */
 gg_status gg__enter_refused(gg__call *c, gg__context *ctx);
-gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result);
+gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result, gg__nctx current);
 
 /* Fails fast if the context is DEAD (CONTEXT_DEAD, original cause attached)
  * or FORKED; otherwise makes it current. One driver call (get current) when
@@ -172,10 +224,9 @@ GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
     c->ctx = ctx;
     gg__nctx current = NULL;
     int n = c->b->ctx_get_current(c->b->self, &current);
-    c->saved = current;
     if (GG__LIKELY(n == 0) && current == ctx->native)
-        return GG_OK; /* c->switched stays false */
-    return gg__enter_switch(c, ctx, n);
+        return GG_OK; /* c->switched stays false; c->saved is read only when switched */
+    return gg__enter_switch(c, ctx, n, current);
 }
 
 void gg__leave_restore(gg__call *c);

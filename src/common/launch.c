@@ -100,21 +100,17 @@ gg_status gg_launch(const gg_launch_desc *desc)
     gg__context *ctx = k->h.context;
     unsigned grid[3] = { desc->grid.x, desc->grid.y, desc->grid.z };
     unsigned block[3] = { desc->block.x, desc->block.y, desc->block.z };
-    /* A zero dimension makes a product zero (a product may also wrap to
-     * zero: gg__launch_dims then finds no zero and the launch goes on). */
-    if (GG__UNLIKELY((uint64_t)grid[0] * grid[1] * grid[2] == 0 || (uint64_t)block[0] * block[1] * block[2] == 0)) {
+    /* Refused before the driver sees it: a zero dimension, the kernel's
+     * parameter count and the device's limits, named (the driver would only
+     * say INVALID_VALUE). One test for all on the hot path. */
+    if (GG__UNLIKELY(gg__launch_breaks_limits(k, ctx, desc, grid, block))) {
         status = gg__launch_dims(&c, desc, grid, block);
+        if (status == GG_OK)
+            status = gg__launch_refuse(&c, k, ctx, desc, grid, block);
         if (status != GG_OK) {
             gg__leave(&c);
             return status;
         }
-    }
-    /* Refused before the driver sees it: the kernel's parameter count and
-     * the device's limits, named (the driver would only say INVALID_VALUE). */
-    if (GG__UNLIKELY(gg__launch_breaks_limits(k, ctx, desc, grid, block))) {
-        status = gg__launch_refuse(&c, k, ctx, desc, grid, block);
-        gg__leave(&c);
-        return status;
     }
     status = gg__enter(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {
