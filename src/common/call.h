@@ -104,7 +104,9 @@ GG__HOT void *gg__try_pin_at(gg__call *c, uint64_t id, gg__type type, unsigned k
     if (GG__UNLIKELY(slot == NULL) || GG__UNLIKELY(atomic_load_explicit(&slot->id, memory_order_acquire) != id))
         return NULL;
     void *obj = atomic_load_explicit(&slot->object, memory_order_acquire); /* R1 */
-    gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
+    /* After the call's first pin its record is known (pins are taken in
+     * slot order): only the first may have to attach one. */
+    gg__pin_record *p = k > 0 ? c->pins : c->pins != NULL ? c->pins : (c->pins = gg__pins());
     if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
         return NULL;
     gg__pin_publish(p, k, obj);                                           /* R2 */
@@ -146,6 +148,16 @@ GG__HOT void *gg__lookup(gg__call *c, uint64_t id, gg__type type, const char *wh
 GG__HOT void *gg__lookup_first(gg__call *c, uint64_t id, gg__type type, const char *what)
 {
     void *obj = gg__try_pin_at(c, id, type, 0);
+    if (GG__LIKELY(obj != NULL))
+        return obj;
+    return gg__lookup_failed(c, id, type, what);
+}
+
+/* gg__lookup for a call's second pin (exactly one taken before, by
+ * gg__lookup_first or gg__use_begin): slot 1. */
+GG__HOT void *gg__lookup_second(gg__call *c, uint64_t id, gg__type type, const char *what)
+{
+    void *obj = gg__try_pin_at(c, id, type, 1);
     if (GG__LIKELY(obj != NULL))
         return obj;
     return gg__lookup_failed(c, id, type, what);

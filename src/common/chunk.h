@@ -37,7 +37,7 @@ GG__HOT gg_status gg__launch_resolve(gg__call *c, const gg_launch_desc *desc, gg
     c->kernel_name = (*k)->name;
     if (desc->stream.id == 0)
         return GG_OK;
-    *st = gg__lookup(c, desc->stream.id, GG__T_STREAM, "stream");
+    *st = gg__lookup_second(c, desc->stream.id, GG__T_STREAM, "stream");
     if (GG__UNLIKELY(*st == NULL))
         return gg__lookup_status();
     c->stream = *st;
@@ -52,18 +52,19 @@ gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid
 gg_status gg__launch_refuse(gg__call *c, const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
                             const unsigned grid[3], const unsigned block[3]);
 
-/* Whether a launch has a zero dimension (gg__launch_dims names it) or breaks
- * a limit gg__launch_refuse names, without a branch per check (hot path). A
+/* Whether a launch of grid `g` and block `b` (desc's, copied once by the
+ * caller) has a zero dimension (gg__launch_dims names it) or breaks a limit
+ * gg__launch_refuse names, without a branch per check (hot path). A
  * dimension d is refused when d - 1 >= limit in unsigned arithmetic: above
  * the limit, or 0 (d - 1 wraps to UINT_MAX), one comparison for both. */
 GG__HOT bool gg__launch_breaks_limits(const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
-                                      const unsigned grid[3], const unsigned block[3])
+                                      const gg_dim3 *g, const gg_dim3 *b)
 {
     const gg__launch_limits *l = &ctx->limits;
     return ((int)(k->params_known & (desc->param_count != k->param_count)) |
-            (block[0] - 1u >= l->block[0]) | (block[1] - 1u >= l->block[1]) | (block[2] - 1u >= l->block[2]) |
-            ((uint64_t)block[0] * block[1] * block[2] > l->threads_per_block) | (grid[0] - 1u >= l->grid[0]) |
-            (grid[1] - 1u >= l->grid[1]) | (grid[2] - 1u >= l->grid[2]) | (desc->shared_bytes > l->shared_bytes)) != 0;
+            (b->x - 1u >= l->block[0]) | (b->y - 1u >= l->block[1]) | (b->z - 1u >= l->block[2]) |
+            ((uint64_t)b->x * b->y * b->z > l->threads_per_block) | (g->x - 1u >= l->grid[0]) |
+            (g->y - 1u >= l->grid[1]) | (g->z - 1u >= l->grid[2]) | (desc->shared_bytes > l->shared_bytes)) != 0;
 }
 
 #endif

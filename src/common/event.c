@@ -51,7 +51,7 @@ gg_status gg_event_record(gg_event e, gg_stream s)
         gg__context *ctx = ev->h.context;
         gg__stream *st = NULL;
         if (s.id != 0) {
-            st = gg__lookup(&c, s.id, GG__T_STREAM, "stream");
+            st = gg__lookup_second(&c, s.id, GG__T_STREAM, "stream");
             status = st == NULL ? gg__lookup_status() : gg__check_same_context(&c, &ev->h, "event", &st->h, "stream");
             c.stream = st;
         }
