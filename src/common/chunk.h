@@ -54,17 +54,22 @@ gg_status gg__launch_refuse(gg__call *c, const gg__kernel *k, const gg__context 
 
 /* Whether a launch of grid `g` and block `b` (desc's, copied once by the
  * caller) has a zero dimension (gg__launch_dims names it) or breaks a limit
- * gg__launch_refuse names, without a branch per check (hot path). A
- * dimension d is refused when d - 1 >= limit in unsigned arithmetic: above
- * the limit, or 0 (d - 1 wraps to UINT_MAX), one comparison for both. */
+ * gg__launch_refuse names (hot path). A dimension d is refused when
+ * d - 1 >= limit in unsigned arithmetic: above the limit, or 0 (d - 1 wraps
+ * to UINT_MAX), one comparison for both. A branch per test, each never
+ * taken in a correct program: fewer instructions than combining the
+ * results without branches (measured: bench/README.md). */
 GG__HOT bool gg__launch_breaks_limits(const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
                                       const gg_dim3 *g, const gg_dim3 *b)
 {
     const gg__launch_limits *l = &ctx->limits;
-    return ((int)(k->params_known & (desc->param_count != k->param_count)) |
-            (b->x - 1u >= l->block[0]) | (b->y - 1u >= l->block[1]) | (b->z - 1u >= l->block[2]) |
-            ((uint64_t)b->x * b->y * b->z > l->threads_per_block) | (g->x - 1u >= l->grid[0]) |
-            (g->y - 1u >= l->grid[1]) | (g->z - 1u >= l->grid[2]) | (desc->shared_bytes > l->shared_bytes)) != 0;
+    if (GG__UNLIKELY(b->x - 1u >= l->block[0]) || GG__UNLIKELY(b->y - 1u >= l->block[1]) ||
+        GG__UNLIKELY(b->z - 1u >= l->block[2]) || GG__UNLIKELY(g->x - 1u >= l->grid[0]) ||
+        GG__UNLIKELY(g->y - 1u >= l->grid[1]) || GG__UNLIKELY(g->z - 1u >= l->grid[2]) ||
+        GG__UNLIKELY(desc->shared_bytes > l->shared_bytes) ||
+        GG__UNLIKELY((uint64_t)b->x * b->y * b->z > l->threads_per_block))
+        return true;
+    return k->params_known && desc->param_count != k->param_count;
 }
 
 #endif
