@@ -97,8 +97,11 @@ gg_status gg__lookup_status(void);
 
 /* The pin protocol (pin.c R1-R3) into slot `k` of the calling thread's
  * record, which the caller has checked is below GG__PIN_SLOTS and the
- * call's next: the object, or NULL recording nothing. */
-GG__HOT void *gg__try_pin_at(gg__call *c, uint64_t id, gg__type type, unsigned k)
+ * call's next: the object, or NULL recording nothing. `after_held_pin`: the
+ * call still holds an earlier pin that saw the library initialised at its
+ * R3, so gg_shutdown is waiting for this call (rule S, pin.c) and R3 need
+ * not look at the backend again; only the id is re-checked. */
+GG__HOT void *gg__try_pin_in(gg__call *c, uint64_t id, gg__type type, unsigned k, bool after_held_pin)
 {
     gg__slot *slot = gg__handle_slot(id, type);
     if (GG__UNLIKELY(slot == NULL) || GG__UNLIKELY(atomic_load_explicit(&slot->id, memory_order_acquire) != id))
@@ -111,12 +114,18 @@ GG__HOT void *gg__try_pin_at(gg__call *c, uint64_t id, gg__type type, unsigned k
         return NULL;
     gg__pin_publish(p, k, obj);                                           /* R2 */
     if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
-        GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
+        (after_held_pin || GG__LIKELY(gg__backend_get() != NULL || c->internal))) {
         c->npins = k + 1;
         return obj;
     }
     gg__pin_clear(p, k);
     return NULL;
+}
+
+/* gg__try_pin_in for a pin that has no earlier one to lean on. */
+GG__HOT void *gg__try_pin_at(gg__call *c, uint64_t id, gg__type type, unsigned k)
+{
+    return gg__try_pin_in(c, id, type, k, false);
 }
 
 /* Pins the object named by `id` of `type` until gg__leave, or returns NULL
@@ -154,10 +163,11 @@ GG__HOT void *gg__lookup_first(gg__call *c, uint64_t id, gg__type type, const ch
 }
 
 /* gg__lookup for a call's second pin (exactly one taken before, by
- * gg__lookup_first or gg__use_begin): slot 1. */
+ * gg__lookup_first or gg__use_begin, and still held): slot 1, leaning on
+ * the first for the shutdown test (gg__try_pin_in). */
 GG__HOT void *gg__lookup_second(gg__call *c, uint64_t id, gg__type type, const char *what)
 {
-    void *obj = gg__try_pin_at(c, id, type, 1);
+    void *obj = gg__try_pin_in(c, id, type, 1, true);
     if (GG__LIKELY(obj != NULL))
         return obj;
     return gg__lookup_failed(c, id, type, what);
@@ -197,15 +207,15 @@ GG__HOT bool gg__pin_record_while(gg__call *c, gg__object *o, uint64_t id)
 gg_status gg__call_open(gg__call *c);
 
 /* Unpins everything this call pinned. Every slot of the thread's record
- * is cleared once the call pinned anything (straight-line: fewer
+ * is cleared once the call took its record to pin anything (straight-line: fewer
  * instructions than a loop over the call's pins): slots past the call's
  * own are clear already, since a thread makes one call at a time and each
  * clears what it pinned. */
 GG__HOT void gg__unpin_all(gg__call *c)
 {
-    if (c->npins == 0)
+    gg__pin_record *p = c->pins; /* set by the call's first pin */
+    if (p == NULL)
         return;
-    gg__pin_record *p = c->pins;
     _Static_assert(GG__PIN_SLOTS == 4, "gg__unpin_all clears four slots");
     gg__pin_clear(p, 0);
     gg__pin_clear(p, 1);
@@ -238,6 +248,25 @@ GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
     int n = c->b->ctx_get_current(c->b->self, &current);
     if (GG__LIKELY(n == 0) && current == ctx->native)
         return GG_OK; /* c->switched stays false; c->saved is read only when switched */
+    return gg__enter_switch(c, ctx, n, current);
+}
+
+/* gg__enter for a call that passed gg__require_library itself, on a context
+ * it pinned (the hot paths): the context's fork generation is then the
+ * library's, which gg__require_library found current, so it is not tested
+ * again. (A context is made only inside a call that passed the same test,
+ * with the generation of that moment; a fork bumps the generation in the
+ * child, where every call then fails gg__require_library first, and
+ * gg_init refuses to start again there.) DEAD is tested as by gg__enter. */
+GG__HOT gg_status gg__enter_required(gg__call *c, gg__context *ctx)
+{
+    if (GG__UNLIKELY(atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD))
+        return gg__enter_refused(c, ctx);
+    c->ctx = ctx;
+    gg__nctx current = NULL;
+    int n = c->b->ctx_get_current(c->b->self, &current);
+    if (GG__LIKELY(n == 0) && current == ctx->native)
+        return GG_OK;
     return gg__enter_switch(c, ctx, n, current);
 }
 

@@ -20,7 +20,7 @@ GG__HOT void *gg__use_begin(gg__call *c, uint64_t id, gg__type type, const char 
     }
     if (type == GG__T_STREAM)
         c->stream = (struct gg__stream *)obj;
-    *status = gg__enter(c, obj->context);
+    *status = gg__enter_required(c, obj->context);
     return GG__LIKELY(*status == GG_OK) ? obj : NULL;
 }
 

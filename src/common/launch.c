@@ -124,7 +124,7 @@ gg_status gg_launch(const gg_launch_desc *desc)
             return status;
         }
     }
-    status = gg__enter(&c, ctx);
+    status = gg__enter_required(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {
         status = launch_under_watchdog(&c, k, st, desc, &grid, &block);
     } else if (GG__LIKELY(status == GG_OK)) {

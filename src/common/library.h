@@ -41,7 +41,10 @@ typedef struct gg__library {
     unsigned fork_generation;       /* fork.c's generation when gg_init succeeded */
 } gg__library;
 
-extern gg__library gg__lib;
+/* Hidden, as everything the library does not export (-fvisibility=hidden
+ * covers definitions only): declared so, every hot path reads it
+ * PC-relative, without a load of its address first. */
+extern gg__library gg__lib __attribute__((visibility("hidden")));
 
 /* The backend, or NULL when the library is not initialised. */
 static inline gg__backend *gg__backend_get(void)
