@@ -278,12 +278,16 @@ gg_status gg__enter_refused(gg__call *c, gg__context *ctx)
     return gg__enter(c, ctx); /* it was recovered meanwhile */
 }
 
-gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result, gg__nctx current)
+gg_status gg__enter_failed(gg__call *c, int n)
+{
+    c->switched = false;
+    return gg__check(c, GG__OP_CTX_GET_CURRENT, n);
+}
+
+gg_status gg__enter_switch(gg__call *c, gg__context *ctx, gg__nctx current)
 {
     c->switched = false;
     c->saved = current;
-    if (GG__UNLIKELY(get_current_result != 0))
-        return gg__check(c, GG__OP_CTX_GET_CURRENT, get_current_result);
     int n = c->b->ctx_set_current(c->b->self, ctx->native);
     if (GG__UNLIKELY(n != 0))
         return gg__check(c, GG__OP_CTX_SET_CURRENT, n);

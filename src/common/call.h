@@ -43,11 +43,14 @@ typedef struct gg__call {
                                  usual one (module_load_data), for error records */
     gg__pin_record *pins;     /* this thread's pins, once the call pinned something */
     int injected;             /* native code the fault gate returned, 0 if none */
-    gg_timeout_policy timeout_policy; /* this call's wait policy; DEFAULT: the library's */
-    unsigned npins;           /* slots 0..npins-1 of `pins` are this call's */
+    /* The small fields in one 8-byte word: the record is 72 bytes, and all
+     * but `api` is zeroed by four 16-byte stores. */
+    uint8_t timeout_policy;   /* this call's gg_timeout_policy for waits; DEFAULT: the library's */
+    uint8_t npins;            /* slots 0..npins-1 of `pins` are this call's (at most GG__PIN_SLOTS) */
     bool switched;            /* we changed the current context */
     bool internal;            /* gg_shutdown / exit: pins succeed with the backend cleared */
 } gg__call;
+_Static_assert(GG_TIMEOUT_RETURNS <= UINT8_MAX && GG__PIN_SLOTS <= UINT8_MAX, "gg__call's small fields");
 
 #define GG__CALL(name) ((gg__call){ .api = (name), .b = gg__backend_get() })
 
@@ -229,10 +232,12 @@ GG__HOT void gg__unpin_all(gg__call *c)
 bool gg__pins_revoked(gg__call *c);
 
 /* Out-of-line halves of gg__enter: the refusal of a DEAD or FORKED context,
- * and the switch when the context is not already current (`current`: the
+ * the failure of the driver's get-current call (its native code `n`), and
+ * the switch when the context is not already current (`current`: the
  * caller's current context, which gg__leave restores). */
 gg_status gg__enter_refused(gg__call *c, gg__context *ctx);
-gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result, gg__nctx current);
+gg_status gg__enter_failed(gg__call *c, int n);
+gg_status gg__enter_switch(gg__call *c, gg__context *ctx, gg__nctx current);
 
 /* Fails fast if the context is DEAD (CONTEXT_DEAD, original cause attached)
  * or FORKED; otherwise makes it current. One driver call (get current) when
@@ -244,11 +249,13 @@ GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
         GG__UNLIKELY(atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD))
         return gg__enter_refused(c, ctx);
     c->ctx = ctx;
-    gg__nctx current = NULL;
-    int n = c->b->ctx_get_current(c->b->self, &current);
-    if (GG__LIKELY(n == 0) && current == ctx->native)
+    gg__nctx current; /* read only when the driver answered (wrote it) */
+    int n = GG__BACKEND->ctx_get_current(GG__BACKEND->self, &current);
+    if (GG__UNLIKELY(n != 0))
+        return gg__enter_failed(c, n);
+    if (GG__LIKELY(current == ctx->native))
         return GG_OK; /* c->switched stays false; c->saved is read only when switched */
-    return gg__enter_switch(c, ctx, n, current);
+    return gg__enter_switch(c, ctx, current);
 }
 
 /* gg__enter for a call that passed gg__require_library itself, on a context
@@ -263,11 +270,13 @@ GG__HOT gg_status gg__enter_required(gg__call *c, gg__context *ctx)
     if (GG__UNLIKELY(atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD))
         return gg__enter_refused(c, ctx);
     c->ctx = ctx;
-    gg__nctx current = NULL;
-    int n = c->b->ctx_get_current(c->b->self, &current);
-    if (GG__LIKELY(n == 0) && current == ctx->native)
+    gg__nctx current; /* read only when the driver answered (wrote it) */
+    int n = GG__BACKEND->ctx_get_current(GG__BACKEND->self, &current);
+    if (GG__UNLIKELY(n != 0))
+        return gg__enter_failed(c, n);
+    if (GG__LIKELY(current == ctx->native))
         return GG_OK;
-    return gg__enter_switch(c, ctx, n, current);
+    return gg__enter_switch(c, ctx, current);
 }
 
 void gg__leave_restore(gg__call *c);

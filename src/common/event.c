@@ -59,7 +59,7 @@ gg_status gg_event_record(gg_event e, gg_stream s)
             gg__launch_log *log = st ? &st->log : &ctx->default_log;
             uint64_t mark = gg__launch_log_submitted(log);
             int n = gg__drv(&c, GG__OP_EVENT_RECORD,
-                            c.b->event_record(c.b->self, ev->native, st ? st->native : NULL));
+                            GG__BACKEND->event_record(GG__BACKEND->self, ev->native, st ? st->native : NULL));
             status = gg__check(&c, GG__OP_EVENT_RECORD, n);
             if (status == GG_OK) {
                 atomic_store_explicit(&ev->recorded_stream_id, s.id, memory_order_relaxed);
@@ -101,7 +101,7 @@ gg_status gg_event_query(gg_event e)
     gg_status status;
     gg__event *ev = gg__use_begin(&c, e.id, GG__T_EVENT, "event", &status);
     if (ev != NULL) {
-        int n = gg__drv(&c, GG__OP_EVENT_QUERY, c.b->event_query(c.b->self, ev->native));
+        int n = gg__drv(&c, GG__OP_EVENT_QUERY, GG__BACKEND->event_query(GG__BACKEND->self, ev->native));
         status = gg__check(&c, GG__OP_EVENT_QUERY, n);
         if (status == GG_OK)
             observe(&c, ev);

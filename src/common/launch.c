@@ -128,7 +128,8 @@ gg_status gg_launch(const gg_launch_desc *desc)
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {
         status = launch_under_watchdog(&c, k, st, desc, &grid, &block);
     } else if (GG__LIKELY(status == GG_OK)) {
-        int n = gg__drv(&c, GG__OP_LAUNCH, c.b->launch(c.b->self, k->native, &grid, &block, desc->shared_bytes,
+        int n = gg__drv(&c, GG__OP_LAUNCH, GG__BACKEND->launch(GG__BACKEND->self, k->native, &grid, &block,
+                                                              desc->shared_bytes,
                                                        st ? st->native : NULL, desc->params));
         status = gg__check(&c, GG__OP_LAUNCH, n);
         if (GG__LIKELY(status == GG_OK))

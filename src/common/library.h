@@ -52,6 +52,12 @@ static inline gg__backend *gg__backend_get(void)
     return atomic_load_explicit(&gg__lib.backend, memory_order_acquire);
 }
 
+/* The backend a call uses once it knows the library initialised (its c->b
+ * is this, or NULL; gg_shutdown waits for calls that pin, and gg_init
+ * writes it only before publishing it): the hot paths call through it
+ * directly, PC-relative, instead of loading c->b and then its members. */
+#define GG__BACKEND (&gg__lib.backend_storage)
+
 /* Resolves defaults and environment into *out; on an invalid value returns
  * GG_INVALID_ARGUMENT with `message` naming the variable. */
 gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *message,
