@@ -230,14 +230,6 @@ bool gg__pins_revoked(gg__call *c)
     return false;
 }
 
-gg_state gg__context_state(const gg__context *ctx)
-{
-    if (ctx->fork_generation != gg__fork_generation_now())
-        return GG_STATE_FORKED;
-    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
-                                                                                  : GG_STATE_ALIVE;
-}
-
 static gg_status fail_dead(gg__call *c, gg__context *ctx)
 {
     /* The original cause travels with every fail-fast error. */

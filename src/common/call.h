@@ -258,8 +258,9 @@ GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
     return gg__enter_switch(c, ctx, current);
 }
 
-/* gg__enter for a call that passed gg__require_library itself, on a context
- * it pinned (the hot paths): the context's fork generation is then the
+/* gg__enter for a call that passed gg__require_library itself (or tested
+ * the fork generation against the library's as it does: gg__destroy), on a
+ * context it pinned (the hot paths): the context's fork generation is then the
  * library's, which gg__require_library found current, so it is not tested
  * again. (A context is made only inside a call that passed the same test,
  * with the generation of that moment; a fork bumps the generation in the
@@ -315,8 +316,15 @@ GG__HOT gg_status gg__check(gg__call *c, gg__op op, int native)
     return gg__check_failed(c, op, native);
 }
 
-/* Context state, FORKED derived from the fork generation. */
-gg_state gg__context_state(const gg__context *ctx);
+/* Context state, FORKED derived from the fork generation. (Inline: the
+ * create and destroy paths ask it under the context's lock.) */
+static inline gg_state gg__context_state(const gg__context *ctx)
+{
+    if (ctx->fork_generation != gg__fork_generation_now())
+        return GG_STATE_FORKED;
+    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
+                                                                                  : GG_STATE_ALIVE;
+}
 
 /* Marks the context DEAD with this cause (first cause wins). */
 void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,

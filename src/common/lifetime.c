@@ -141,7 +141,7 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
         gg__leave(c);
         return status;
     }
-    status = gg__enter(c, ctx);
+    status = gg__enter_required(c, ctx); /* gg__require_library passed above */
     gg__object *o = status == GG_OK ? gg__object_new(type) : NULL;
     if (status == GG_OK && o == NULL)
         status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object record", c->api);
@@ -223,9 +223,12 @@ static gg_status finish_children(gg__call *c, gg__context *ctx, doomed *d)
 
 static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
 {
-    gg__object *obj = gg__lookup(c, id, type, gg__type_name(type));
-    if (obj == NULL)
+    /* gg__lookup, with the kind's name looked up only when the pin failed. */
+    gg__object *obj = gg__try_pin(c, id, type);
+    if (obj == NULL) {
+        gg__lookup_failed(c, id, type, gg__type_name(type));
         return gone(c, id, type);
+    }
     /* The child's pin keeps the context record (pin.c). The context's
      * teardown cannot start while this destroy holds the context's lock;
      * if it started already, it claimed this child in the same step
@@ -258,7 +261,8 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
         /* W3 holds already (the common case: no call uses the object):
          * released without dropping the lock, so the teardown still
          * cannot start, and without pinning the context. */
-        bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
+        /* gg__destroy tested the fork generation: entering need not. */
+        bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter_required(c, ctx) == GG_OK;
         status = release_doomed(c, ctx, &d, entered, true);
         pthread_mutex_unlock(&ctx->lock);
         gg__leave(c);
