@@ -260,7 +260,11 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
     if (!any_pinned(&d)) {
         /* W3 holds already (the common case: no call uses the object):
          * released without dropping the lock, so the teardown still
-         * cannot start, and without pinning the context. */
+         * cannot start, and without pinning the context. This call holds
+         * no pin from here on; gg_shutdown (and the exit handler) may stop
+         * waiting for it, but they release this context through its
+         * teardown, which takes this lock first, and free the pools only
+         * after every teardown: the release below finishes before. */
         /* gg__destroy tested the fork generation: entering need not. */
         bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter_required(c, ctx) == GG_OK;
         status = release_doomed(c, ctx, &d, entered, true);
