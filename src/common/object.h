@@ -107,11 +107,13 @@ typedef struct gg__stream {
 typedef struct gg__event {
     gg__object h;
     gg__nevent native;
-    /* The last record: on which stream (its id, pinned again to observe it:
-     * the stream may be gone since), and that log's `submitted` then. Atomics:
-     * a query in another thread may read them while a record writes them. */
+    /* The last record: on which stream (its id, and its record, pinned
+     * again while it still holds that id to observe it: the stream may be
+     * gone since), and that log's `submitted` then. Atomics: a query in
+     * another thread may read them while a record writes them. */
     _Atomic bool recorded;
     _Atomic uint64_t recorded_stream_id; /* 0: the default stream */
+    struct gg__stream *_Atomic recorded_stream; /* its record; type-stable (object.c) */
     _Atomic uint64_t submitted_at_record;
 } gg__event;
 
