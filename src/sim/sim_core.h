@@ -646,8 +646,10 @@ void sim_function_get_info(const sim_function *f, sim_function_info *out);
  * input as it is added, then their concatenation): SIM_OK, or
  * INVALID_IMAGE with the parser's "PTX line N: ..." as the detail, or
  * "PTX: \"name\" is defined twice" for a kernel or variable name defined
- * twice. */
-sim_status sim_module_check_ptx(const char *text, size_t len);
+ * twice. link_input: one input of a link, which may be a library without
+ * .entry and may call functions another input defines (checked when the
+ * link completes). */
+sim_status sim_module_check_ptx(const char *text, size_t len, bool link_input);
 
 typedef struct sim_launch_desc {
     sim_function *fn;

@@ -574,10 +574,11 @@ static const char *defined_twice(const ptx_module *m)
     return NULL;
 }
 
-sim_status sim_module_check_ptx(const char *text, size_t len)
+sim_status sim_module_check_ptx(const char *text, size_t len, bool link_input)
 {
     char err[512];
-    ptx_module *ptx = ptx_module_parse(text, len, err, sizeof err);
+    ptx_module *ptx = ptx_module_parse_as(text, len, link_input ? PTX_PARSE_LINK_INPUT : PTX_PARSE_MODULE, err,
+                                          sizeof err);
     if (!ptx) {
         sim_detail("%s", err);
         return SIM_ERR_INVALID_IMAGE;

@@ -1183,6 +1183,11 @@ static bool parse_module_item(parser *p)
 
 ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errlen)
 {
+    return ptx_module_parse_as(src, len, PTX_PARSE_MODULE, err, errlen);
+}
+
+ptx_module *ptx_module_parse_as(const char *src, size_t len, ptx_parse_mode mode, char *err, size_t errlen)
+{
     parser p;
     memset(&p, 0, sizeof p);
     p.err = err;
@@ -1204,9 +1209,9 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
         parse_module_item(&p);
         p.module_nsyms = p.nsyms;
     }
-    if (!p.failed && p.m->nkernels == 0)
+    if (!p.failed && p.m->nkernels == 0 && mode == PTX_PARSE_MODULE)
         fail_at(&p, p.lx.line, "no .entry in the module");
-    if (!p.failed)
+    if (!p.failed && mode == PTX_PARSE_MODULE)
         ptx_parser_inline_calls(&p);
     forget_function_state(&p);
     for (size_t i = 0; i < p.nsyms; i++)
