@@ -178,3 +178,30 @@ Test(ptx_parse, recognises_ptx_text_only)
                                             'r', 'y', 0 };
     cr_assert_not(ptx_image_is_ptx((const char *)fatbin));
 }
+
+/* A kernel or function takes up to 256 parameters (numba passes 5 + 2 x
+ * ndim per array); the 257th is refused with the bound. */
+static char *kernel_with_params(unsigned n)
+{
+    size_t cap = 256 + (size_t)n * 32;
+    char *src = malloc(cap);
+    cr_assert_not_null(src);
+    size_t at = (size_t)snprintf(src, cap, HEADER ".visible .entry k(");
+    for (unsigned i = 0; i < n; i++)
+        at += (size_t)snprintf(src + at, cap - at, "%s.param .u32 p%u", i ? ", " : "", i);
+    snprintf(src + at, cap - at, ")\n{\n\tret;\n}\n");
+    return src;
+}
+
+Test(ptx_parse, up_to_256_parameters)
+{
+    char err[512];
+    char *src = kernel_with_params(256);
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    ptx_module_free(m);
+    free(src);
+    src = kernel_with_params(257);
+    assert_refused(src, "more than 256 parameters are not supported");
+    free(src);
+}

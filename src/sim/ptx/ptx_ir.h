@@ -144,7 +144,12 @@ typedef enum ptx_sreg {
     PTX_SREG_LANEID, PTX_SREG_WARPID, PTX_SREG_NWARPID, PTX_SREG_WARPSZ,
     /* Simulated time (ptx_sim_clock in ptx_module.h). */
     PTX_SREG_CLOCK, PTX_SREG_CLOCK64, PTX_SREG_GLOBALTIMER, PTX_SREG_GLOBALTIMER_LO,
-    PTX_SREG_GLOBALTIMER_HI
+    PTX_SREG_GLOBALTIMER_HI,
+    /* A lane's bit and the bits below/above it, as masks of the warp. */
+    PTX_SREG_LANEMASK_EQ, PTX_SREG_LANEMASK_LE, PTX_SREG_LANEMASK_LT, PTX_SREG_LANEMASK_GE,
+    PTX_SREG_LANEMASK_GT,
+    /* Shared memory of the block: the launch's dynamic bytes, and all of it. */
+    PTX_SREG_DYNAMIC_SMEM_SIZE, PTX_SREG_TOTAL_SMEM_SIZE
 } ptx_sreg;
 
 typedef enum ptx_operand_kind {

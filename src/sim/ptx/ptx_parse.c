@@ -480,6 +480,10 @@ static const struct { const char *name; ptx_sreg sreg; } k_sregs[] = {
     { "%clock", PTX_SREG_CLOCK }, { "%clock64", PTX_SREG_CLOCK64 },
     { "%globaltimer", PTX_SREG_GLOBALTIMER }, { "%globaltimer_lo", PTX_SREG_GLOBALTIMER_LO },
     { "%globaltimer_hi", PTX_SREG_GLOBALTIMER_HI },
+    { "%lanemask_eq", PTX_SREG_LANEMASK_EQ }, { "%lanemask_le", PTX_SREG_LANEMASK_LE },
+    { "%lanemask_lt", PTX_SREG_LANEMASK_LT }, { "%lanemask_ge", PTX_SREG_LANEMASK_GE },
+    { "%lanemask_gt", PTX_SREG_LANEMASK_GT },
+    { "%dynamic_smem_size", PTX_SREG_DYNAMIC_SMEM_SIZE }, { "%total_smem_size", PTX_SREG_TOTAL_SMEM_SIZE },
 };
 
 static int find_sreg(const ptx_token *t)
