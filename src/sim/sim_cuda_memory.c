@@ -4,8 +4,21 @@
  * wait for it; their whole range is checked at the call. Asynchronous ones
  * check only that the range starts in a live allocation: running past its
  * end is a device fault (ILLEGAL_ADDRESS, sticky) when the copy executes.
+ * An asynchronous copy to pageable host memory completes before it returns
+ * (to_pageable).
  */
 #include "sim_cuda.h"
+
+/* CUDA: an asynchronous copy from device to pageable host memory returns
+ * only once the copy has completed (the driver copies through a staging
+ * buffer); only page-locked destinations get a copy that is still running
+ * on return. Registered memory (cuMemHostRegister) counts as pageable
+ * here: the copy completes before the call returns, which is stricter
+ * than a driver, never wrong. numba reads such an array right after. */
+static bool to_pageable(const sim_copy_req *q)
+{
+    return q->kind == SIM_OP_COPY_DTOH && !sim_host_contains(q->host_dst, q->bytes);
+}
 
 /* Runs q on stream h of the current context; a memset or synchronous copy
  * waits for it. */
@@ -24,7 +37,7 @@ static CUresult do_copy(const sim_copy_req *q, CUstream h)
         else if ((st = sim_cuda_stream(h, c, &s)))
             sim_op_free(op);
         else {
-            st = sim_copy_submit(s, op, q->sync);
+            st = sim_copy_submit(s, op, q->sync || to_pageable(q));
             sim_obj_release(&s->obj);
         }
     }

@@ -304,3 +304,45 @@ Test(sim_client_calls, cuda_visible_devices_chooses_and_orders_devices)
     expect_visible("GPU-6770", NULL);
     alarm(0);
 }
+
+/* CUDA: an asynchronous copy to pageable host memory has completed when it
+ * returns; to page-locked memory it may still be queued. Both behind a
+ * 100 ms kernel. */
+Test(sim_client_calls, async_copies_to_pageable_memory_complete_before_returning)
+{
+    alarm(20);
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(1);
+    CUmodule m = sim_test_module();
+    CUstream s;
+    CU_OK(cuStreamCreate(&s, 0));
+    enum { N = 4096 };
+    unsigned char *src = malloc(N), *pageable = malloc(N), *pinned = NULL;
+    cr_assert(src && pageable);
+    CU_OK(cuMemAllocHost_v2((void **)&pinned, N));
+    for (int i = 0; i < N; i++)
+        src[i] = (unsigned char)(i * 7 + 1);
+    memset(pageable, 0, N);
+    memset(pinned, 0, N);
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc_v2(&d, N));
+    CU_OK(cuMemcpyHtoD_v2(d, src, N));
+    unsigned ms = 100;
+    void *args[] = { &ms };
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "spin"), 1, 1, 1, 1, 1, 1, 0, s, args, NULL));
+    CU_OK(cuMemcpyDtoHAsync_v2(pageable, d, N, s));
+    cr_assert_eq(memcmp(pageable, src, N), 0, "the pageable copy is complete on return");
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "spin"), 1, 1, 1, 1, 1, 1, 0, s, args, NULL));
+    CU_OK(cuMemcpyDtoHAsync_v2(pinned, d, N, s));
+    CU_IS(cuStreamQuery(s), CUDA_ERROR_NOT_READY); /* the page-locked one is queued behind the kernel */
+    CU_OK(cuStreamSynchronize(s));
+    cr_assert_eq(memcmp(pinned, src, N), 0);
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuMemFreeHost(pinned));
+    free(src);
+    free(pageable);
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+    alarm(0);
+}
