@@ -346,3 +346,35 @@ Test(sim_client_calls, async_copies_to_pageable_memory_complete_before_returning
     CU_OK(cuCtxDestroy_v2(c));
     alarm(0);
 }
+
+/* A child forked after cuInit: every call answers NOT_INITIALIZED at once,
+ * cuInit too (before, a copy in the child waited forever for the parent's
+ * stream worker: numba's test_multiprocessing.test_fork hung). */
+Test(sim_client_calls, a_child_forked_after_init_gets_not_initialized)
+{
+    alarm(20);
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(1);
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc_v2(&d, 64));
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        alarm(5);
+        unsigned char host[64];
+        int count = -1;
+        int bad = 0;
+        bad |= cuMemcpyHtoD_v2(d, host, sizeof host) != CUDA_ERROR_NOT_INITIALIZED;
+        bad |= (cuDeviceGetCount(&count) != CUDA_ERROR_NOT_INITIALIZED) << 1;
+        bad |= (cuInit(0) != CUDA_ERROR_NOT_INITIALIZED) << 2;
+        bad |= (strstr(gg_sim_last_error_detail(), "forked") == NULL) << 3;
+        _exit(bad);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d (bits: copy, count, init, detail)",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    CU_OK(cuMemFree_v2(d)); /* the parent goes on */
+    CU_OK(cuCtxDestroy_v2(c));
+    alarm(0);
+}
