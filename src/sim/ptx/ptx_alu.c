@@ -1,6 +1,7 @@
 /* One lane's arithmetic with PTX semantics: see ptx_alu.h. */
 #include "ptx_alu.h"
 #include "ptx_alu_parts.h"
+#include "ptx_f16.h"
 
 #include <math.h>
 #include <string.h>
@@ -199,6 +200,62 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
     return f64_out(r);
 }
 
+/* ---- binary16 ----------------------------------------------------------- */
+
+/* .ftz on .f16: subnormal inputs and results become zeros of their sign. */
+static uint16_t flush_f16(uint16_t h)
+{
+    return ptx_f16_is_subnormal(h) ? (uint16_t)(h & 0x8000u) : h;
+}
+
+/* .sat on .f16: clamped to [0, 1], NaN to +0 (as sat_f32). */
+static uint16_t sat_f16(uint16_t h)
+{
+    if (ptx_f16_is_nan(h) || (h & 0x8000u))
+        return 0; /* NaN, negatives and -0 */
+    return h > 0x3C00u ? 0x3C00u : h; /* positive halves order as their bits */
+}
+
+/* add sub mul fma min max abs neg setp on .f16 bits: the arithmetic
+ * correctly rounded once (ptx_f16.c); compares and min/max on the exact
+ * doubles. */
+static uint64_t f16_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t rc)
+{
+    bool ftz = (in->mods & PTX_MOD_FTZ) != 0;
+    uint16_t a = (uint16_t)ra, b = (uint16_t)rb, c = (uint16_t)rc;
+    if (ftz) {
+        a = flush_f16(a);
+        b = flush_f16(b);
+        c = flush_f16(c);
+    }
+    ptx_round round = (ptx_round)in->round;
+    uint16_t r;
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_ADD: r = ptx_f16_add(a, b, round); break;
+    case PTX_OP_SUB: r = ptx_f16_sub(a, b, round); break;
+    case PTX_OP_MUL: r = ptx_f16_mul(a, b, round); break;
+    case PTX_OP_FMA: r = ptx_f16_fma(a, b, c, round); break;
+    case PTX_OP_MIN: case PTX_OP_MAX: {
+        if (ptx_f16_is_nan(a) && ptx_f16_is_nan(b))
+            return PTX_F16_CANONICAL_NAN;
+        /* exact as doubles; fminmax picks one operand, whose bits are kept */
+        double m = fminmax(ptx_f16_to_f64(a), ptx_f16_to_f64(b), in->op == PTX_OP_MAX);
+        r = ptx_f16_from_f64(m, PTX_RND_RN);
+        break;
+    }
+    case PTX_OP_ABS: r = (uint16_t)(a & 0x7FFFu); break;
+    case PTX_OP_NEG: r = (uint16_t)(a ^ 0x8000u); break;
+    case PTX_OP_SETP:
+        return fcompare((ptx_cmp)in->cmp, ptx_f16_to_f64(a), ptx_f16_to_f64(b));
+    default: return 0;
+    }
+    if (ftz)
+        r = flush_f16(r);
+    if (in->mods & PTX_MOD_SAT)
+        r = sat_f16(r);
+    return r;
+}
+
 /* ---- integers ----------------------------------------------------------- */
 
 static bool icompare(ptx_cmp cmp, uint64_t a, uint64_t b, bool is_signed)
@@ -354,24 +411,38 @@ static uint64_t int_saturate(uint64_t v, bool from_signed, ptx_type to)
     return v > width_mask(bits) ? width_mask(bits) : v;
 }
 
+/* The rounding of a conversion to .f16: an integral rounding (.rni ...) has
+ * already made the value integral, which then rounds to nearest. */
+static ptx_round f16_rounding(ptx_round r)
+{
+    return r >= PTX_RND_RNI ? PTX_RND_RN : r;
+}
+
 static uint64_t convert(const ptx_insn *in, uint64_t a)
 {
     ptx_type to = (ptx_type)in->type, from = (ptx_type)in->type2;
     bool ftz = (in->mods & PTX_MOD_FTZ) != 0;
-    if (ptx_type_is_float(from)) {
+    if (ptx_type_is_ieee(from)) {
         double v;
         if (from == PTX_T_F32) {
             float f = as_f32(a);
             v = ftz ? flush_f32(f) : f;
+        } else if (from == PTX_T_F16) {
+            uint16_t h = (uint16_t)a;
+            v = ptx_f16_to_f64(ftz ? flush_f16(h) : h); /* exact */
         } else {
             v = as_f64(a);
         }
-        if (!ptx_type_is_float(to))
+        if (!ptx_type_is_ieee(to))
             return float_to_int(v, (ptx_round)in->round, to);
         if (in->round >= PTX_RND_RNI)
             v = round_integral(v, (ptx_round)in->round);
         if (in->mods & PTX_MOD_SAT)
             v = sat_f64(v);
+        if (to == PTX_T_F16) { /* rounded once from the exact value, f64 too */
+            uint16_t h = ptx_f16_from_f64(v, f16_rounding((ptx_round)in->round));
+            return ftz ? flush_f16(h) : h;
+        }
         if (to == PTX_T_F32) {
             float f = ptx_round_to_f32(v, (ptx_round)in->round); /* .rni ...: v is integral */
             return f32_out(ftz ? flush_f32(f) : f);
@@ -379,6 +450,10 @@ static uint64_t convert(const ptx_insn *in, uint64_t a)
         return f64_out(v);
     }
     bool from_signed = ptx_type_is_signed(from);
+    if (to == PTX_T_F16) {
+        uint16_t h = ptx_f16_from_int(a, from_signed, f16_rounding((ptx_round)in->round));
+        return (in->mods & PTX_MOD_SAT) ? sat_f16(h) : h;
+    }
     if (ptx_type_is_float(to)) {
         if (to == PTX_T_F32)
             return f32_out(ptx_round_int_to_f32(a, from_signed, (ptx_round)in->round));
@@ -413,6 +488,8 @@ uint64_t ptx_alu4(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64
     case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_REM:
         return int_alu(in, a, b, c);
     default:
+        if (in->type == PTX_T_F16)
+            return f16_alu(in, a, b, c);
         return ptx_type_is_float((ptx_type)in->type) ? float_alu(in, a, b, c) : int_alu(in, a, b, c);
     }
 }

@@ -20,13 +20,17 @@ typedef enum ptx_type {
     PTX_T_U8, PTX_T_U16, PTX_T_U32, PTX_T_U64,
     PTX_T_S8, PTX_T_S16, PTX_T_S32, PTX_T_S64,
     PTX_T_F32, PTX_T_F64,
-    PTX_T_PRED
+    PTX_T_PRED,
+    /* binary16 (ptx_f16.h): its 16 bits in a .b16/.f16 register. Not a
+     * "float" for ptx_type_is_float, whose users (warp fast paths,
+     * atomics, float literals) handle f32 and f64 only. */
+    PTX_T_F16
 } ptx_type;
 
 /* Inline: the interpreter asks for every access. */
 static inline unsigned ptx_type_bytes(ptx_type t) /* PRED: 1; NONE: 0 */
 {
-    static const unsigned char bytes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1 };
+    static const unsigned char bytes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1, 2 };
     return (unsigned)t < sizeof bytes ? bytes[t] : 0;
 }
 
@@ -35,9 +39,15 @@ static inline bool ptx_type_is_signed(ptx_type t)
     return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
 }
 
-static inline bool ptx_type_is_float(ptx_type t)
+static inline bool ptx_type_is_float(ptx_type t) /* f32 or f64; f16 is not */
 {
     return t == PTX_T_F32 || t == PTX_T_F64;
+}
+
+/* f16, f32 or f64: every IEEE binary type. */
+static inline bool ptx_type_is_ieee(ptx_type t)
+{
+    return ptx_type_is_float(t) || t == PTX_T_F16;
 }
 
 typedef enum ptx_opcode {

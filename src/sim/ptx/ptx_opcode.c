@@ -126,7 +126,8 @@ static const word_value k_types[] = {
     { "b8", PTX_T_B8 }, { "b16", PTX_T_B16 }, { "b32", PTX_T_B32 }, { "b64", PTX_T_B64 },
     { "u8", PTX_T_U8 }, { "u16", PTX_T_U16 }, { "u32", PTX_T_U32 }, { "u64", PTX_T_U64 },
     { "s8", PTX_T_S8 }, { "s16", PTX_T_S16 }, { "s32", PTX_T_S32 }, { "s64", PTX_T_S64 },
-    { "f32", PTX_T_F32 }, { "f64", PTX_T_F64 }, { "pred", PTX_T_PRED }, { NULL, 0 }
+    { "f32", PTX_T_F32 }, { "f64", PTX_T_F64 }, { "pred", PTX_T_PRED }, { "f16", PTX_T_F16 },
+    { NULL, 0 }
 };
 static const word_value k_spaces[] = {
     { "global", PTX_SPACE_GLOBAL }, { "shared", PTX_SPACE_SHARED }, { "local", PTX_SPACE_LOCAL },
@@ -420,6 +421,26 @@ static bool check_warp_form(const char *text, size_t len, const ptx_insn *in, ch
     }
 }
 
+/* The .f16 forms implemented (ptx_f16.h): moves, loads and stores of its
+ * bits, cvt to and from it, setp, add sub mul fma min max abs neg. mad has
+ * no .f16 form in PTX; the rest (div, rcp, sqrt, ex2, testp ...) and the
+ * packed .f16x2 are not implemented. */
+static bool check_f16_form(const char *text, size_t len, const ptx_insn *in, char *why,
+                           size_t whylen)
+{
+    switch (in->op) {
+    case PTX_OP_MOV: case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_SELP: case PTX_OP_CVT:
+    case PTX_OP_SETP: case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_ABS: case PTX_OP_NEG:
+        return true;
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_FMA:
+        if (in->mods & (PTX_MOD_HI | PTX_MOD_WIDE | PTX_MOD_CC))
+            return fail(why, whylen, "%.*s: .hi/.wide/.cc on .f16", text, len);
+        return true;
+    default:
+        return fail(why, whylen, "%.*s: this .f16 instruction is not implemented", text, len);
+    }
+}
+
 /* What the modifiers together must satisfy for the interpreter to run it. */
 static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, size_t whylen)
 {
@@ -429,6 +450,9 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
                       in->op != PTX_OP_WARPSYNC;
     if (needs_type && t == PTX_T_NONE)
         return fail(why, whylen, "%.*s: no operand type", text, len);
+    if ((t == PTX_T_F16 || (in->op == PTX_OP_CVT && in->type2 == PTX_T_F16)) &&
+        !check_f16_form(text, len, in, why, whylen))
+        return false;
     bool carry_op = in->op == PTX_OP_ADDC || in->op == PTX_OP_SUBC || in->op == PTX_OP_MADC;
     if (carry_op || (in->mods & PTX_MOD_CC)) {
         /* Extended precision: 32- and 64-bit integers, no .sat; mad and
@@ -446,18 +470,18 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
         /* fall through */
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_DIV:
-        if (ptx_type_is_float(t) && !is_float_arith_rounding_ok(in))
+        if (ptx_type_is_ieee(t) && !is_float_arith_rounding_ok(in))
             return fail(why, whylen, "%.*s: integral rounding on float arithmetic", text, len);
-        if (!ptx_type_is_float(t) && in->round != PTX_RND_DEFAULT)
+        if (!ptx_type_is_ieee(t) && in->round != PTX_RND_DEFAULT)
             return fail(why, whylen, "%.*s: rounding on integer arithmetic", text, len);
-        if (!ptx_type_is_float(t) && (in->mods & (PTX_MOD_FTZ)))
+        if (!ptx_type_is_ieee(t) && (in->mods & (PTX_MOD_FTZ)))
             return fail(why, whylen, "%.*s: .ftz on an integer type", text, len);
-        if (!ptx_type_is_float(t) && (in->mods & PTX_MOD_SAT) && t != PTX_T_S32)
+        if (!ptx_type_is_ieee(t) && (in->mods & PTX_MOD_SAT) && t != PTX_T_S32)
             return fail(why, whylen, "%.*s: .sat on an integer type other than s32", text, len);
-        if (!ptx_type_is_float(t) && (in->mods & PTX_MOD_SAT) && in->op != PTX_OP_ADD &&
+        if (!ptx_type_is_ieee(t) && (in->mods & PTX_MOD_SAT) && in->op != PTX_OP_ADD &&
             in->op != PTX_OP_SUB)
             return fail(why, whylen, "%.*s: integer .sat is implemented for add and sub only", text, len);
-        if (in->op == PTX_OP_FMA && !ptx_type_is_float(t))
+        if (in->op == PTX_OP_FMA && !ptx_type_is_ieee(t))
             return fail(why, whylen, "%.*s: fma of an integer type", text, len);
         if (t == PTX_T_PRED)
             return fail(why, whylen, "%.*s: arithmetic on predicates", text, len);
@@ -470,7 +494,7 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
         ptx_type s = (ptx_type)in->type2;
         if (s == PTX_T_NONE || s == PTX_T_PRED || t == PTX_T_PRED)
             return fail(why, whylen, "%.*s: needs a destination and a source type", text, len);
-        bool to_f = ptx_type_is_float(t), from_f = ptx_type_is_float(s);
+        bool to_f = ptx_type_is_ieee(t), from_f = ptx_type_is_ieee(s);
         /* .rn .rz .rm .rp: the rounding of a conversion to a float (f64
          * to f32, an integer to a float); a float to an integer rounds to an
          * integral value (.rni ...). */
