@@ -1,0 +1,175 @@
+/* Half precision end to end: fixtures/half.ptx (nvcc's PTX of
+ * kernels/half.cu, cuda_fp16.h) run through the simulator's CUDA face:
+ * cvt.rn.f16.f32, cvt.rz.f16.f32, cvt.rn.f16.f64, cvt.rn.f16.s32,
+ * cvt.rzi.s32.f16, cvt.f32.f16, setp.{lt,geu,eq}.f16, add/sub/mul.f16 and
+ * fma.rn.f16, each lane compared with a host reference: the exact value in
+ * __float128 (every sum and product of halves is exact there) rounded by a
+ * search of the table of all binary16 values. */
+#include "ptx_test_support.h"
+#include "sim_test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+TestSuite(ptx_half, .timeout = 60);
+
+__extension__ typedef __float128 quad;
+
+#define NAN16 0x7FFFu /* the canonical NaN */
+
+/* The value of a binary16 (not NaN), exactly. */
+static double half_value(uint16_t h)
+{
+    unsigned biased = (h >> 10) & 0x1Fu, frac = h & 0x3FFu;
+    double v = biased == 0x1F ? INFINITY
+             : biased ? ldexp((double)(frac | 0x400u), (int)biased - 25) : ldexp((double)frac, -24);
+    return (h & 0x8000u) ? -v : v;
+}
+
+static bool half_is_nan(uint16_t h) { return (h & 0x7C00u) == 0x7C00u && (h & 0x3FFu); }
+
+/* x rounded to binary16, to nearest even (toward zero if rz), by binary
+ * search of the non-negative finite halves (0x7C00 read as 2^16). */
+static uint16_t round_half(quad x, bool rz)
+{
+    if (x != x)
+        return NAN16;
+    uint16_t sign = x < 0 || (x == 0 && signbit((double)x)) ? 0x8000u : 0;
+    quad mag = x < 0 ? -x : x;
+    if (mag == (quad)INFINITY)
+        return (uint16_t)(sign | 0x7C00u);
+    if (mag >= 65536)
+        return (uint16_t)(sign | (rz ? 0x7BFFu : 0x7C00u));
+    unsigned lo = 0, hi = 0x7C00u;
+    while (hi - lo > 1) {
+        unsigned mid = (lo + hi) / 2;
+        if ((quad)(mid == 0x7C00u ? 65536.0 : half_value((uint16_t)mid)) <= mag)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    quad vlo = half_value((uint16_t)lo), vhi = hi == 0x7C00u ? 65536.0 : half_value((uint16_t)hi);
+    unsigned pick;
+    if (mag == vlo || rz)
+        pick = lo;
+    else if (2 * mag < vlo + vhi)
+        pick = lo;
+    else if (2 * mag > vlo + vhi)
+        pick = hi;
+    else
+        pick = (lo & 1u) ? hi : lo;
+    if (pick == 0x7C00u && rz)
+        pick = 0x7BFFu;
+    return (uint16_t)(sign | pick);
+}
+
+/* The IEEE result of a op b (op c) of halves, rounded to nearest even:
+ * NaN for NaN operands, inf - inf and 0 * inf; zero signs as IEEE says. */
+static uint16_t half_arith(char op, uint16_t a, uint16_t b, uint16_t c)
+{
+    if (half_is_nan(a) || half_is_nan(b) || (op == 'f' && half_is_nan(c)))
+        return NAN16;
+    quad x = half_value(a), y = half_value(b), z = half_value(c);
+    quad r = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x * y + z;
+    if (r != r)
+        return NAN16;
+    return round_half(r, false); /* quad's own signs of zero: IEEE's, exact here */
+}
+
+static uint16_t host_f32_to_half(float f, bool rz) { return round_half((quad)f, rz); }
+
+Test(ptx_half, conversions_compares_and_arithmetic_match_the_exact_reference)
+{
+    enum { N = 2000, OUTS = 10 };
+    static float a[N], b[N], c[N];
+    static double d[N];
+    static uint16_t out[OUTS * N];
+    static const float edge_a[] = { NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 65504.0f, 65520.0f, 65519.0f,
+                                    0x1p-24f, 0x1p-25f, 3 * 0x1p-25f, 1e-8f, 70000.0f, 1.0f, 1.0f, 1.0f };
+    static const float edge_b[] = { 1.0f, -INFINITY, -INFINITY, -0.0f, -0.0f, 16.0f, 1.0f, -65519.0f,
+                                    0x1p-24f, -0x1p-25f, 0.5f, 2.0f, 0.0f, -1.0f, 0x1p-11f, 1.0009765625f };
+    static const double edge_d[] = { 1.0 + 0x1p-11 + 0x1p-40, 1.0 + 3 * 0x1p-11 - 0x1p-40, 0x1p-25 + 0x1p-60,
+                                     65520.0, -65519.999, 2049.0, 2051.0, -0.0 };
+    uint32_t seed = 2024;
+    for (int i = 0; i < N; i++) {
+        size_t ne = sizeof edge_a / sizeof edge_a[0];
+        if ((size_t)i < ne) {
+            a[i] = edge_a[i];
+            b[i] = edge_b[i];
+            c[i] = i == 15 ? 0x1p-24f : -a[i];
+        } else if (i % 3 == 0) { /* values already halves: the arithmetic on exact inputs */
+            a[i] = (float)half_value((uint16_t)(ptx_test_random(&seed) % 0x7C00u | (ptx_test_random(&seed) & 0x8000u)));
+            b[i] = (float)half_value((uint16_t)(ptx_test_random(&seed) % 0x7C00u | (ptx_test_random(&seed) & 0x8000u)));
+            c[i] = (float)half_value((uint16_t)(ptx_test_random(&seed) % 0x7C00u | (ptx_test_random(&seed) & 0x8000u)));
+        } else {
+            a[i] = ptx_test_logscale_f32(&seed, -26, 17, 0);
+            b[i] = ptx_test_uniform_f32(&seed, 0.5f, 2.0f) * a[i] * ((i & 1) ? -1.0f : 1.0f);
+            c[i] = ptx_test_logscale_f32(&seed, -20, 10, 0);
+        }
+        size_t nd = sizeof edge_d / sizeof edge_d[0];
+        d[i] = (size_t)i < nd ? edge_d[i]
+                              : (double)ptx_test_uniform_f32(&seed, -80000.0f, 80000.0f) +
+                                    ldexp((double)ptx_test_random(&seed), -40);
+    }
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = ptx_test_begin("half.ptx", "half_ops", &ctx, &mod);
+    ptx_test_run_elementwise(f, 5, (void *[]){ a, b, c, d, out },
+                             (size_t[]){ sizeof a, sizeof b, sizeof c, sizeof d, sizeof out }, N);
+    for (int i = 0; i < N; i++) {
+        const uint16_t *o = out + OUTS * i;
+        uint16_t ha = host_f32_to_half(a[i], false), hb = host_f32_to_half(b[i], false);
+        uint16_t hc = host_f32_to_half(c[i], false);
+        cr_assert_eq(o[0], ha, "%d: cvt.rn.f16.f32(%a) = %04x, not %04x", i, (double)a[i], o[0], ha);
+        cr_assert_eq(o[1], round_half((quad)d[i], false), "%d: cvt.rn.f16.f64(%a) = %04x", i, d[i], o[1]);
+        cr_assert_eq(o[2], half_arith('+', ha, hb, 0), "%d: %04x + %04x = %04x", i, ha, hb, o[2]);
+        cr_assert_eq(o[3], half_arith('-', ha, hb, 0), "%d: %04x - %04x = %04x", i, ha, hb, o[3]);
+        cr_assert_eq(o[4], half_arith('*', ha, hb, 0), "%d: %04x * %04x = %04x", i, ha, hb, o[4]);
+        cr_assert_eq(o[5], half_arith('f', ha, hb, hc), "%d: fma(%04x, %04x, %04x) = %04x", i, ha, hb, hc,
+                     o[5]);
+        double x = half_is_nan(ha) ? NAN : half_value(ha), y = half_is_nan(hb) ? NAN : half_value(hb);
+        bool unordered = isnan(x) || isnan(y);
+        unsigned flags = (!unordered && x < y ? 1u : 0) | (unordered || x >= y ? 2u : 0) |
+                         (!unordered && x == y ? 4u : 0);
+        cr_assert_eq(o[6], flags, "%d: setp of %04x, %04x: %x", i, ha, hb, o[6]);
+        cr_assert_eq(o[7], round_half((quad)(int)d[i], false), "%d: cvt.rn.f16.s32(%d)", i, (int)d[i]);
+        int want_int = isnan(x) ? 0 : isinf(x) ? (x > 0 ? INT32_MAX : INT32_MIN) : (int)x;
+        cr_assert_eq(o[8], (uint16_t)want_int, "%d: cvt.rzi.s32.f16(%04x) = %04x", i, ha, o[8]);
+        cr_assert_eq(o[9], host_f32_to_half(a[i], true), "%d: cvt.rz.f16.f32(%a) = %04x", i, (double)a[i], o[9]);
+    }
+    /* the cases picked for their trap, as literal bits */
+    cr_assert_eq(out[OUTS * 0 + 1], 0x3C01u, "f64 rounded once, not through f32");
+    cr_assert_eq(out[OUTS * 1 + 1], 0x3C01u);
+    cr_assert_eq(out[OUTS * 6 + 0], 0x7C00u, "65520 overflows");
+    cr_assert_eq(out[OUTS * 6 + 9], 0x7BFFu, "65520 toward zero: 65504");
+    cr_assert_eq(out[OUTS * 9 + 0], 0x0000u, "2^-25 ties to 0");
+    cr_assert_eq(out[OUTS * 1 + 2], NAN16, "inf - inf");
+    cr_assert_eq(out[OUTS * 4 + 2], 0x8000u, "-0 + -0");
+    ptx_test_end(ctx, mod);
+}
+
+Test(ptx_half, every_half_widens_to_f32_and_f64)
+{
+    enum { N = 0x10000 };
+    static uint16_t h[N];
+    static float fl[N];
+    static double db[N];
+    for (int i = 0; i < N; i++)
+        h[i] = (uint16_t)i;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = ptx_test_begin("half.ptx", "half_widen", &ctx, &mod);
+    ptx_test_run_elementwise(f, 3, (void *[]){ h, fl, db }, (size_t[]){ sizeof h, sizeof fl, sizeof db }, N);
+    for (int i = 0; i < N; i++) {
+        if (half_is_nan((uint16_t)i)) {
+            cr_assert_eq(ptx_test_f32_bits(fl[i]), PTX_TEST_NAN_F32, "%04x: the canonical NaN", i);
+            cr_assert(isnan(db[i]), "%04x", i);
+            continue;
+        }
+        double want = half_value((uint16_t)i);
+        cr_assert_eq(ptx_test_f32_bits(fl[i]), ptx_test_f32_bits((float)want), "%04x -> %a", i, (double)fl[i]);
+        cr_assert_eq(ptx_test_f64_bits(db[i]), ptx_test_f64_bits(want), "%04x -> %a", i, db[i]);
+    }
+    ptx_test_end(ctx, mod);
+}
