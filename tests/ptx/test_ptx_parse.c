@@ -86,11 +86,11 @@ Test(ptx_parse, unknown_instruction_is_refused_with_its_line)
 Test(ptx_parse, f16_forms_load_or_are_refused_with_a_reason)
 {
     assert_refused(F16_KERNEL("\tdiv.rn.f16 %rs1, %rs2, %rs3;\n"),
-                   "PTX line 9: div.rn.f16: this .f16 instruction is not implemented");
+                   "PTX line 9: div.rn.f16: this .f16 form is not supported");
     assert_refused(F16_KERNEL("\tmad.f16 %rs1, %rs2, %rs3, %rs3;\n"),
-                   "PTX line 9: mad.f16: this .f16 instruction is not implemented");
+                   "PTX line 9: mad.f16: this .f16 form is not supported");
     assert_refused(F16_KERNEL("\ttestp.finite.f16 %p1, %rs1;\n"),
-                   "PTX line 9: testp.finite.f16: this .f16 instruction is not implemented");
+                   "PTX line 9: testp.finite.f16: this .f16 form is not supported");
     assert_refused(F16_KERNEL("\tadd.f16x2 %r1, %r2, %r3;\n"),
                    "PTX line 9: modifier .f16x2 not supported in add.f16x2");
     assert_refused(F16_KERNEL("\tset.nan.f16.f16 %rs1, %rs2, %rs2;\n"),

@@ -437,7 +437,7 @@ static bool check_f16_form(const char *text, size_t len, const ptx_insn *in, cha
             return fail(why, whylen, "%.*s: .hi/.wide/.cc on .f16", text, len);
         return true;
     default:
-        return fail(why, whylen, "%.*s: this .f16 instruction is not implemented", text, len);
+        return fail(why, whylen, "%.*s: this .f16 form is not supported", text, len);
     }
 }
 
