@@ -438,6 +438,9 @@ Test(ptx_f16, min_max_abs_neg_ftz_sat)
     cr_assert_eq(ALU(PTX_OP_ADD, PTX_MOD_SAT, 0x3C00u, 0x3C00u), 0x3C00u);
     cr_assert_eq(ALU(PTX_OP_SUB, PTX_MOD_SAT, 0x3C00u, 0x4000u), 0x0000u);
     cr_assert_eq(ALU(PTX_OP_ADD, PTX_MOD_SAT, 0x7C00u, 0xFC00u), 0x0000u); /* NaN: 0 */
+    cr_assert_eq(ALU(PTX_OP_ADD, PTX_MOD_SAT, 0xFC00u, 0x3C00u), 0x0000u); /* -inf: 0 */
+    cr_assert_eq(ALU(PTX_OP_ADD, PTX_MOD_SAT, 0x7C00u, 0x3C00u), 0x3C00u); /* inf: 1 */
+    cr_assert_eq(ALU(PTX_OP_ADD, PTX_MOD_SAT, 0x8000u, 0x8000u), 0x8000u); /* -0 stays, as .f32 */
     cr_assert_eq(ALU(PTX_OP_ADD, PTX_MOD_SAT, 0x3800u, 0x0000u), 0x3800u);
     cr_assert_eq(run(PTX_OP_FMA, PTX_T_F16, PTX_T_NONE, 0, PTX_RND_RN, 0, 0x3C01u, 0x3C01u, 0x0001u),
                  0x3C02u);

@@ -8,6 +8,7 @@
 #include "ptx_test_support.h"
 #include "sim_test.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -171,5 +172,80 @@ Test(ptx_half, every_half_widens_to_f32_and_f64)
         cr_assert_eq(ptx_test_f32_bits(fl[i]), ptx_test_f32_bits((float)want), "%04x -> %a", i, (double)fl[i]);
         cr_assert_eq(ptx_test_f64_bits(db[i]), ptx_test_f64_bits(want), "%04x -> %a", i, db[i]);
     }
+    ptx_test_end(ctx, mod);
+}
+
+/* .sat as the interpreter's f32 .sat: NaN to +0, below zero to +0 (-0
+ * stays), above one to one. */
+static uint16_t sat_half(uint16_t h)
+{
+    if (half_is_nan(h))
+        return 0;
+    double v = half_value(h);
+    return v < 0 ? 0 : v > 1 ? 0x3C00u : h;
+}
+
+/* A half's value rounded to an integral value by f (rint floor ceil trunc):
+ * exact, and a half again. */
+static uint16_t integral_half(uint16_t h, double (*f)(double))
+{
+    return half_is_nan(h) ? NAN16 : round_half((quad)f(half_value(h)), false);
+}
+
+Test(ptx_half, abs_neg_integral_roundings_sat_and_integer_conversions)
+{
+    enum { N = 1500, OUTS = 10 };
+    static float a[N], b[N];
+    static long long s[N], wide[2 * N];
+    static uint16_t out[OUTS * N];
+    static const float edge[] = { NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 2.5f, 3.5f, -2.5f, -0.3f, 0.5f,
+                                  65504.0f, -65504.0f, 0x1p-24f, -0x1p-24f, 1.0f, -1.0f };
+    static const long long edge_s[] = { 0, -1, 32767, -32768, 2049, 2051, 65519, 65520, LLONG_MIN, LLONG_MAX,
+                                        -2049, 0x7FF0000000000000ll, 65504, -65505, 4097, 1 };
+    uint32_t seed = 99;
+    for (int i = 0; i < N; i++) {
+        size_t ne = sizeof edge / sizeof edge[0];
+        a[i] = (size_t)i < ne ? edge[i] : ptx_test_logscale_f32(&seed, -26, 17, 0);
+        b[i] = (size_t)i < ne ? edge[ne - 1 - i] : ptx_test_uniform_f32(&seed, -1.5f, 1.5f);
+        s[i] = (size_t)i < ne ? edge_s[i]
+                              : (long long)((uint64_t)ptx_test_random(&seed) << 32 | ptx_test_random(&seed)) >>
+                                    (ptx_test_random(&seed) % 64);
+    }
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = ptx_test_begin("half.ptx", "half_more", &ctx, &mod);
+    ptx_test_run_elementwise(f, 5, (void *[]){ a, b, s, out, wide },
+                             (size_t[]){ sizeof a, sizeof b, sizeof s, sizeof out, sizeof wide }, N);
+    for (int i = 0; i < N; i++) {
+        const uint16_t *o = out + OUTS * i;
+        uint16_t ha = round_half((quad)a[i], false), hb = round_half((quad)b[i], false);
+        if (half_is_nan(ha)) { /* abs and neg of a NaN: a NaN (PTX leaves which unspecified) */
+            cr_assert(half_is_nan(o[0]) && half_is_nan(o[1]), "%d: %04x %04x", i, o[0], o[1]);
+        } else {
+            cr_assert_eq(o[0], ha & 0x7FFFu, "%d: abs.f16(%04x) = %04x", i, ha, o[0]);
+            cr_assert_eq(o[1], ha ^ 0x8000u, "%d: neg.f16(%04x) = %04x", i, ha, o[1]);
+        }
+        cr_assert_eq(o[2], integral_half(ha, rint), "%d: cvt.rni.f16.f16(%04x) = %04x", i, ha, o[2]);
+        cr_assert_eq(o[3], integral_half(ha, floor), "%d: cvt.rmi.f16.f16(%04x) = %04x", i, ha, o[3]);
+        cr_assert_eq(o[4], integral_half(ha, ceil), "%d: cvt.rpi.f16.f16(%04x) = %04x", i, ha, o[4]);
+        cr_assert_eq(o[5], integral_half(ha, trunc), "%d: cvt.rzi.f16.f16(%04x) = %04x", i, ha, o[5]);
+        cr_assert_eq(o[6], sat_half(half_arith('+', ha, hb, 0)), "%d: add.sat(%04x, %04x) = %04x", i, ha, hb,
+                     o[6]);
+        cr_assert_eq(o[7], sat_half(half_arith('f', ha, hb, ha)), "%d: fma.rn.sat(%04x, %04x) = %04x", i, ha,
+                     hb, o[7]);
+        cr_assert_eq(o[8], round_half((quad)(short)s[i], false), "%d: cvt.rn.f16.s16(%d) = %04x", i,
+                     (int)(short)s[i], o[8]);
+        cr_assert_eq(o[9], round_half((quad)(unsigned long long)s[i], false), "%d: cvt.rn.f16.u64(%llu) = %04x",
+                     i, (unsigned long long)s[i], o[9]);
+        /* to 64-bit integers: NaN to 0, saturated at the type's range */
+        double x = half_is_nan(ha) ? NAN : half_value(ha);
+        long long want_s = isnan(x) ? 0 : x == INFINITY ? LLONG_MAX : x == -INFINITY ? LLONG_MIN : (long long)rint(x);
+        unsigned long long want_u = isnan(x) || x < 0 ? 0 : x == INFINITY ? ULLONG_MAX : (unsigned long long)floor(x);
+        cr_assert_eq(wide[2 * i], want_s, "%d: cvt.rni.s64.f16(%04x) = %lld", i, ha, wide[2 * i]);
+        cr_assert_eq((unsigned long long)wide[2 * i + 1], want_u, "%d: cvt.rmi.u64.f16(%04x)", i, ha);
+    }
+    cr_assert_eq(out[OUTS * 5 + 2], 0x4000u, "rint(2.5) = 2");
+    cr_assert_eq(out[OUTS * 8 + 2], 0x8000u, "rint(-0.3) = -0");
+    cr_assert_eq(out[OUTS * 7 + 9], 0x7C00u, "65520 as u64: inf");
     ptx_test_end(ctx, mod);
 }

@@ -208,12 +208,12 @@ static uint16_t flush_f16(uint16_t h)
     return ptx_f16_is_subnormal(h) ? (uint16_t)(h & 0x8000u) : h;
 }
 
-/* .sat on .f16: clamped to [0, 1], NaN to +0 (as sat_f32). */
+/* .sat on .f16: clamped to [0, 1], NaN to +0; -0 stays -0 (as sat_f32). */
 static uint16_t sat_f16(uint16_t h)
 {
-    if (ptx_f16_is_nan(h) || (h & 0x8000u))
-        return 0; /* NaN, negatives and -0 */
-    return h > 0x3C00u ? 0x3C00u : h; /* positive halves order as their bits */
+    if (ptx_f16_is_nan(h) || (h > 0x8000u))
+        return 0; /* NaN, and negatives below -0 */
+    return h > 0x3C00u && h < 0x8000u ? 0x3C00u : h; /* positive halves order as their bits */
 }
 
 /* add sub mul fma min max abs neg setp on .f16 bits: the arithmetic

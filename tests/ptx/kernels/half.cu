@@ -36,3 +36,27 @@ extern "C" __global__ void half_widen(const unsigned short *h, float *f, double 
     f[i] = __half2float(x);
     d[i] = (double)__half2float(x); // through f32: nvcc has no direct cvt.f64.f16 here
 }
+
+// The other single-half operations: abs, neg, integral roundings in half,
+// .sat arithmetic, and conversions between halves and 16/64-bit integers.
+extern "C" __global__ void half_more(const float *a, const float *b, const long long *s,
+                                    unsigned short *out, long long *wide, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    __half ha = __float2half_rn(a[i]), hb = __float2half_rn(b[i]);
+    unsigned short *o = out + 10 * i;
+    o[0] = __half_as_ushort(__habs(ha));
+    o[1] = __half_as_ushort(__hneg(ha));
+    o[2] = __half_as_ushort(hrint(ha));
+    o[3] = __half_as_ushort(hfloor(ha));
+    o[4] = __half_as_ushort(hceil(ha));
+    o[5] = __half_as_ushort(htrunc(ha));
+    o[6] = __half_as_ushort(__hadd_sat(ha, hb));
+    o[7] = __half_as_ushort(__hfma_sat(ha, hb, ha));
+    o[8] = __half_as_ushort(__short2half_rn((short)s[i]));
+    o[9] = __half_as_ushort(__ull2half_rn((unsigned long long)s[i]));
+    wide[2 * i] = __half2ll_rn(ha);
+    wide[2 * i + 1] = (long long)__half2ull_rd(ha);
+}
