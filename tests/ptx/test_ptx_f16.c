@@ -446,3 +446,53 @@ Test(ptx_f16, min_max_abs_neg_ftz_sat)
                  0x3C02u);
 #undef ALU
 }
+
+#define SET(cmp, boolop, dtype, stype, a, b, c) run_set((cmp), (boolop), (dtype), (stype), (a), (b), (c))
+static uint64_t run_set(ptx_cmp cmp, ptx_boolop boolop, ptx_type dtype, ptx_type stype, uint64_t a,
+                        uint64_t b, uint64_t c)
+{
+    ptx_insn in;
+    memset(&in, 0, sizeof in);
+    in.op = PTX_OP_SET;
+    in.type = (uint8_t)dtype;
+    in.type2 = (uint8_t)stype;
+    in.cmp = (uint8_t)cmp;
+    in.boolop = (uint8_t)boolop;
+    return ptx_value_store(ptx_alu(&in, ptx_value_as(a, stype), ptx_value_as(b, stype), c), dtype);
+}
+
+Test(ptx_f16, set_writes_the_destination_types_true_value)
+{
+    const uint64_t nan = PTX_F16_CANONICAL_NAN;
+    /* cuda_fp16.h's special-case tables: set.eq.f16.f16 gives 1.0 or 0 */
+    cr_assert_eq(SET(PTX_CMP_EQ, PTX_BOOL_NONE, PTX_T_F16, PTX_T_F16, 0x32B3u, 0x32B3u, 0), 0x3C00u);
+    cr_assert_eq(SET(PTX_CMP_EQ, PTX_BOOL_NONE, PTX_T_F16, PTX_T_F16, 0x32B3u, 0x32B4u, 0), 0);
+    cr_assert_eq(SET(PTX_CMP_EQ, PTX_BOOL_NONE, PTX_T_F16, PTX_T_F16, 0x8000u, 0x0000u, 0), 0x3C00u);
+    cr_assert_eq(SET(PTX_CMP_NAN, PTX_BOOL_NONE, PTX_T_F16, PTX_T_F16, nan, nan, 0), 0x3C00u);
+    cr_assert_eq(SET(PTX_CMP_NAN, PTX_BOOL_NONE, PTX_T_F16, PTX_T_F16, 0x7C00u, 0x7C00u, 0), 0);
+    /* integer destinations: all ones at their width */
+    cr_assert_eq(SET(PTX_CMP_LT, PTX_BOOL_NONE, PTX_T_U32, PTX_T_F32, f32_bits(1.0f), f32_bits(2.0f), 0),
+                 0xFFFFFFFFu);
+    cr_assert_eq(SET(PTX_CMP_LT, PTX_BOOL_NONE, PTX_T_U16, PTX_T_F16, 0xC000u, 0xBC00u, 0), 0xFFFFu);
+    cr_assert_eq(SET(PTX_CMP_GT, PTX_BOOL_NONE, PTX_T_S32, PTX_T_S32, (uint32_t)-1, 0, 0), 0);
+    cr_assert_eq(SET(PTX_CMP_HI, PTX_BOOL_NONE, PTX_T_S32, PTX_T_U32, 0xFFFFFFFFu, 0, 0), 0xFFFFFFFFu);
+    cr_assert_eq(SET(PTX_CMP_GE, PTX_BOOL_NONE, PTX_T_F32, PTX_T_F64, f64_bits(2.0), f64_bits(2.0), 0),
+                 f32_bits(1.0f));
+    /* with the boolean operation on the predicate c */
+    cr_assert_eq(SET(PTX_CMP_EQ, PTX_BOOL_AND, PTX_T_F16, PTX_T_F16, 0x3C00u, 0x3C00u, 0), 0);
+    cr_assert_eq(SET(PTX_CMP_EQ, PTX_BOOL_AND, PTX_T_F16, PTX_T_F16, 0x3C00u, 0x3C00u, 1), 0x3C00u);
+    cr_assert_eq(SET(PTX_CMP_NE, PTX_BOOL_OR, PTX_T_U32, PTX_T_F16, 0x3C00u, 0x3C00u, 1), 0xFFFFFFFFu);
+    cr_assert_eq(SET(PTX_CMP_EQ, PTX_BOOL_XOR, PTX_T_U32, PTX_T_F16, 0x3C00u, 0x3C00u, 1), 0);
+}
+
+Test(ptx_f16, min_max_nan_propagate_nan)
+{
+#define ALUN(op, t, a, b) run((op), (t), PTX_T_NONE, PTX_MOD_NAN, PTX_RND_DEFAULT, 0, (a), (b), 0)
+    cr_assert_eq(ALUN(PTX_OP_MAX, PTX_T_F16, 0x3C00u, 0x7E00u), PTX_F16_CANONICAL_NAN);
+    cr_assert_eq(ALUN(PTX_OP_MIN, PTX_T_F16, 0xFE01u, 0x3C00u), PTX_F16_CANONICAL_NAN);
+    cr_assert_eq(ALUN(PTX_OP_MIN, PTX_T_F16, 0x8000u, 0x0000u), 0x8000u);
+    cr_assert_eq(ALUN(PTX_OP_MAX, PTX_T_F16, 0xC000u, 0x3C00u), 0x3C00u);
+    cr_assert_eq(ALUN(PTX_OP_MAX, PTX_T_F32, f32_bits(1.0f), 0x7FC00001u), 0x7FFFFFFFu);
+    cr_assert_eq(ALUN(PTX_OP_MIN, PTX_T_F32, f32_bits(1.0f), f32_bits(-3.0f)), f32_bits(-3.0f));
+#undef ALUN
+}

@@ -194,7 +194,7 @@ static uint16_t integral_half(uint16_t h, double (*f)(double))
 
 Test(ptx_half, abs_neg_integral_roundings_sat_and_integer_conversions)
 {
-    enum { N = 1500, OUTS = 10 };
+    enum { N = 1500, OUTS = 11 };
     static float a[N], b[N];
     static long long s[N], wide[2 * N];
     static uint16_t out[OUTS * N];
@@ -237,6 +237,8 @@ Test(ptx_half, abs_neg_integral_roundings_sat_and_integer_conversions)
                      (int)(short)s[i], o[8]);
         cr_assert_eq(o[9], round_half((quad)(unsigned long long)s[i], false), "%d: cvt.rn.f16.u64(%llu) = %04x",
                      i, (unsigned long long)s[i], o[9]);
+        unsigned kind = (half_is_nan(ha) ? 1u : 0) | ((ha & 0x7FFFu) == 0x7C00u ? 2u : 0);
+        cr_assert_eq(o[10], kind, "%d: isnan/isinf(%04x) = %x", i, ha, o[10]);
         /* to 64-bit integers: NaN to 0, saturated at the type's range */
         double x = half_is_nan(ha) ? NAN : half_value(ha);
         long long want_s = isnan(x) ? 0 : x == INFINITY ? LLONG_MAX : x == -INFINITY ? LLONG_MIN : (long long)rint(x);

@@ -156,8 +156,11 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
         case PTX_OP_FMA: r = fmaf(fa, fb, fc); break;
         case PTX_OP_DIV: r = in->mods & PTX_MOD_APPROX ? div_approx_f32(fa, fb) : fa / fb; break;
         case PTX_OP_RCP: r = 1.0f / fa; break;
-        case PTX_OP_MIN: r = (float)fminmax(fa, fb, false); break;
-        case PTX_OP_MAX: r = (float)fminmax(fa, fb, true); break;
+        case PTX_OP_MIN: case PTX_OP_MAX:
+            if ((in->mods & PTX_MOD_NAN) && (isnan(fa) || isnan(fb)))
+                return CANONICAL_NAN_F32;
+            r = (float)fminmax(fa, fb, in->op == PTX_OP_MAX);
+            break;
         case PTX_OP_ABS: { uint64_t u = (uint32_t)ra & 0x7FFFFFFFu; return ftz ? f32_out(flush_f32(as_f32(u))) : u; }
         case PTX_OP_NEG: { uint64_t u = ((uint32_t)ra ^ 0x80000000u); return ftz ? f32_out(flush_f32(as_f32(u))) : u; }
         case PTX_OP_SETP: return fcompare((ptx_cmp)in->cmp, fa, fb);
@@ -236,7 +239,8 @@ static uint64_t f16_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t r
     case PTX_OP_MUL: r = ptx_f16_mul(a, b, round); break;
     case PTX_OP_FMA: r = ptx_f16_fma(a, b, c, round); break;
     case PTX_OP_MIN: case PTX_OP_MAX: {
-        if (ptx_f16_is_nan(a) && ptx_f16_is_nan(b))
+        bool any_nan = ptx_f16_is_nan(a) || ptx_f16_is_nan(b);
+        if ((ptx_f16_is_nan(a) && ptx_f16_is_nan(b)) || (any_nan && (in->mods & PTX_MOD_NAN)))
             return PTX_F16_CANONICAL_NAN;
         /* exact as doubles; fminmax picks one operand, whose bits are kept */
         double m = fminmax(ptx_f16_to_f64(a), ptx_f16_to_f64(b), in->op == PTX_OP_MAX);
@@ -462,6 +466,31 @@ static uint64_t convert(const ptx_insn *in, uint64_t a)
     return (in->mods & PTX_MOD_SAT) ? int_saturate(a, from_signed, to) : a;
 }
 
+/* set: the comparison of a and b at the source type (and its boolean
+ * operation with the predicate c), written as the destination type's true
+ * value (1.0, or all ones for an integer type) or 0. */
+static uint64_t set_value(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    ptx_insn cmp = *in;
+    cmp.op = PTX_OP_SETP;
+    cmp.type = in->type2;
+    cmp.mods = in->mods & PTX_MOD_FTZ;
+    uint64_t r = ptx_alu4(&cmp, a, b, 0, 0);
+    if (in->boolop == PTX_BOOL_AND)
+        r &= c;
+    else if (in->boolop == PTX_BOOL_OR)
+        r |= c;
+    else if (in->boolop == PTX_BOOL_XOR)
+        r ^= c;
+    if (!r)
+        return 0;
+    switch ((ptx_type)in->type) {
+    case PTX_T_F32: return 0x3F800000u;
+    case PTX_T_F16: return 0x3C00u;
+    default: return ~0ull; /* stored at the destination's width */
+    }
+}
+
 uint64_t ptx_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
 {
     return ptx_alu4(in, a, b, c, 0);
@@ -484,6 +513,7 @@ uint64_t ptx_alu4(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64
             return a ^ 1u; /* a predicate reads as 0 or 1 */
         return ~a;
     case PTX_OP_CVT: return convert(in, a);
+    case PTX_OP_SET: return set_value(in, a, b, c);
     case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR:
     case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_REM:
         return int_alu(in, a, b, c);

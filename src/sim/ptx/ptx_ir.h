@@ -80,7 +80,11 @@ typedef enum ptx_opcode {
     PTX_OP_VPRINTF,
     /* Extended-precision arithmetic with the carry flag (ptx_carry.c):
      * addc subc madc; add.cc sub.cc mad.cc are ADD SUB MAD with PTX_MOD_CC. */
-    PTX_OP_ADDC, PTX_OP_SUBC, PTX_OP_MADC
+    PTX_OP_ADDC, PTX_OP_SUBC, PTX_OP_MADC,
+    /* set.CmpOp{.BoolOp}.dtype.stype d, a, b{, c}: a setp whose result is
+     * written as dtype's true (1.0, or all ones for integers) or 0;
+     * type = dtype, type2 = stype. */
+    PTX_OP_SET
 } ptx_opcode;
 
 /* ptx_insn.subop of atom, red and redux.sync. */
@@ -115,7 +119,8 @@ enum {
     PTX_MOD_SHIFTAMT = 1u << 8, /* bfind.shiftamt */
     PTX_MOD_PRED_DST = 1u << 9, /* d|p: the second destination is ptx_insn.pred_dst */
     PTX_MOD_APPROX = 1u << 10,  /* .approx (div.approx.f32 has its own range rule) */
-    PTX_MOD_CC = 1u << 11       /* .cc: the carry (or borrow) out goes to the lane's CC.CF */
+    PTX_MOD_CC = 1u << 11,      /* .cc: the carry (or borrow) out goes to the lane's CC.CF */
+    PTX_MOD_NAN = 1u << 12      /* min/max .NaN: a NaN operand gives the canonical NaN */
 };
 
 /* testp's property, kept in ptx_insn.cmp. */
@@ -192,7 +197,7 @@ typedef struct ptx_operand {
 typedef struct ptx_insn {
     uint8_t op;           /* ptx_opcode */
     uint8_t type;         /* ptx_type of the operation (cvt: destination) */
-    uint8_t type2;        /* cvt: source type; setp/selp: none */
+    uint8_t type2;        /* cvt and set: source type; setp/selp: none */
     uint8_t space;        /* ld/st/atom/cvta: ptx_space */
     uint8_t cmp;          /* setp: ptx_cmp; testp: ptx_testp; prmt: ptx_prmt_mode */
     uint8_t boolop;       /* setp: ptx_boolop with operand 3 */

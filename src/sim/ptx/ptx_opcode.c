@@ -11,7 +11,7 @@ enum {
     C_TO = 1u << 10, C_CACHE = 1u << 11, C_VEC = 1u << 12, C_ATOMOP = 1u << 13,
     C_SYNC = 1u << 14, C_LEVEL = 1u << 15, C_VOLATILE = 1u << 16, C_SHF = 1u << 17,
     C_TESTP = 1u << 18, C_PRMT = 1u << 19, C_SHIFTAMT = 1u << 20, C_MODE = 1u << 21,
-    C_ORDER = 1u << 22, C_CC = 1u << 23
+    C_ORDER = 1u << 22, C_CC = 1u << 23, C_NAN = 1u << 24
 };
 
 typedef struct opcode_info {
@@ -35,8 +35,8 @@ static const opcode_info k_opcodes[] = {
     { "fma", PTX_OP_FMA, ARITH_FLOAT },
     { "div", PTX_OP_DIV, C_TYPE | C_RND | C_FTZ | C_APPROX },
     { "rem", PTX_OP_REM, C_TYPE },
-    { "min", PTX_OP_MIN, C_TYPE | C_FTZ },
-    { "max", PTX_OP_MAX, C_TYPE | C_FTZ },
+    { "min", PTX_OP_MIN, C_TYPE | C_FTZ | C_NAN },
+    { "max", PTX_OP_MAX, C_TYPE | C_FTZ | C_NAN },
     { "abs", PTX_OP_ABS, C_TYPE | C_FTZ },
     { "neg", PTX_OP_NEG, C_TYPE | C_FTZ },
     { "and", PTX_OP_AND, C_TYPE },
@@ -46,6 +46,7 @@ static const opcode_info k_opcodes[] = {
     { "shl", PTX_OP_SHL, C_TYPE },
     { "shr", PTX_OP_SHR, C_TYPE },
     { "setp", PTX_OP_SETP, C_CMP | C_BOOL | C_FTZ | C_TYPE },
+    { "set", PTX_OP_SET, C_CMP | C_BOOL | C_FTZ | C_TYPE },
     { "selp", PTX_OP_SELP, C_TYPE },
     { "cvt", PTX_OP_CVT, C_RND | C_FTZ | C_SAT | C_TYPE },
     { "cvta", PTX_OP_CVTA, C_TO | C_SPACE | C_TYPE },
@@ -204,7 +205,7 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     if ((ok & C_TYPE) && (v = lookup(k_types, w, n)) >= 0) {
         if (*ntypes == 0)
             in->type = (uint8_t)v;
-        else if (*ntypes == 1 && in->op == PTX_OP_CVT)
+        else if (*ntypes == 1 && (in->op == PTX_OP_CVT || in->op == PTX_OP_SET))
             in->type2 = (uint8_t)v;
         else
             return fail(why, whylen, "one type too many: .%.*s", w, n);
@@ -243,6 +244,10 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     }
     if ((ok & C_FTZ) && word_is(w, n, "ftz")) {
         in->mods |= PTX_MOD_FTZ;
+        return true;
+    }
+    if ((ok & C_NAN) && word_is(w, n, "NaN")) {
+        in->mods |= PTX_MOD_NAN;
         return true;
     }
     if ((ok & C_SAT) && word_is(w, n, "sat")) {
@@ -430,7 +435,7 @@ static bool check_f16_form(const char *text, size_t len, const ptx_insn *in, cha
 {
     switch (in->op) {
     case PTX_OP_MOV: case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_SELP: case PTX_OP_CVT:
-    case PTX_OP_SETP: case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_ABS: case PTX_OP_NEG:
+    case PTX_OP_SETP: case PTX_OP_SET: case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_ABS: case PTX_OP_NEG:
         return true;
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_FMA:
         if (in->mods & (PTX_MOD_HI | PTX_MOD_WIDE | PTX_MOD_CC))
@@ -450,7 +455,8 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
                       in->op != PTX_OP_WARPSYNC;
     if (needs_type && t == PTX_T_NONE)
         return fail(why, whylen, "%.*s: no operand type", text, len);
-    if ((t == PTX_T_F16 || (in->op == PTX_OP_CVT && in->type2 == PTX_T_F16)) &&
+    bool two_types = in->op == PTX_OP_CVT || in->op == PTX_OP_SET;
+    if ((t == PTX_T_F16 || (two_types && in->type2 == PTX_T_F16)) &&
         !check_f16_form(text, len, in, why, whylen))
         return false;
     bool carry_op = in->op == PTX_OP_ADDC || in->op == PTX_OP_SUBC || in->op == PTX_OP_MADC;
@@ -463,6 +469,8 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
             return fail(why, whylen, "%.*s: carry arithmetic takes .u32 .s32 .u64 .s64 only", text, len);
         return true;
     }
+    if ((in->mods & PTX_MOD_NAN) && t != PTX_T_F32 && t != PTX_T_F16)
+        return fail(why, whylen, "%.*s: .NaN takes .f32 or .f16", text, len);
     switch (in->op) {
     case PTX_OP_RCP:
         if (!ptx_type_is_float(t))
@@ -490,6 +498,19 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
         if (in->cmp == 0xff)
             return fail(why, whylen, "%.*s: no comparison", text, len);
         break;
+    case PTX_OP_SET: {
+        /* set: d is .u32 .s32 .f32, or .f16 .u16 .s16 (the half-precision
+         * forms); the source any integer or float type but .b8/.u8/.s8. */
+        ptx_type s = (ptx_type)in->type2;
+        bool dtype_ok = t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_F32 || t == PTX_T_F16 ||
+                        t == PTX_T_U16 || t == PTX_T_S16;
+        if (in->cmp == 0xff)
+            return fail(why, whylen, "%.*s: no comparison", text, len);
+        if (!dtype_ok || s == PTX_T_NONE || s == PTX_T_PRED || ptx_type_bytes(s) < 2)
+            return fail(why, whylen, "%.*s: set needs a destination type (.u32 .s32 .f32 .f16 .u16 "
+                        ".s16) and a source type", text, len);
+        break;
+    }
     case PTX_OP_CVT: {
         ptx_type s = (ptx_type)in->type2;
         if (s == PTX_T_NONE || s == PTX_T_PRED || t == PTX_T_PRED)
@@ -582,7 +603,7 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
         return fail(why, whylen, "%.*s: shf needs .l or .r and .wrap or .clamp", text, len);
     if (oi->op == PTX_OP_TESTP && in->cmp == 0xff)
         return fail(why, whylen, "%.*s: testp needs the property to test", text, len);
-    if (in->cmp == 0xff && oi->op != PTX_OP_SETP)
+    if (in->cmp == 0xff && oi->op != PTX_OP_SETP && oi->op != PTX_OP_SET)
         in->cmp = 0;
     return check_form(text, len, in, why, whylen);
 }

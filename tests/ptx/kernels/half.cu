@@ -38,6 +38,7 @@ extern "C" __global__ void half_widen(const unsigned short *h, float *f, double 
 }
 
 // The other single-half operations: abs, neg, integral roundings in half,
+// set (__hisnan),
 // .sat arithmetic, and conversions between halves and 16/64-bit integers.
 extern "C" __global__ void half_more(const float *a, const float *b, const long long *s,
                                     unsigned short *out, long long *wide, int n)
@@ -46,7 +47,7 @@ extern "C" __global__ void half_more(const float *a, const float *b, const long 
     if (i >= n)
         return;
     __half ha = __float2half_rn(a[i]), hb = __float2half_rn(b[i]);
-    unsigned short *o = out + 10 * i;
+    unsigned short *o = out + 11 * i;
     o[0] = __half_as_ushort(__habs(ha));
     o[1] = __half_as_ushort(__hneg(ha));
     o[2] = __half_as_ushort(hrint(ha));
@@ -57,6 +58,7 @@ extern "C" __global__ void half_more(const float *a, const float *b, const long 
     o[7] = __half_as_ushort(__hfma_sat(ha, hb, ha));
     o[8] = __half_as_ushort(__short2half_rn((short)s[i]));
     o[9] = __half_as_ushort(__ull2half_rn((unsigned long long)s[i]));
+    o[10] = (unsigned short)((__hisnan(ha) ? 1 : 0) | (__hisinf(ha) ? 2 : 0)); // set.nan.f16.f16
     wide[2 * i] = __half2ll_rn(ha);
     wide[2 * i + 1] = (long long)__half2ull_rd(ha);
 }
