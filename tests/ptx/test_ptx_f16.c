@@ -393,6 +393,14 @@ Test(ptx_f16, cvt_between_half_integers_and_floats)
     cr_assert_eq(CVT(PTX_T_U64, PTX_T_F16, PTX_RND_RZI, 0x7BFFu), 65504);
     /* f16 to f16 with an integral rounding */
     cr_assert_eq(CVT(PTX_T_F16, PTX_T_F16, PTX_RND_RNI, 0x4100u), 0x4000u);
+    /* cvt's .ftz flushes f32 values only: an f16 subnormal in or out stays */
+    cr_assert_eq(run(PTX_OP_CVT, PTX_T_F32, PTX_T_F16, PTX_MOD_FTZ, PTX_RND_DEFAULT, 0, 0x0001u, 0, 0),
+                 f32_bits(0x1p-24f));
+    cr_assert_eq(run(PTX_OP_CVT, PTX_T_F16, PTX_T_F32, PTX_MOD_FTZ, PTX_RND_RN, 0, f32_bits(0x1p-20f), 0, 0),
+                 0x0010u);
+    cr_assert_eq(run(PTX_OP_CVT, PTX_T_F16, PTX_T_F32, PTX_MOD_FTZ, PTX_RND_RP, 0, 0x00000001u, 0, 0), 0,
+                 "an f32 subnormal in is flushed");
+    cr_assert_eq(run(PTX_OP_CVT, PTX_T_F16, PTX_T_F32, 0, PTX_RND_RP, 0, 0x00000001u, 0, 0), 0x0001u);
     /* .sat: clamped to [0, 1] */
     cr_assert_eq(run(PTX_OP_CVT, PTX_T_F16, PTX_T_F32, PTX_MOD_SAT, PTX_RND_RN, 0, f32_bits(7.0f), 0, 0),
                  0x3C00u);

@@ -432,8 +432,8 @@ static uint64_t convert(const ptx_insn *in, uint64_t a)
             float f = as_f32(a);
             v = ftz ? flush_f32(f) : f;
         } else if (from == PTX_T_F16) {
-            uint16_t h = (uint16_t)a;
-            v = ptx_f16_to_f64(ftz ? flush_f16(h) : h); /* exact */
+            /* cvt's .ftz flushes single-precision values only (PTX ISA) */
+            v = ptx_f16_to_f64((uint16_t)a); /* exact */
         } else {
             v = as_f64(a);
         }
@@ -443,10 +443,8 @@ static uint64_t convert(const ptx_insn *in, uint64_t a)
             v = round_integral(v, (ptx_round)in->round);
         if (in->mods & PTX_MOD_SAT)
             v = sat_f64(v);
-        if (to == PTX_T_F16) { /* rounded once from the exact value, f64 too */
-            uint16_t h = ptx_f16_from_f64(v, f16_rounding((ptx_round)in->round));
-            return ftz ? flush_f16(h) : h;
-        }
+        if (to == PTX_T_F16) /* rounded once from the exact value, f64 too; not flushed */
+            return ptx_f16_from_f64(v, f16_rounding((ptx_round)in->round));
         if (to == PTX_T_F32) {
             float f = ptx_round_to_f32(v, (ptx_round)in->round); /* .rni ...: v is integral */
             return f32_out(ftz ? flush_f32(f) : f);
