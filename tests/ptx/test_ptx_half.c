@@ -251,3 +251,61 @@ Test(ptx_half, abs_neg_integral_roundings_sat_and_integer_conversions)
     cr_assert_eq(out[OUTS * 7 + 9], 0x7C00u, "65520 as u64: inf");
     ptx_test_end(ctx, mod);
 }
+
+/* numba's float16 shape (fixtures/half_numba_like.ptx, written by hand):
+ * cvt.f64.f16, cvt.rni.s8.f16 into a .b16 register, cvt.rn.f16.s8,
+ * neg/abs.f16, setp.ge.f16 in a brace scope, fma.rn.f16 with a mov.b16
+ * constant, add.f16, cvt.rni.u16.f16. */
+Test(ptx_half, numba_shaped_float16_code)
+{
+    enum { N = 1200 };
+    struct out {
+        double wide;
+        int16_t s8;
+        uint16_t from_s8, neg, abs, ge, fma, add, u16;
+    };
+    _Static_assert(sizeof(struct out) == 24, "the kernel's 24-byte record");
+    static float x[N];
+    static struct out o[N];
+    static const float edge[] = { NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 127.5f, 126.5f, -128.5f, -129.0f,
+                                  200.0f, 65504.0f, 70000.0f, 0x1p-24f, -0.5f, 0.5f, 1.5f, 65535.0f };
+    uint32_t seed = 7;
+    for (int i = 0; i < N; i++)
+        x[i] = (size_t)i < sizeof edge / sizeof edge[0] ? edge[i] : ptx_test_logscale_f32(&seed, -26, 17, 0);
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction f = ptx_test_begin("half_numba_like.ptx", "numba_like", &ctx, &mod);
+    ptx_test_run_elementwise(f, 2, (void *[]){ x, o }, (size_t[]){ sizeof x, sizeof o }, N);
+    for (int i = 0; i < N; i++) {
+        uint16_t h = round_half((quad)x[i], false);
+        if (half_is_nan(h)) {
+            cr_assert(isnan(o[i].wide) && half_is_nan(o[i].neg) && half_is_nan(o[i].abs), "%d", i);
+            cr_assert_eq(o[i].s8, 0, "%d: NaN to s8", i);
+            cr_assert_eq(o[i].u16, 0, "%d: NaN to u16", i);
+            cr_assert_eq(o[i].ge, 0, "%d: NaN >= is false", i);
+            cr_assert_eq(o[i].fma, NAN16);
+            cr_assert_eq(o[i].add, NAN16);
+            continue;
+        }
+        double v = half_value(h), r = rint(v);
+        cr_assert_eq(ptx_test_f64_bits(o[i].wide), ptx_test_f64_bits(v), "%d: cvt.f64.f16(%04x) = %a", i, h,
+                     o[i].wide);
+        int s8 = r < -128 ? -128 : r > 127 ? 127 : (int)r;
+        cr_assert_eq(o[i].s8, s8, "%d: cvt.rni.s8.f16(%04x) = %d", i, h, o[i].s8);
+        cr_assert_eq(o[i].from_s8, round_half((quad)s8, false), "%d: cvt.rn.f16.s8(%d) = %04x", i, s8,
+                     o[i].from_s8);
+        cr_assert_eq(o[i].neg, h ^ 0x8000u, "%d: neg.f16(%04x) = %04x", i, h, o[i].neg);
+        cr_assert_eq(o[i].abs, h & 0x7FFFu, "%d: abs.f16(neg %04x) = %04x", i, h, o[i].abs);
+        cr_assert_eq(o[i].ge, v >= fabs(v) ? 1 : 0, "%d: setp.ge.f16(%04x, |x|)", i, h);
+        uint16_t fma = half_arith('f', h, h, 0x3C00u);
+        cr_assert_eq(o[i].fma, fma, "%d: fma.rn.f16(%04x, %04x, 1) = %04x", i, h, h, o[i].fma);
+        cr_assert_eq(o[i].add, half_arith('+', fma, (uint16_t)(h ^ 0x8000u), 0), "%d: add.f16 = %04x", i,
+                     o[i].add);
+        unsigned u16 = r < 0 ? 0 : r > 65535 ? 65535 : (unsigned)r;
+        cr_assert_eq(o[i].u16, u16, "%d: cvt.rni.u16.f16(%04x) = %u", i, h, o[i].u16);
+    }
+    cr_assert_eq(o[5].s8, 127, "127.5 rounds to even 128, saturated to 127");
+    cr_assert_eq(o[6].s8, 126, "126.5 rounds to even 126");
+    cr_assert_eq(o[7].s8, -128);
+    ptx_test_end(ctx, mod);
+}
