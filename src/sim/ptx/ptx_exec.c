@@ -385,6 +385,7 @@ static void do_alu(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t act
     case PTX_OP_CVT: ta = (ptx_type)in->type2; break;
     case PTX_OP_SHL: case PTX_OP_SHR: tb = PTX_T_U32; break;
     case PTX_OP_SETP: tdst = PTX_T_PRED; tc = PTX_T_PRED; break;
+    case PTX_OP_SET: ta = tb = (ptx_type)in->type2; tc = PTX_T_PRED; break;
     case PTX_OP_TESTP: tdst = PTX_T_PRED; break;
     case PTX_OP_SELP: tc = PTX_T_PRED; break;
     case PTX_OP_MUL: case PTX_OP_MAD:
@@ -540,6 +541,7 @@ static void step(ptx_block *blk, ptx_warp *w)
             do_alu(blk, w, in, active);
         break;
     case PTX_OP_ADDC: case PTX_OP_SUBC: case PTX_OP_MADC: ptx_exec_carry(blk, w, in, active); break;
+    case PTX_OP_SET: do_alu(blk, w, in, active); break; /* no warp-wide path */
     default:
         if (in->mods & PTX_MOD_CC) /* add.cc sub.cc mad.cc */
             ptx_exec_carry(blk, w, in, active);
