@@ -71,7 +71,8 @@ work=$1 moved=$2 moved_libdir=$3 tool=$4 other_libdir=$5
 cd "$work"
 fail() { echo "check_install (relocated): $*" >&2; cat "$work/out" "$work/err" >&2; exit 1; }
 export GPUGUARD_BACKEND=sim LD_DEBUG=files LD_DEBUG_OUTPUT="$work/loaded"
-unset GPUGUARD_CUDA_LIBRARY GPUGUARD_HIP_LIBRARY GPUGUARD_INTERCEPT_DRIVER GPUGUARD_INTERCEPT_HIP_RUNTIME
+# Nothing from the caller's environment chooses a library for them.
+unset GPUGUARD_CUDA_LIBRARY GPUGUARD_HIP_LIBRARY GPUGUARD_INTERCEPT_DRIVER GPUGUARD_INTERCEPT_HIP_RUNTIME LD_LIBRARY_PATH
 # gpuguard run: its own interposer and simulator, found from where it is.
 "$tool" run -v -- ./unchecked_alloc > out 2> err || fail "gpuguard run exited $?"
 grep -q '^verified 4096 elements$' out || fail "the program did not run to its end"
