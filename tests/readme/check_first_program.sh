@@ -1,9 +1,10 @@
 #!/bin/sh
 # Compiles and runs README.md's first program: the ```c block under the
-# heading "## A first program", built with the compiler and flags the README
-# shows, against this build's headers and library, run over the simulated
-# driver (GPUGUARD_BACKEND=sim). Its output must be the ```text block that
-# follows it, exactly. The program must stay short (at most 30 lines).
+# heading "## A first program", built and run by the README's own ```sh
+# block (its commands as written, with the source tree's include/ and
+# build-demo/lib replaced by this build's, and cc by this build's compiler).
+# Its output must be the ```text block that follows, exactly. The program
+# must stay short (at most 30 lines).
 #   check_first_program.sh README INCLUDE_DIR LIB_DIR CC
 set -u
 readme=$1 include=$2 libdir=$3 cc=$4
@@ -25,13 +26,20 @@ block text > "$work/expected"
 [ -s "$work/expected" ] || fail "no \`\`\`text block (the program's output) under '## A first program' in $readme"
 lines=$(wc -l < "$work/first.c")
 [ "$lines" -le 30 ] || fail "the first program has $lines lines: keep it to 30 at most"
+block sh > "$work/commands.sh"
+grep -q '^cc .*first\.c.*-Iinclude .*-Lbuild-demo/lib .*\$PWD/build-demo/lib' "$work/commands.sh" &&
+    grep -q '^GPUGUARD_BACKEND=sim \./first$' "$work/commands.sh" ||
+    fail "the \`\`\`sh block under '## A first program' is not 'cc ... first.c -Iinclude -Lbuild-demo/lib ... \$PWD/build-demo/lib' then 'GPUGUARD_BACKEND=sim ./first'"
+# This build's paths for the source tree's (| cannot be in them: CMake's).
+sed -e "s|^cc |\"$cc\" |" -e "s|\\\$PWD/build-demo/lib|$libdir|g" -e "s|-Lbuild-demo/lib|-L$libdir|g" \
+    -e "s|-Iinclude|-I$include|g" "$work/commands.sh" > "$work/run.sh"
 cd "$work" || exit 1
-"$cc" -std=c11 -Wall -Wextra -Werror -o first first.c -I"$include" -L"$libdir" -lgpuguard \
-    -Wl,-rpath,"$libdir" > build.log 2>&1 || { cat build.log; fail "the first program does not compile"; }
-GPUGUARD_BACKEND=sim ./first > out 2> err
+cat run.sh
+sh -e run.sh > out 2> err
 rc=$?
 cat out err
-[ "$rc" -eq 0 ] || fail "the first program exited $rc"
+[ "$rc" -eq 0 ] || fail "the README's commands exited $rc"
+[ -x first ] || fail "the README's commands built no ./first"
 [ ! -s err ] || fail "the first program wrote to stderr"
 diff -u expected out || fail "the first program's output is not what README.md shows"
 echo "README's first program checked: $lines lines, output as shown"
