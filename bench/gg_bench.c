@@ -9,7 +9,16 @@
  * driver's side is as cheap as possible and the wrapper's cost is visible.
  *
  *   gg_bench [--json] [--quick] [--only OP|lookup|throughput] [--iterations N] [--repeats N]
+ *            [--compare EARLIER.json]
  *   gg_bench --callgrind N [--only OP]
+ *
+ * The ops are measured twice, with completion timelines on (gg_init's
+ * GG_TIMELINE_ON: a stream write after every launch where the driver has
+ * it) and off (GG_TIMELINE_OFF), each over its own gg_init, and printed side
+ * by side; GPUGUARD_TIMELINE is ignored there (--callgrind honours it, so
+ * that bench/callgrind_per_op.sh can count each mode). --compare reads an
+ * earlier --json report and prints, per op and mode, this run's overhead
+ * over that one's (a regression shows as a ratio above 1).
  *
  * Timing: the two sides run alternately in chunks of N calls (direct,
  * wrapped, wrapped, direct, ...), so that a noisy neighbour or a frequency
@@ -44,6 +53,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "common/handle.h"
 #include "gpuguard/gpuguard.h"
@@ -668,9 +679,77 @@ static void json_string(const char *s)
 
 /* ---- main ------------------------------------------------------------- */
 
+/* ---- the two timeline modes, and comparing with an earlier report ------- */
+
+#define MODES 2
+static const char *const mode_names[MODES] = { "on", "off" };
+static const gg_timeline_mode mode_values[MODES] = { GG_TIMELINE_ON, GG_TIMELINE_OFF };
+
+static void init_library(gg_timeline_mode timeline)
+{
+    gg_init_desc desc = { .backend = "sim", .cuda_library = SIM_LIBRARY, .timeline = timeline };
+    CHECK_GG(gg_init(&desc));
+}
+
+/* The overhead (ns) of `op` in `mode` in an earlier --json report, or a
+ * negative number when it has none. Reports from before the two modes
+ * ("ops" only) were made with the default, the timeline on where the
+ * device has it: they count as "on". */
+static double earlier_overhead(const cJSON *report, const char *mode, const char *op)
+{
+    char key[32];
+    snprintf(key, sizeof key, "ops_timeline_%s", mode);
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(report, key);
+    if (ops == NULL && strcmp(mode, "on") == 0)
+        ops = cJSON_GetObjectItemCaseSensitive(report, "ops");
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, ops) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(entry, "op");
+        const cJSON *overhead = cJSON_GetObjectItemCaseSensitive(entry, "overhead_ns");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, op) == 0 && cJSON_IsNumber(overhead))
+            return overhead->valuedouble;
+    }
+    return -1;
+}
+
+static cJSON *read_report(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "gg_bench: cannot open %s\n", path);
+        exit(2);
+    }
+    char *text = NULL;
+    size_t size = 0, used = 0;
+    for (;;) {
+        if (used + 4096 + 1 > size) {
+            size = size ? size * 2 : 65536;
+            text = realloc(text, size);
+            if (text == NULL) {
+                fprintf(stderr, "gg_bench: out of memory reading %s\n", path);
+                exit(1);
+            }
+        }
+        size_t n = fread(text + used, 1, 4096, f);
+        used += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    text[used] = '\0';
+    cJSON *report = cJSON_Parse(text);
+    free(text);
+    if (report == NULL) {
+        fprintf(stderr, "gg_bench: %s is not a JSON report (gg_bench --json)\n", path);
+        exit(2);
+    }
+    return report;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: gg_bench [--json] [--quick] [--only OP|lookup|throughput] [--iterations N] [--repeats N]\n"
+                    "                [--compare EARLIER.json]\n"
                     "       gg_bench --callgrind N [--only OP]\n"
                     "OP: launch event_record event_query stream_query alloc_free_256B copy_htod_16B\n");
     exit(2);
@@ -681,6 +760,7 @@ int main(int argc, char **argv)
     bool json = false;
     int callgrind_calls = 0;
     const char *only = NULL;
+    const char *compare_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = true;
@@ -694,6 +774,8 @@ int main(int argc, char **argv)
             repeats = atoi(argv[++i]);
         else if (strcmp(argv[i], "--callgrind") == 0 && i + 1 < argc)
             callgrind_calls = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--compare") == 0 && i + 1 < argc)
+            compare_path = argv[++i];
         else
             usage();
     }
@@ -714,8 +796,12 @@ int main(int argc, char **argv)
         repeats = MAX_REPEATS;
     const char *config = getenv("GG_BENCH_SIM_CONFIG") ? getenv("GG_BENCH_SIM_CONFIG") : DEFAULT_SIM_CONFIG;
     setenv("GPUGUARD_SIM_CONFIG", config, 1);
-    gg_init_desc desc = { .backend = "sim", .cuda_library = SIM_LIBRARY };
-    CHECK_GG(gg_init(&desc));
+    cJSON *earlier = compare_path != NULL ? read_report(compare_path) : NULL;
+    if (callgrind_calls == 0)
+        unsetenv("GPUGUARD_TIMELINE"); /* both modes, whatever the environment */
+    /* The default (the timeline where the device has it) for --callgrind,
+     * which honours GPUGUARD_TIMELINE; the timed modes re-initialise. */
+    init_library(GG_TIMELINE_AUTO);
     load_direct_api();
     int devices = 0;
     CHECK_CU(api.device_count(&devices));
@@ -767,25 +853,77 @@ int main(int argc, char **argv)
                load_before, repeats, iterations);
     }
 
-    bool first = true;
-    for (size_t i = 0; i < OP_COUNT; i++) {
-        if (!all_sections && strcmp(only, ops[i].name) != 0)
-            continue;
-        if (first)
-            printf(json ? ",\n \"ops\": [" : "\n%-16s %10s %11s %12s %17s\n", "op", "direct_ns", "wrapped_ns",
-                   "overhead_ns", "(p25..p75)");
-        op_result m = measure_op(&rigs[0], &ops[i], iterations / ops[i].divisor);
-        if (json)
-            printf("%s\n  {\"op\": \"%s\", \"direct_ns\": %.1f, \"wrapped_ns\": %.1f, \"overhead_ns\": %.1f, "
-                   "\"overhead_p25_ns\": %.1f, \"overhead_p75_ns\": %.1f}",
-                   first ? "" : ",", ops[i].name, m.direct, m.wrapped, m.overhead, m.p25, m.p75);
-        else
-            printf("%-16s %10.1f %11.1f %12.1f %8.1f..%-8.1f\n", ops[i].name, m.direct, m.wrapped, m.overhead,
-                   m.p25, m.p75);
-        first = false;
+    /* The ops in each timeline mode, each over its own gg_init (the
+     * library's settings are fixed at initialisation); "on" last, so that
+     * the lookups and the throughput below run with the timeline on, as by
+     * default on the simulator. */
+    op_result results[MODES][OP_COUNT];
+    bool measured[OP_COUNT] = { false };
+    bool any = false;
+    for (size_t i = 0; i < OP_COUNT; i++)
+        any |= all_sections || strcmp(only, ops[i].name) == 0;
+    for (int mode = MODES - 1; any && mode >= 0; mode--) {
+        rig_close(&rigs[0]);
+        gg_shutdown();
+        init_library(mode_values[mode]);
+        rig_open(&rigs[0], device);
+        verify_ops(&rigs[0]);
+        for (size_t i = 0; i < OP_COUNT; i++) {
+            if (!all_sections && strcmp(only, ops[i].name) != 0)
+                continue;
+            results[mode][i] = measure_op(&rigs[0], &ops[i], iterations / ops[i].divisor);
+            measured[i] = true;
+        }
     }
-    if (json && !first)
-        printf("]");
+    if (any && json) {
+        for (int mode = 0; mode < MODES; mode++) {
+            printf(",\n \"ops_timeline_%s\": [", mode_names[mode]);
+            bool first = true;
+            for (size_t i = 0; i < OP_COUNT; i++) {
+                if (!measured[i])
+                    continue;
+                const op_result *m = &results[mode][i];
+                printf("%s\n  {\"op\": \"%s\", \"direct_ns\": %.1f, \"wrapped_ns\": %.1f, \"overhead_ns\": %.1f, "
+                       "\"overhead_p25_ns\": %.1f, \"overhead_p75_ns\": %.1f}",
+                       first ? "" : ",", ops[i].name, m->direct, m->wrapped, m->overhead, m->p25, m->p75);
+                first = false;
+            }
+            printf("]");
+        }
+    } else if (any) {
+        printf("\nns per call; overhead: median of paired differences (p25..p75); timeline on: "
+               "a stream write after each launch\n");
+        printf("%-16s %10s | %11s %12s %17s | %11s %12s %17s\n", "op", "direct_ns", "wrapped_on", "overhead_on",
+               "(p25..p75)", "wrapped_off", "overhead_off", "(p25..p75)");
+        for (size_t i = 0; i < OP_COUNT; i++) {
+            if (!measured[i])
+                continue;
+            const op_result *on = &results[0][i], *off = &results[1][i];
+            printf("%-16s %10.1f | %11.1f %12.1f %8.1f..%-8.1f | %11.1f %12.1f %8.1f..%-8.1f\n", ops[i].name,
+                   (on->direct + off->direct) / 2, on->wrapped, on->overhead, on->p25, on->p75, off->wrapped,
+                   off->overhead, off->p25, off->p75);
+        }
+    }
+    if (any && earlier != NULL) {
+        /* To stderr with --json, so that the report stays one JSON object. */
+        FILE *out = json ? stderr : stdout;
+        fprintf(out, "\ncompared with %s: this run's overhead / that run's (above 1: slower now)\n", compare_path);
+        fprintf(out, "%-16s %5s %12s %12s %8s\n", "op", "mode", "earlier_ns", "now_ns", "ratio");
+        for (size_t i = 0; i < OP_COUNT; i++) {
+            if (!measured[i])
+                continue;
+            for (int mode = 0; mode < MODES; mode++) {
+                double before = earlier_overhead(earlier, mode_names[mode], ops[i].name);
+                double now = results[mode][i].overhead;
+                if (before < 0)
+                    fprintf(out, "%-16s %5s %12s %12.1f %8s\n", ops[i].name, mode_names[mode], "-", now, "-");
+                else
+                    fprintf(out, "%-16s %5s %12.1f %12.1f %8.2f\n", ops[i].name, mode_names[mode], before, now,
+                            before > 0 ? now / before : 0.0);
+            }
+        }
+    }
+    cJSON_Delete(earlier);
 
     if (do_lookup) {
         lookup_result l = measure_lookups();

@@ -4,6 +4,8 @@
 # CUDA toolkit's nvcc (-ptx -arch=compute_75, what the interpreter targets).
 # The fixtures are committed so CI, which has no toolkit, still runs the PTX
 # tests; without nvcc this script says so and changes nothing.
+# half_numba_like.ptx has no .cu: it is written by hand in the shape numba's
+# float16 lowering takes, and this script leaves it alone.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}

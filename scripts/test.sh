@@ -78,6 +78,9 @@ if [[ "$mode" == tsan ]] &&
 fi
 
 gg_log "running the tests in $dir"
+# The simulator honours CUDA_VISIBLE_DEVICES as a driver does; the tests
+# expect its configured devices (a GPU machine may have it set).
+unset CUDA_VISIBLE_DEVICES
 status=0
 "${run[@]}" ctest --test-dir "$GG_ROOT/$dir" --output-on-failure "${ctest_args[@]}" || status=$?
 

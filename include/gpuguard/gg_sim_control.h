@@ -53,32 +53,35 @@ unsigned long long gg_sim_device_memory_used(int device);
  * own launch path and stream workers, never derived from gpuguard. Off
  * unless the configuration says "record_launches": true (each record costs
  * memory for the life of its context); fast mode records nothing. */
+/** What became of a launch (gg_sim_launch_truth::state). */
 typedef enum gg_sim_launch_state {
-    GG_SIM_LAUNCH_QUEUED = 0,    /* accepted, not started */
-    GG_SIM_LAUNCH_RUNNING = 1,   /* started, not ended */
-    GG_SIM_LAUNCH_COMPLETED = 2, /* ran to its end without a fault */
-    GG_SIM_LAUNCH_FAULTED = 3,   /* ended by a device fault of its own (the kernel's, or a
-                                    "fault" rule): `error` says which */
-    GG_SIM_LAUNCH_TIMED_OUT = 4, /* killed by the device's watchdog */
-    GG_SIM_LAUNCH_DISCARDED = 5  /* never ran, or stopped without a fault of its own: the
-                                    context was poisoned by another launch, destroyed or
-                                    reset first */
+    GG_SIM_LAUNCH_QUEUED = 0,    /**< accepted, not started */
+    GG_SIM_LAUNCH_RUNNING = 1,   /**< started, not ended */
+    GG_SIM_LAUNCH_COMPLETED = 2, /**< ran to its end without a fault */
+    GG_SIM_LAUNCH_FAULTED = 3,   /**< ended by a device fault of its own (the kernel's, or a
+                                      "fault" rule): `error` says which */
+    GG_SIM_LAUNCH_TIMED_OUT = 4, /**< killed by the device's watchdog */
+    GG_SIM_LAUNCH_DISCARDED = 5  /**< never ran, or stopped without a fault of its own: the
+                                      context was poisoned by another launch, destroyed or
+                                      reset first */
 } gg_sim_launch_state;
 
+/** One launch as the simulated device ran it (gg_sim_truth_launches). */
 typedef struct gg_sim_launch_truth {
-    unsigned long long number;          /* 1-based order of acceptance in its native context */
-    unsigned long long stream;          /* the stream's handle as the face hands it out
-                                           (CUstream / hipStream_t value); 0 for the
-                                           context's null stream, however it was named */
-    unsigned long long stream_position; /* 1-based order of acceptance on its stream */
-    char kernel[128];
-    int state;                          /* gg_sim_launch_state */
-    int error;                          /* FAULTED / TIMED_OUT: the face's error code; else 0 */
-    int poisoned_context;               /* 1: its fault is the context's sticky error */
-    int misbehaviour;                   /* the configured rule it got: 0 none, 1 fault,
-                                           2 hang, 3 overrun, 4 slow */
-    unsigned long long started_ns;      /* CLOCK_MONOTONIC when it started; 0: never */
-    unsigned long long ended_ns;        /* when it ended (any end state); 0: not ended */
+    unsigned long long number;          /**< 1-based order of acceptance in its native context */
+    unsigned long long stream;          /**< the stream's handle as the face hands it out
+                                             (CUstream / hipStream_t value); 0 for the
+                                             context's null stream, however it was named */
+    unsigned long long stream_position; /**< 1-based order of acceptance on its stream */
+    char kernel[512];                   /**< its name, cut at 511 bytes (kernel_length says) */
+    unsigned long long kernel_length;   /**< the whole name's length */
+    int state;                          /**< gg_sim_launch_state */
+    int error;                          /**< FAULTED / TIMED_OUT: the face's error code; else 0 */
+    int poisoned_context;               /**< 1: its fault is the context's sticky error */
+    int misbehaviour;                   /**< the configured rule it got: 0 none, 1 fault,
+                                             2 hang, 3 overrun, 4 slow */
+    unsigned long long started_ns;      /**< CLOCK_MONOTONIC when it started; 0: never */
+    unsigned long long ended_ns;        /**< when it ended (any end state); 0: not ended */
 } gg_sim_launch_truth;
 
 /* The launches accepted in native context `native_ctx` (a CUcontext /

@@ -1,8 +1,9 @@
-/*
+/** @page contract The contract every function keeps
+ *
  * gpuguard — GPU programs that survive what GPUs do to them.
  *
  * One small C API over the CUDA Driver API and the HIP runtime (both loaded at
- * run time) and over gpuguard's simulated driver.
+ * run time) and over gpuguard's simulated driver (gpuguard/gpuguard.h).
  *
  * Contract shared by every function below:
  *   - It never calls abort() or exit(), and never prints: messages go to the
@@ -96,6 +97,8 @@ extern "C" {
     X(BUSY, 20, "the object is in use by another operation")                     \
     X(INTERNAL, 21, "internal error in gpuguard")
 
+/** What every call returns: GG_OK (0) or why it failed (the list above,
+ * with each status's message; gg_status_name, gg_status_string). */
 typedef enum gg_status {
 #define GG__STATUS_ENUM(name, num, msg) GG_##name = num,
     GG_STATUS_LIST(GG__STATUS_ENUM)
@@ -116,12 +119,18 @@ GG_API const char *gg_status_string(gg_status status);
 /* Handles                                                                  */
 /* ------------------------------------------------------------------------ */
 
-typedef struct gg_context { uint64_t id; } gg_context;
-typedef struct gg_stream { uint64_t id; } gg_stream;
-typedef struct gg_event { uint64_t id; } gg_event;
-typedef struct gg_buffer { uint64_t id; } gg_buffer;
-typedef struct gg_module { uint64_t id; } gg_module;
-typedef struct gg_kernel { uint64_t id; } gg_kernel;
+/** A context: a device's address space and work queues (gg_context_create). */
+typedef struct gg_context { uint64_t id; /**< 0: none */ } gg_context;
+/** A stream: a queue of work in a context, run in order (gg_stream_create). */
+typedef struct gg_stream { uint64_t id; /**< 0: none (GG_NO_STREAM, the default stream) */ } gg_stream;
+/** An event: a point in a stream's work, for waits and timing (gg_event_create). */
+typedef struct gg_event { uint64_t id; /**< 0: none */ } gg_event;
+/** A buffer: device or pinned host memory (gg_buffer_alloc). */
+typedef struct gg_buffer { uint64_t id; /**< 0: none */ } gg_buffer;
+/** A module: loaded device code (gg_module_load_file, gg_module_load_data). */
+typedef struct gg_module { uint64_t id; /**< 0: none */ } gg_module;
+/** A kernel: one function of a module (gg_kernel_get). */
+typedef struct gg_kernel { uint64_t id; /**< 0: none */ } gg_kernel;
 
 /** The null stream: in a call, "the context's default stream". A value of
  * type gg_stream with id 0, valid in C (a compound literal) and in C++
@@ -138,34 +147,43 @@ typedef struct gg_kernel { uint64_t id; } gg_kernel;
 
 /* Names and tags keep GG_NAME_MAX - 1 bytes and a terminator: a longer
  * tag is truncated (always terminated); a longer fault-plan kernel filter
- * is refused naming the bound. Messages keep GG_MESSAGE_MAX - 1 bytes,
+ * is refused naming the bound. A kernel name longer than that (numba's and
+ * C++ templates' mangled names pass 200 bytes) is shortened where a record
+ * has GG_NAME_MAX bytes for it (culprits): its first
+ * GG_NAME_SHORT_PREFIX bytes, '~', and 16 hex digits of a 64-bit FNV-1a
+ * hash of the whole name. No kernel name has a '~' (PTX and C identifiers
+ * cannot), so a shortened name is never another kernel's whole name; two
+ * names share a shortened form only if they share the prefix and the hash
+ * collides (about one chance in 2^64 per pair). gg_kernel_name_expand
+ * gives the whole name back. Messages keep GG_MESSAGE_MAX - 1 bytes,
  * truncated and terminated. (Crossed by tests/core/test_bounds.c.) */
 #define GG_NAME_MAX 64
 #define GG_MESSAGE_MAX 512
+#define GG_NAME_SHORT_PREFIX 45
 
-/* How sure the culprit is. Certainty is a proof: EXACT only when no other
+/** How sure the culprit is. Certainty is a proof: EXACT only when no other
  * launch can have failed; a launch is named only from its own record. */
 typedef enum gg_attribution {
-    GG_ATTRIBUTION_NONE = 0,   /* no launch is blamed: the error is not from a launch, or
-                                  launches gpuguard cannot judge may be to blame (another gg
-                                  context's on the same native context: HIP has one per
-                                  device, a primary context is everyone's; the message says
-                                  whose) */
-    GG_ATTRIBUTION_EXACT = 1,  /* exactly one launch could have failed */
-    GG_ATTRIBUTION_WINDOW = 2  /* one of several unobserved launches failed, or one whose
-                                  record was overwritten (see gg_culprit) */
+    GG_ATTRIBUTION_NONE = 0,   /**< no launch is blamed: the error is not from a launch, or
+                                    launches gpuguard cannot judge may be to blame (another gg
+                                    context's on the same native context: HIP has one per
+                                    device, a primary context is everyone's; the message says
+                                    whose) */
+    GG_ATTRIBUTION_EXACT = 1,  /**< exactly one launch could have failed */
+    GG_ATTRIBUTION_WINDOW = 2  /**< one of several unobserved launches failed, or one whose
+                                    record was overwritten (see gg_culprit) */
 } gg_attribution;
 
-/* One suspect launch: with completion timelines, the first unfinished
+/** One suspect launch: with completion timelines, the first unfinished
  * launch of one stream. kernel_name "" and sequence 0: a launch whose
  * record was overwritten (more launches were queued behind it than
  * GPUGUARD_LAUNCH_RECORDS keeps): located on its stream, name and number
  * unknown (the number is given, with the name "", when the records kept
  * after it prove it). */
 typedef struct gg_culprit_candidate {
-    char kernel_name[GG_NAME_MAX];
-    gg_stream stream;              /* 0 = the default stream (or a destroyed stream's id) */
-    uint64_t sequence;
+    char kernel_name[GG_NAME_MAX]; /**< the launch's kernel ("" when its record was overwritten) */
+    gg_stream stream;              /**< 0 = the default stream (or a destroyed stream's id) */
+    uint64_t sequence;             /**< its launch sequence number (1-based, per context; 0: unknown) */
 } gg_culprit_candidate;
 
 /* Candidates listed in a gg_culprit (80 bytes each); candidate_count is
@@ -173,36 +191,39 @@ typedef struct gg_culprit_candidate {
  * tests/core/test_bounds.c). */
 #define GG_CULPRIT_CANDIDATES_MAX 4
 
+/** The launch blamed for a context's death (gg_error_info::culprit,
+ * gg_context_death). */
 typedef struct gg_culprit {
-    gg_attribution certainty;
-    char kernel_name[GG_NAME_MAX]; /* suspect: EXACT the culprit; WINDOW the oldest suspect
-                                      ("" when its record was overwritten) */
-    gg_stream stream;              /* stream of the suspect (0 = default stream) */
-    uint64_t sequence;             /* launch sequence number of the suspect (1-based, per context;
-                                      0: unknown, its record overwritten) */
-    uint64_t window_first;         /* WINDOW: bounds proven for the suspects' sequence numbers
-                                      (a suspect whose record was overwritten widens them) */
-    uint64_t window_last;
-    uint32_t window_count;         /* number of candidate launches (1 when EXACT) */
-    /* With completion timelines, the first unfinished launch of each stream
+    gg_attribution certainty;      /**< how sure: NONE, EXACT or WINDOW */
+    char kernel_name[GG_NAME_MAX]; /**< suspect: EXACT the culprit; WINDOW the oldest suspect
+                                        ("" when its record was overwritten) */
+    gg_stream stream;              /**< stream of the suspect (0 = default stream) */
+    uint64_t sequence;             /**< launch sequence number of the suspect (1-based, per context;
+                                        0: unknown, its record overwritten) */
+    uint64_t window_first;         /**< WINDOW: bounds proven for the suspects' sequence numbers
+                                        (a suspect whose record was overwritten widens them) */
+    uint64_t window_last;          /**< WINDOW: the last of those bounds */
+    uint32_t window_count;         /**< number of candidate launches (1 when EXACT) */
+    /** With completion timelines, the first unfinished launch of each stream
      * that had one (EXACT: exactly one stream did); the first
      * GG_CULPRIT_CANDIDATES_MAX of candidate_count are listed. 0 without
      * timelines. */
     uint32_t candidate_count;
-    gg_culprit_candidate candidates[GG_CULPRIT_CANDIDATES_MAX];
+    gg_culprit_candidate candidates[GG_CULPRIT_CANDIDATES_MAX]; /**< the listed candidates */
 } gg_culprit;
 
+/** A thread's last failure, in full (gg_last_error). */
 typedef struct gg_error_info {
-    gg_status status;
-    int32_t native_code;               /* the driver's own code; 0 when none */
-    const char *native_name;           /* e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"; "" when none */
-    const char *gg_call;               /* e.g. "gg_stream_synchronize" */
-    const char *driver_call;           /* e.g. "cuStreamQuery"; "" when none */
-    gg_context context;                /* the context and stream the call was on, */
-    gg_stream stream;                  /* 0 when none: their ids also when a destroy
-                                          racing the call made it give up */
-    gg_culprit culprit;
-    char message[GG_MESSAGE_MAX];
+    gg_status status;                  /**< what the failed call returned (GG_OK: nothing failed yet) */
+    int32_t native_code;               /**< the driver's own code; 0 when none */
+    const char *native_name;           /**< e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"; "" when none */
+    const char *gg_call;               /**< e.g. "gg_stream_synchronize" */
+    const char *driver_call;           /**< e.g. "cuStreamQuery"; "" when none */
+    gg_context context;                /**< the context and stream the call was on, */
+    gg_stream stream;                  /**< 0 when none: their ids also when a destroy
+                                            racing the call made it give up */
+    gg_culprit culprit;                /**< for a dead context: the launch blamed */
+    char message[GG_MESSAGE_MAX];      /**< what happened, in words (a copy) */
 } gg_error_info;
 
 /** Copies this thread's last failure into *info: the last call of this
@@ -217,8 +238,13 @@ GG_API gg_status gg_last_error(gg_error_info *info);
 /* Library                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/** How much the library says through the log callback (gg_init_desc). */
 typedef enum gg_log_level {
-    GG_LOG_OFF = 0, GG_LOG_ERROR = 1, GG_LOG_WARN = 2, GG_LOG_INFO = 3, GG_LOG_DEBUG = 4
+    GG_LOG_OFF = 0,   /**< nothing */
+    GG_LOG_ERROR = 1, /**< errors only */
+    GG_LOG_WARN = 2,  /**< warnings and errors */
+    GG_LOG_INFO = 3,  /**< information, warnings and errors */
+    GG_LOG_DEBUG = 4  /**< everything, debugging detail included */
 } gg_log_level;
 
 /* Called for each message at or below the configured level. `object_id` is
@@ -226,18 +252,20 @@ typedef enum gg_log_level {
 typedef void (*gg_log_fn)(void *user, gg_log_level level, uint64_t object_id,
                           const char *message);
 
+/** What cleanup in a dead context says about the driver calls it skips. */
 typedef enum gg_cleanup_policy {
-    GG_CLEANUP_DEFAULT = 0,  /* = WARN_ONCE */
-    GG_CLEANUP_SILENT = 1,   /* skipped driver calls are not mentioned */
-    GG_CLEANUP_COUNTED = 2,  /* counted (gg_context_skipped_cleanups), logged at debug */
-    GG_CLEANUP_WARN_ONCE = 3 /* one warning per context summarising what was skipped */
+    GG_CLEANUP_DEFAULT = 0,  /**< = WARN_ONCE */
+    GG_CLEANUP_SILENT = 1,   /**< skipped driver calls are not mentioned */
+    GG_CLEANUP_COUNTED = 2,  /**< counted (gg_context_skipped_cleanups), logged at debug */
+    GG_CLEANUP_WARN_ONCE = 3 /**< one warning per context summarising what was skipped */
 } gg_cleanup_policy;
 
+/** What a launch that may overrun the display watchdog does. */
 typedef enum gg_watchdog_policy {
-    GG_WATCHDOG_DEFAULT = 0, /* = AUTO_CHUNK */
-    GG_WATCHDOG_AUTO_CHUNK = 1, /* chunk chunkable kernels, refuse risky others */
-    GG_WATCHDOG_REFUSE = 2,     /* refuse risky launches, never chunk implicitly */
-    GG_WATCHDOG_ALLOW = 3       /* launch as asked */
+    GG_WATCHDOG_DEFAULT = 0, /**< = AUTO_CHUNK */
+    GG_WATCHDOG_AUTO_CHUNK = 1, /**< chunk chunkable kernels, refuse risky others */
+    GG_WATCHDOG_REFUSE = 2,     /**< refuse risky launches, never chunk implicitly */
+    GG_WATCHDOG_ALLOW = 3       /**< launch as asked */
 } gg_watchdog_policy;
 
 /** What a passed wait deadline does. The library's policy (gg_init_desc,
@@ -253,31 +281,32 @@ typedef enum gg_timeout_policy {
                                        ALIVE and the work goes on: for polling */
 } gg_timeout_policy;
 
-/* Exact culprits from completion timelines: after each launch the device
+/** Exact culprits from completion timelines: after each launch the device
  * writes the launch's number into host memory, in stream order (a stream
  * memory operation), so a dead context shows which launch on each stream
  * never completed. */
 typedef enum gg_timeline_mode {
-    GG_TIMELINE_AUTO = 0, /* on where the device reports stream memory operations */
-    GG_TIMELINE_ON = 1,   /* on wherever the driver has the calls, whatever the device reports */
-    GG_TIMELINE_OFF = 2   /* never: culprits come from what was observed complete */
+    GG_TIMELINE_AUTO = 0, /**< on where the device reports stream memory operations */
+    GG_TIMELINE_ON = 1,   /**< on wherever the driver has the calls, whatever the device reports */
+    GG_TIMELINE_OFF = 2   /**< never: culprits come from what was observed complete */
 } gg_timeline_mode;
 
+/** gg_init's settings (zero-initialise: zero means the default). */
 typedef struct gg_init_desc {
-    const char *backend;        /* "auto" (NULL), "cuda", "hip", "sim", "sim-hip" */
-    const char *cuda_library;   /* path to libcuda.so.1 (or the simulator) */
-    const char *hip_library;    /* path to libamdhip64.so */
-    gg_log_fn log_fn;
-    void *log_user;
-    gg_log_level log_level;     /* 0 = OFF unless log_fn set, then WARN */
-    uint32_t wait_timeout_ms;   /* default deadline of waits; 0 = 10000 */
-    gg_cleanup_policy cleanup;
-    gg_timeout_policy timeout_policy;
-    gg_watchdog_policy watchdog;
-    uint32_t watchdog_budget_ms; /* 0 = 2000 (Windows TDR's default) */
-    bool sync_launches;         /* synchronize after every launch (exact attribution) */
-    const char *fault_plan_json;
-    gg_timeline_mode timeline;  /* completion timelines (GPUGUARD_TIMELINE) */
+    const char *backend;        /**< "auto" (NULL), "cuda", "hip", "sim", "sim-hip" */
+    const char *cuda_library;   /**< path to libcuda.so.1 (or the simulator) */
+    const char *hip_library;    /**< path to libamdhip64.so */
+    gg_log_fn log_fn;           /**< the log callback; NULL: no messages */
+    void *log_user;             /**< passed to log_fn as is */
+    gg_log_level log_level;     /**< 0 = OFF unless log_fn set, then WARN */
+    uint32_t wait_timeout_ms;   /**< default deadline of waits; 0 = 10000 */
+    gg_cleanup_policy cleanup;  /**< what cleanup in a dead context reports */
+    gg_timeout_policy timeout_policy; /**< what a passed wait deadline does */
+    gg_watchdog_policy watchdog; /**< what a launch that may overrun the watchdog does */
+    uint32_t watchdog_budget_ms; /**< 0 = 2000 (Windows TDR's default) */
+    bool sync_launches;         /**< synchronize after every launch (exact attribution) */
+    const char *fault_plan_json; /**< a fault plan (JSON text) to inject; NULL: none */
+    gg_timeline_mode timeline;  /**< completion timelines (GPUGUARD_TIMELINE) */
 } gg_init_desc;
 
 /** Loads a backend and initialises the library. A NULL or zeroed desc means
@@ -339,13 +368,13 @@ GG_API gg_status gg_driver_version(int *version);
  * (ABI) gpuguard calls it through. The strings are static or live in the
  * loaded backend: valid until gg_shutdown. */
 typedef struct gg_entry_point_info {
-    const char *name;        /* base name: "cuCtxCreate", "hipMalloc" */
-    const char *variant;     /* the symbol called: "cuCtxCreate_v3"; NULL when the
-                                driver has none (an optional entry point) */
-    int abi_version;         /* the driver version that variant appeared in (CUDA:
-                                the version asked of cuGetProcAddress); 0 if unversioned */
-    const char *resolved_by; /* "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym" */
-    bool required;           /* gg_init fails without it */
+    const char *name;        /**< base name: "cuCtxCreate", "hipMalloc" */
+    const char *variant;     /**< the symbol called: "cuCtxCreate_v3"; NULL when the
+                                  driver has none (an optional entry point) */
+    int abi_version;         /**< the driver version that variant appeared in (CUDA:
+                                  the version asked of cuGetProcAddress); 0 if unversioned */
+    const char *resolved_by; /**< "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym" */
+    bool required;           /**< gg_init fails without it */
 } gg_entry_point_info;
 
 /** Describes the index-th entry point of the backend in use (0, 1, ... in a
@@ -360,16 +389,17 @@ GG_API gg_status gg_driver_entry_point(size_t index, gg_entry_point_info *info);
 /* Devices and contexts                                                     */
 /* ------------------------------------------------------------------------ */
 
+/** A device as read at gg_init (gg_device_info_get). */
 typedef struct gg_device_info {
-    char name[GG_NAME_MAX];
-    const char *backend;        /* "cuda" or "hip" */
-    bool simulated;             /* the device belongs to gpuguard's simulated driver */
-    bool watchdog;              /* kernels have a run-time limit (display attached) */
-    uint64_t total_memory;
-    int multiprocessors;
-    int max_threads_per_block;
-    int max_block[3];
-    int max_grid[3];
+    char name[GG_NAME_MAX];     /**< the driver's name for it */
+    const char *backend;        /**< "cuda" or "hip" */
+    bool simulated;             /**< the device belongs to gpuguard's simulated driver */
+    bool watchdog;              /**< kernels have a run-time limit (display attached) */
+    uint64_t total_memory;      /**< bytes of device memory */
+    int multiprocessors;        /**< streaming multiprocessors (compute units) */
+    int max_threads_per_block;  /**< the most threads a block may have */
+    int max_block[3];           /**< the largest block, per dimension */
+    int max_grid[3];            /**< the largest grid, per dimension */
 } gg_device_info;
 
 /** How many devices the driver reported at gg_init (at least 1: gg_init
@@ -397,11 +427,12 @@ typedef enum gg_state {
  * (and examples/python) still builds; removed in 0.3. */
 typedef gg_state gg_context_state_t;
 
+/** gg_context_create's settings (zero-initialise: zero means the default). */
 typedef struct gg_context_desc {
-    const char *tag;             /* creation tag shown in leak reports and dumps */
-    bool use_primary;            /* share the device's primary context (CUDA runtime interop) */
-    uint32_t watchdog_budget_ms; /* 0 = library default */
-    gg_watchdog_policy watchdog; /* 0 = library default */
+    const char *tag;             /**< creation tag shown in leak reports and dumps */
+    bool use_primary;            /**< share the device's primary context (CUDA runtime interop) */
+    uint32_t watchdog_budget_ms; /**< 0 = library default */
+    gg_watchdog_policy watchdog; /**< 0 = library default */
 } gg_context_desc;
 
 /** Creates a context on `device`. On CUDA each call makes an independent
@@ -496,11 +527,11 @@ GG_API gg_status gg_context_current(gg_context *ctx);
 /* Streams and events                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* Options of a stream (zero-initialise: zero means the default; a NULL desc
+/** Options of a stream (zero-initialise: zero means the default; a NULL desc
  * means all defaults). The tag names it in errors, logs and dumps. */
 typedef struct gg_stream_desc {
-    const char *tag;   /* NULL: none */
-    unsigned flags;    /* none defined yet: must be 0 */
+    const char *tag;   /**< NULL: none */
+    unsigned flags;    /**< none defined yet: must be 0 */
 } gg_stream_desc;
 
 /** Creates a stream in ctx (non-blocking: no implicit ordering with the
@@ -550,10 +581,10 @@ GG_API gg_status gg_stream_wait_event(gg_stream stream, gg_event event);
  * id 0 or another context's id. */
 GG_API gg_status gg_stream_context(gg_stream stream, gg_context *ctx);
 
-/* Options of an event, as gg_stream_desc. */
+/** Options of an event, as gg_stream_desc. */
 typedef struct gg_event_desc {
-    const char *tag;   /* NULL: none */
-    unsigned flags;    /* none defined yet: must be 0 */
+    const char *tag;   /**< NULL: none */
+    unsigned flags;    /**< none defined yet: must be 0 */
 } gg_event_desc;
 
 /** Creates an event in ctx, with timing (for gg_event_elapsed_ms). GG_OK
@@ -594,15 +625,16 @@ GG_API gg_status gg_event_elapsed_ms(gg_event start, gg_event end, float *ms);
 /* Buffers and copies                                                       */
 /* ------------------------------------------------------------------------ */
 
+/** The kind of memory a buffer is (gg_buffer_desc::flags). */
 typedef enum gg_buffer_flags {
-    GG_BUFFER_DEVICE = 0,     /* device memory */
-    GG_BUFFER_HOST_PINNED = 1 /* page-locked host memory */
+    GG_BUFFER_DEVICE = 0,     /**< device memory */
+    GG_BUFFER_HOST_PINNED = 1 /**< page-locked host memory */
 } gg_buffer_flags;
 
-/* Options of a buffer (zero-initialise; NULL: device memory, no tag). */
+/** Options of a buffer (zero-initialise; NULL: device memory, no tag). */
 typedef struct gg_buffer_desc {
-    const char *tag;   /* NULL: none */
-    unsigned flags;    /* gg_buffer_flags: GG_BUFFER_DEVICE (0) or GG_BUFFER_HOST_PINNED */
+    const char *tag;   /**< NULL: none */
+    unsigned flags;    /**< gg_buffer_flags: GG_BUFFER_DEVICE (0) or GG_BUFFER_HOST_PINNED */
 } gg_buffer_desc;
 
 /** Allocates `bytes` of device memory, or of pinned host memory with
@@ -657,10 +689,10 @@ GG_API gg_status gg_memset(gg_buffer dst, size_t offset, uint8_t value, size_t b
 /* Modules, kernels, launches                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Options of a module (zero-initialise; NULL: all defaults). */
+/** Options of a module (zero-initialise; NULL: all defaults). */
 typedef struct gg_module_desc {
-    const char *tag;   /* NULL: the path (load_file) or none (load_data) */
-    unsigned flags;    /* none defined yet: must be 0 */
+    const char *tag;   /**< NULL: the path (load_file) or none (load_data) */
+    unsigned flags;    /**< none defined yet: must be 0 */
 } gg_module_desc;
 
 /** Loads a module from a file: PTX, cubin or fatbin on CUDA, a code
@@ -692,18 +724,32 @@ GG_API gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *ou
 /** The kernel's name (valid until gg_shutdown). name NULL:
  * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_kernel_name(gg_kernel kernel, const char **name);
+/** The whole name of a kernel that a culprit (or any GG_NAME_MAX record)
+ * names by its shortened form (see GG_NAME_MAX): *full is the name of a
+ * kernel gpuguard has loaded since gg_init whose shortened form is name,
+ * valid until gg_shutdown; a kernel's whole name gives itself.
+ * name or full NULL, or no kernel of that name or shortened form:
+ * GG_INVALID_ARGUMENT, *full NULL (the message says which). Makes no driver
+ * call; thread-safe. */
+GG_API gg_status gg_kernel_name_expand(const char *name, const char **full);
 
-typedef struct gg_dim3 { uint32_t x, y, z; } gg_dim3;
+/** A grid or block size, as CUDA's dim3. */
+typedef struct gg_dim3 {
+    uint32_t x; /**< the first dimension */
+    uint32_t y; /**< the second dimension */
+    uint32_t z; /**< the third dimension */
+} gg_dim3;
 
+/** One launch (gg_launch, gg_launch_chunked). */
 typedef struct gg_launch_desc {
-    gg_kernel kernel;
-    gg_stream stream;       /* GG_NO_STREAM: the context's default stream */
-    gg_dim3 grid;           /* blocks; every component >= 1 (a 0 is refused: it is
-                               usually a size computed from an empty input) */
-    gg_dim3 block;          /* threads per block; every component >= 1 */
-    uint32_t shared_bytes;
-    void **params;          /* array of pointers to each parameter, as cuLaunchKernel */
-    uint32_t param_count;   /* number of entries in params (checked for chunking) */
+    gg_kernel kernel;       /**< the kernel to run */
+    gg_stream stream;       /**< GG_NO_STREAM: the context's default stream */
+    gg_dim3 grid;           /**< blocks; every component >= 1 (a 0 is refused: it is
+                                 usually a size computed from an empty input) */
+    gg_dim3 block;          /**< threads per block; every component >= 1 */
+    uint32_t shared_bytes;  /**< dynamic shared memory per block */
+    void **params;          /**< array of pointers to each parameter, as cuLaunchKernel */
+    uint32_t param_count;   /**< number of entries in params (checked for chunking) */
 } gg_launch_desc;
 
 /** Sends the launch and records it (kernel, stream, sequence number) for
@@ -747,11 +793,12 @@ GG_API gg_status gg_launch(const gg_launch_desc *desc);
  * AUTO_CHUNK and REFUSE) when the kernel's timing history predicts more than
  * half the budget. */
 
+/** How far a chunked launch got (passed to gg_chunk_progress_fn). */
 typedef struct gg_chunk_progress {
-    uint64_t blocks_done;     /* blocks of the grid finished so far */
-    uint64_t blocks_total;
-    uint32_t slices;          /* slices finished so far */
-    float last_slice_ms;      /* device time of the slice just finished */
+    uint64_t blocks_done;     /**< blocks of the grid finished so far */
+    uint64_t blocks_total;    /**< blocks in the whole grid */
+    uint32_t slices;          /**< slices finished so far */
+    float last_slice_ms;      /**< device time of the slice just finished */
 } gg_chunk_progress;
 
 /* Called after each slice; return false to cancel (GG_CANCELLED, the context
@@ -759,32 +806,34 @@ typedef struct gg_chunk_progress {
  * functions on the same stream. */
 typedef bool (*gg_chunk_progress_fn)(void *user, const gg_chunk_progress *progress);
 
+/** How gg_launch_chunked slices a grid (zero-initialise: zero means the default). */
 typedef struct gg_chunk_desc {
-    uint32_t offset_param;    /* index in params of the uint32_t block offset */
-    uint32_t dimension;       /* 0 = x, 1 = y, 2 = z: the dimension sliced */
-    float target_ms;          /* slice time to aim for; 0 = a quarter of the
-                                 watchdog budget on a watchdog device, else one
-                                 slice for the whole grid */
-    float max_ms;             /* a slice slower than this shrinks the next one
-                                 hard; 0 = half the budget */
-    uint32_t first_slice;     /* rows of blocks in the first slice; 0 = from the
-                                 kernel's timing history (half the target's worth),
-                                 or 1 row without one */
-    uint32_t slice_timeout_ms; /* host deadline per slice; 0 = the default wait */
-    gg_chunk_progress_fn progress;
-    void *progress_user;
+    uint32_t offset_param;    /**< index in params of the uint32_t block offset */
+    uint32_t dimension;       /**< 0 = x, 1 = y, 2 = z: the dimension sliced */
+    float target_ms;          /**< slice time to aim for; 0 = a quarter of the
+                                   watchdog budget on a watchdog device, else one
+                                   slice for the whole grid */
+    float max_ms;             /**< a slice slower than this shrinks the next one
+                                   hard; 0 = half the budget */
+    uint32_t first_slice;     /**< rows of blocks in the first slice; 0 = from the
+                                   kernel's timing history (half the target's worth),
+                                   or 1 row without one */
+    uint32_t slice_timeout_ms; /**< host deadline per slice; 0 = the default wait */
+    gg_chunk_progress_fn progress; /**< called after each slice; NULL: none */
+    void *progress_user;      /**< passed to progress as is */
 } gg_chunk_desc;
 
+/** What a chunked launch did (gg_launch_chunked). */
 typedef struct gg_chunk_stats {
-    uint32_t slices;
-    uint64_t blocks;
-    float largest_slice_ms;   /* the longest slice's device time */
-    float total_ms;           /* wall time of the whole chunked launch */
-    float device_ms;          /* sum of the slices' device times */
-    double ms_per_block;      /* the kernel's timing history after this launch: the
-                                 figure gg_kernel_timing returns and the watchdog
-                                 check predicts with (device_ms / blocks is this
-                                 launch's own mean) */
+    uint32_t slices;          /**< slices launched */
+    uint64_t blocks;          /**< blocks run, all slices together */
+    float largest_slice_ms;   /**< the longest slice's device time */
+    float total_ms;           /**< wall time of the whole chunked launch */
+    float device_ms;          /**< sum of the slices' device times */
+    double ms_per_block;      /**< the kernel's timing history after this launch: the
+                                   figure gg_kernel_timing returns and the watchdog
+                                   check predicts with (device_ms / blocks is this
+                                   launch's own mean) */
 } gg_chunk_stats;
 
 /** Runs desc's launch in slices. desc->params[chunk->offset_param] is
@@ -853,12 +902,12 @@ GG_API gg_status gg_module_native(gg_module module, void **native);
  * wrong id: GG_INVALID_HANDLE; GG_NOT_INITIALIZED. */
 GG_API gg_status gg_kernel_native(gg_kernel kernel, void **native);
 
-/* How an object made outside gpuguard is adopted (zero-initialise; a NULL
+/** How an object made outside gpuguard is adopted (zero-initialise; a NULL
  * desc means all zero: not owned, no reset). */
 typedef struct gg_adopt_desc {
-    const char *tag;     /* creation tag, as for gpuguard's own objects */
-    bool take_ownership; /* gpuguard destroys/frees the native object with its gg object */
-    bool allow_reset;    /* contexts: recovery may destroy or reset the native context */
+    const char *tag;     /**< creation tag, as for gpuguard's own objects */
+    bool take_ownership; /**< gpuguard destroys/frees the native object with its gg object */
+    bool allow_reset;    /**< contexts: recovery may destroy or reset the native context */
 } gg_adopt_desc;
 
 /* Adopted objects are gg objects like any other: checked handles, culprit

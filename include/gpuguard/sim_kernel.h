@@ -1,5 +1,6 @@
-/*
- * Kernels for gpuguard's simulated driver.
+/** @page sim_kernels Writing kernels for the simulated driver
+ *
+ * Kernels for gpuguard's simulated driver (gpuguard/sim_kernel.h).
  *
  * A module image for the simulator is a shared object. Each kernel is a host
  * C function defined with GG_SIM_KERNEL(name); the simulated driver calls it
@@ -51,36 +52,43 @@
 extern "C" {
 #endif
 
-typedef struct gg_sim_dim3 { unsigned x, y, z; } gg_sim_dim3;
+/** A block index or a grid or block size, as CUDA's dim3. */
+typedef struct gg_sim_dim3 {
+    unsigned x; /**< the first dimension */
+    unsigned y; /**< the second dimension */
+    unsigned z; /**< the third dimension */
+} gg_sim_dim3;
 
 struct gg_sim_runtime;
 
+/** What a kernel gets: one block of the grid to run (all its threads). */
 typedef struct gg_sim_block {
-    gg_sim_dim3 block_idx;   /* this block's index in the grid */
-    gg_sim_dim3 grid_dim;    /* blocks in the grid */
-    gg_sim_dim3 block_dim;   /* threads in a block */
-    void *shared;            /* dynamic shared memory of this block (zeroed), or NULL */
-    unsigned shared_bytes;
-    void **params;           /* copies of the kernelParams values, taken at launch */
-    const struct gg_sim_runtime *rt;
-    void *launch;            /* the simulator's own state for this launch */
+    gg_sim_dim3 block_idx;   /**< this block's index in the grid */
+    gg_sim_dim3 grid_dim;    /**< blocks in the grid */
+    gg_sim_dim3 block_dim;   /**< threads in a block */
+    void *shared;            /**< dynamic shared memory of this block (zeroed), or NULL */
+    unsigned shared_bytes;   /**< the size of `shared` (the launch's dynamic shared memory) */
+    void **params;           /**< copies of the kernelParams values, taken at launch */
+    const struct gg_sim_runtime *rt; /**< the simulator's services: map, trap, cancelled */
+    void *launch;            /**< the simulator's own state for this launch */
 } gg_sim_block;
 
-/* Device-side faults a kernel can raise through rt->trap(). */
+/** Device-side faults a kernel can raise through rt->trap(). */
 typedef enum gg_sim_trap {
-    GG_SIM_TRAP_ILLEGAL_ADDRESS = 1, /* CUDA_ERROR_ILLEGAL_ADDRESS (700) */
-    GG_SIM_TRAP_ASSERT = 2,          /* CUDA_ERROR_ASSERT (710) */
-    GG_SIM_TRAP_LAUNCH_FAILED = 3,   /* CUDA_ERROR_LAUNCH_FAILED (719) */
-    GG_SIM_TRAP_MISALIGNED_ADDRESS = 4 /* CUDA_ERROR_MISALIGNED_ADDRESS (716; HIP: hipErrorIllegalAddress) */
+    GG_SIM_TRAP_ILLEGAL_ADDRESS = 1, /**< CUDA_ERROR_ILLEGAL_ADDRESS (700) */
+    GG_SIM_TRAP_ASSERT = 2,          /**< CUDA_ERROR_ASSERT (710) */
+    GG_SIM_TRAP_LAUNCH_FAILED = 3,   /**< CUDA_ERROR_LAUNCH_FAILED (719) */
+    GG_SIM_TRAP_MISALIGNED_ADDRESS = 4 /**< CUDA_ERROR_MISALIGNED_ADDRESS (716; HIP: hipErrorIllegalAddress) */
 } gg_sim_trap;
 
+/** The simulator's services to a kernel (gg_sim_block::rt). */
 typedef struct gg_sim_runtime {
-    /* Host address of [dptr, dptr+bytes) inside one live allocation of the
+    /** Host address of [dptr, dptr+bytes) inside one live allocation of the
      * launch's context, or NULL (and the launch faults with ILLEGAL_ADDRESS). */
     void *(*map)(const gg_sim_block *b, uint64_t dptr, size_t bytes);
-    /* Fails the launch with a device-side fault; the kernel should return. */
+    /** Fails the launch with a device-side fault; the kernel should return. */
     void (*trap)(const gg_sim_block *b, gg_sim_trap kind);
-    /* True once the launch is being killed (watchdog, context destroyed):
+    /** True once the launch is being killed (watchdog, context destroyed):
      * long-running blocks poll it and return early. */
     bool (*cancelled)(const gg_sim_block *b);
 } gg_sim_runtime;

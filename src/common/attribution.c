@@ -312,7 +312,7 @@ static void add_suspect(gathering *g, const log_view *v, uint64_t submitted, uin
     uint64_t behind = submitted - position - 1;
     if (g->oldest_low == 0 || low < g->oldest_low) {
         g->oldest_low = low;
-        snprintf(out->kernel_name, sizeof out->kernel_name, "%s", name ? name : "");
+        gg__record_name(name ? name : "", out->kernel_name);
         out->sequence = r ? seq : known;
         out->stream.id = v->stream_id;
         if (g->names != NULL) {
@@ -326,7 +326,7 @@ static void add_suspect(gathering *g, const log_view *v, uint64_t submitted, uin
     if (out->candidate_count < GG_CULPRIT_CANDIDATES_MAX) {
         uint32_t i = out->candidate_count;
         gg_culprit_candidate *cand = &out->candidates[i];
-        snprintf(cand->kernel_name, sizeof cand->kernel_name, "%s", name ? name : "");
+        gg__record_name(name ? name : "", cand->kernel_name);
         cand->stream.id = v->stream_id;
         cand->sequence = r ? seq : known;
         if (g->names != NULL) {

@@ -186,7 +186,9 @@ struct gg__backend {
     int (*module_load_data)(void *self, gg__nmodule *out, const void *image, size_t bytes);
     int (*module_unload)(void *self, gg__nmodule m);
     int (*module_get_function)(void *self, gg__nfunc *out, gg__nmodule m, const char *name);
-    int (*launch)(void *self, gg__nfunc f, const unsigned grid[3], const unsigned block[3],
+    /* Grid and block as the caller's gg_dim3 (a launch's desc, unpacked
+     * only here, into the driver's arguments). */
+    int (*launch)(void *self, gg__nfunc f, const gg_dim3 *grid, const gg_dim3 *block,
                   unsigned shared_bytes, gg__nstream s, void **params);
 
     /* Optional entries (NULL when the backend has none; a backend that has

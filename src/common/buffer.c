@@ -40,8 +40,8 @@ gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *de
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: unknown desc->flags 0x%x", flags);
     buffer_args args = { bytes, flags };
     gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d.tag, make_buffer, &args, &out->id);
-    gg_error_info *e = gg__last_error_slot();
-    if (status == GG_OUT_OF_MEMORY && e->native_code != 0)
+    gg_error_info *e = status == GG_OUT_OF_MEMORY ? gg__last_error_slot() : NULL;
+    if (e != NULL && e->native_code != 0)
         snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_alloc: the driver could not allocate %zu bytes of %s memory%s",
                  bytes, flags & GG_BUFFER_HOST_PINNED ? "pinned host" : "device",
                  c.injected ? " (injected fault)" : "");

@@ -230,14 +230,6 @@ bool gg__pins_revoked(gg__call *c)
     return false;
 }
 
-gg_state gg__context_state(const gg__context *ctx)
-{
-    if (ctx->fork_generation != gg__fork_generation_now())
-        return GG_STATE_FORKED;
-    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
-                                                                                  : GG_STATE_ALIVE;
-}
-
 static gg_status fail_dead(gg__call *c, gg__context *ctx)
 {
     /* The original cause travels with every fail-fast error. */
@@ -278,11 +270,16 @@ gg_status gg__enter_refused(gg__call *c, gg__context *ctx)
     return gg__enter(c, ctx); /* it was recovered meanwhile */
 }
 
-gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result)
+gg_status gg__enter_failed(gg__call *c, int n)
 {
     c->switched = false;
-    if (GG__UNLIKELY(get_current_result != 0))
-        return gg__check(c, GG__OP_CTX_GET_CURRENT, get_current_result);
+    return gg__check(c, GG__OP_CTX_GET_CURRENT, n);
+}
+
+gg_status gg__enter_switch(gg__call *c, gg__context *ctx, gg__nctx current)
+{
+    c->switched = false;
+    c->saved = current;
     int n = c->b->ctx_set_current(c->b->self, ctx->native);
     if (GG__UNLIKELY(n != 0))
         return gg__check(c, GG__OP_CTX_SET_CURRENT, n);

@@ -43,11 +43,14 @@ typedef struct gg__call {
                                  usual one (module_load_data), for error records */
     gg__pin_record *pins;     /* this thread's pins, once the call pinned something */
     int injected;             /* native code the fault gate returned, 0 if none */
-    gg_timeout_policy timeout_policy; /* this call's wait policy; DEFAULT: the library's */
-    unsigned npins;           /* slots 0..npins-1 of `pins` are this call's */
+    /* The small fields in one 8-byte word: the record is 72 bytes, and all
+     * but `api` is zeroed by four 16-byte stores. */
+    uint8_t timeout_policy;   /* this call's gg_timeout_policy for waits; DEFAULT: the library's */
+    uint8_t npins;            /* slots 0..npins-1 of `pins` are this call's (at most GG__PIN_SLOTS) */
     bool switched;            /* we changed the current context */
     bool internal;            /* gg_shutdown / exit: pins succeed with the backend cleared */
 } gg__call;
+_Static_assert(GG_TIMEOUT_RETURNS <= UINT8_MAX && GG__PIN_SLOTS <= UINT8_MAX, "gg__call's small fields");
 
 #define GG__CALL(name) ((gg__call){ .api = (name), .b = gg__backend_get() })
 
@@ -95,6 +98,39 @@ void *gg__lookup_failed(gg__call *c, uint64_t id, gg__type type, const char *wha
 /* The status a failed gg__lookup recorded. */
 gg_status gg__lookup_status(void);
 
+/* The pin protocol (pin.c R1-R3) into slot `k` of the calling thread's
+ * record, which the caller has checked is below GG__PIN_SLOTS and the
+ * call's next: the object, or NULL recording nothing. `after_held_pin`: the
+ * call still holds an earlier pin that saw the library initialised at its
+ * R3, so gg_shutdown is waiting for this call (rule S, pin.c) and R3 need
+ * not look at the backend again; only the id is re-checked. */
+GG__HOT void *gg__try_pin_in(gg__call *c, uint64_t id, gg__type type, unsigned k, bool after_held_pin)
+{
+    gg__slot *slot = gg__handle_slot(id, type);
+    if (GG__UNLIKELY(slot == NULL) || GG__UNLIKELY(atomic_load_explicit(&slot->id, memory_order_acquire) != id))
+        return NULL;
+    void *obj = atomic_load_explicit(&slot->object, memory_order_acquire); /* R1 */
+    /* After the call's first pin its record is known (pins are taken in
+     * slot order): only the first may have to attach one. */
+    gg__pin_record *p = k > 0 ? c->pins : c->pins != NULL ? c->pins : (c->pins = gg__pins());
+    if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
+        return NULL;
+    gg__pin_publish(p, k, obj);                                           /* R2 */
+    if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
+        (after_held_pin || GG__LIKELY(gg__backend_get() != NULL || c->internal))) {
+        c->npins = k + 1;
+        return obj;
+    }
+    gg__pin_clear(p, k);
+    return NULL;
+}
+
+/* gg__try_pin_in for a pin that has no earlier one to lean on. */
+GG__HOT void *gg__try_pin_at(gg__call *c, uint64_t id, gg__type type, unsigned k)
+{
+    return gg__try_pin_in(c, id, type, k, false);
+}
+
 /* Pins the object named by `id` of `type` until gg__leave, or returns NULL
  * recording nothing (pin.c R1-R3). A call pins at most GG__PIN_SLOTS
  * objects: the most any call takes is three (a copy between two buffers on
@@ -102,24 +138,10 @@ gg_status gg__lookup_status(void);
  * (gg__lookup_failed: GG_INTERNAL). */
 GG__HOT void *gg__try_pin(gg__call *c, uint64_t id, gg__type type)
 {
-    gg__slot *slot = gg__handle_slot(id, type);
-    if (GG__UNLIKELY(slot == NULL) || GG__UNLIKELY(atomic_load_explicit(&slot->id, memory_order_acquire) != id))
-        return NULL;
-    void *obj = atomic_load_explicit(&slot->object, memory_order_acquire); /* R1 */
-    gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
-    if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
-        return NULL;
     unsigned k = c->npins;
     if (GG__UNLIKELY(k >= GG__PIN_SLOTS))
         return NULL; /* past the thread's record: gg__lookup_failed says so */
-    gg__pin_publish(p, k, obj);                                           /* R2 */
-    if (GG__LIKELY(atomic_load_explicit(&slot->id, memory_order_seq_cst) == id) &&  /* R3 */
-        GG__LIKELY(gg__backend_get() != NULL || c->internal)) {
-        c->npins = k + 1;
-        return obj;
-    }
-    gg__pin_clear(p, k);
-    return NULL;
+    return gg__try_pin_at(c, id, type, k);
 }
 
 /* Looks up `id` of `type` and pins the object until gg__leave: a destroy
@@ -133,21 +155,75 @@ GG__HOT void *gg__lookup(gg__call *c, uint64_t id, gg__type type, const char *wh
     return gg__lookup_failed(c, id, type, what);
 }
 
+/* gg__lookup for a call's first pin (it has pinned nothing yet: the hot
+ * paths' front half), which goes to slot 0 without reading the count. */
+GG__HOT void *gg__lookup_first(gg__call *c, uint64_t id, gg__type type, const char *what)
+{
+    void *obj = gg__try_pin_at(c, id, type, 0);
+    if (GG__LIKELY(obj != NULL))
+        return obj;
+    return gg__lookup_failed(c, id, type, what);
+}
+
+/* gg__lookup for a call's second pin (exactly one taken before, by
+ * gg__lookup_first or gg__use_begin, and still held): slot 1, leaning on
+ * the first for the shutdown test (gg__try_pin_in). */
+GG__HOT void *gg__lookup_second(gg__call *c, uint64_t id, gg__type type, const char *what)
+{
+    void *obj = gg__try_pin_in(c, id, type, 1, true);
+    if (GG__LIKELY(obj != NULL))
+        return obj;
+    return gg__lookup_failed(c, id, type, what);
+}
+
 /* Pins a record the caller already keeps alive by another pin (a pinned
  * child's context). False (nothing pinned) when the record was claimed
  * for destruction (its h.id is 0). */
 bool gg__pin_record_of(gg__call *c, gg__object *o);
+
+/* Pins the record `o` while its live id is still `id`, without the handle
+ * table: `o` is a record of id's kind that the caller saw holding `id`
+ * (records are type-stable, pin.c), and the caller already keeps the
+ * library from freeing the pools (it holds a pin). True when pinned (until
+ * gg__leave; `id` was live throughout, so `o` is its object); false, with
+ * nothing pinned, when `id` is gone (destroyed, or the record recycled:
+ * ids are never reused) or the call has no slot left. R2/R3 of pin.c
+ * with the record's own id for the slot's. */
+GG__HOT bool gg__pin_record_while(gg__call *c, gg__object *o, uint64_t id)
+{
+    unsigned k = c->npins;
+    gg__pin_record *p = c->pins != NULL ? c->pins : (c->pins = gg__pins());
+    if (GG__UNLIKELY(k >= GG__PIN_SLOTS) || GG__UNLIKELY(p == NULL))
+        return false;
+    gg__pin_publish(p, k, o);                                              /* R2 */
+    if (GG__LIKELY(atomic_load_explicit(&o->id, memory_order_seq_cst) == id)) { /* R3 */
+        c->npins = k + 1;
+        return true;
+    }
+    gg__pin_clear(p, k);
+    return false;
+}
 
 /* Opens a call that touches the driver or the library's state without a
  * pinned object: gg_shutdown waits for it. NOT_INITIALIZED (or FORKED) if
  * the library is not initialised. End with gg__leave. */
 gg_status gg__call_open(gg__call *c);
 
-/* Unpins everything this call pinned. */
+/* Unpins everything this call pinned. Every slot of the thread's record
+ * is cleared once the call took its record to pin anything (straight-line: fewer
+ * instructions than a loop over the call's pins): slots past the call's
+ * own are clear already, since a thread makes one call at a time and each
+ * clears what it pinned. */
 GG__HOT void gg__unpin_all(gg__call *c)
 {
-    for (unsigned k = 0; k < c->npins; k++)
-        gg__pin_clear(c->pins, k);
+    gg__pin_record *p = c->pins; /* set by the call's first pin */
+    if (p == NULL)
+        return;
+    _Static_assert(GG__PIN_SLOTS == 4, "gg__unpin_all clears four slots");
+    gg__pin_clear(p, 0);
+    gg__pin_clear(p, 1);
+    gg__pin_clear(p, 2);
+    gg__pin_clear(p, 3);
     c->npins = 0;
 }
 
@@ -156,9 +232,12 @@ GG__HOT void gg__unpin_all(gg__call *c)
 bool gg__pins_revoked(gg__call *c);
 
 /* Out-of-line halves of gg__enter: the refusal of a DEAD or FORKED context,
- * and the switch when the context is not already current. */
+ * the failure of the driver's get-current call (its native code `n`), and
+ * the switch when the context is not already current (`current`: the
+ * caller's current context, which gg__leave restores). */
 gg_status gg__enter_refused(gg__call *c, gg__context *ctx);
-gg_status gg__enter_switch(gg__call *c, gg__context *ctx, int get_current_result);
+gg_status gg__enter_failed(gg__call *c, int n);
+gg_status gg__enter_switch(gg__call *c, gg__context *ctx, gg__nctx current);
 
 /* Fails fast if the context is DEAD (CONTEXT_DEAD, original cause attached)
  * or FORKED; otherwise makes it current. One driver call (get current) when
@@ -170,12 +249,35 @@ GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
         GG__UNLIKELY(atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD))
         return gg__enter_refused(c, ctx);
     c->ctx = ctx;
-    gg__nctx current = NULL;
-    int n = c->b->ctx_get_current(c->b->self, &current);
-    c->saved = current;
-    if (GG__LIKELY(n == 0) && current == ctx->native)
-        return GG_OK; /* c->switched stays false */
-    return gg__enter_switch(c, ctx, n);
+    gg__nctx current; /* read only when the driver answered (wrote it) */
+    int n = GG__BACKEND->ctx_get_current(GG__BACKEND->self, &current);
+    if (GG__UNLIKELY(n != 0))
+        return gg__enter_failed(c, n);
+    if (GG__LIKELY(current == ctx->native))
+        return GG_OK; /* c->switched stays false; c->saved is read only when switched */
+    return gg__enter_switch(c, ctx, current);
+}
+
+/* gg__enter for a call that passed gg__require_library itself (or tested
+ * the fork generation against the library's as it does: gg__destroy), on a
+ * context it pinned (the hot paths): the context's fork generation is then the
+ * library's, which gg__require_library found current, so it is not tested
+ * again. (A context is made only inside a call that passed the same test,
+ * with the generation of that moment; a fork bumps the generation in the
+ * child, where every call then fails gg__require_library first, and
+ * gg_init refuses to start again there.) DEAD is tested as by gg__enter. */
+GG__HOT gg_status gg__enter_required(gg__call *c, gg__context *ctx)
+{
+    if (GG__UNLIKELY(atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD))
+        return gg__enter_refused(c, ctx);
+    c->ctx = ctx;
+    gg__nctx current; /* read only when the driver answered (wrote it) */
+    int n = GG__BACKEND->ctx_get_current(GG__BACKEND->self, &current);
+    if (GG__UNLIKELY(n != 0))
+        return gg__enter_failed(c, n);
+    if (GG__LIKELY(current == ctx->native))
+        return GG_OK;
+    return gg__enter_switch(c, ctx, current);
 }
 
 void gg__leave_restore(gg__call *c);
@@ -214,8 +316,15 @@ GG__HOT gg_status gg__check(gg__call *c, gg__op op, int native)
     return gg__check_failed(c, op, native);
 }
 
-/* Context state, FORKED derived from the fork generation. */
-gg_state gg__context_state(const gg__context *ctx);
+/* Context state, FORKED derived from the fork generation. (Inline: the
+ * create and destroy paths ask it under the context's lock.) */
+static inline gg_state gg__context_state(const gg__context *ctx)
+{
+    if (ctx->fork_generation != gg__fork_generation_now())
+        return GG_STATE_FORKED;
+    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
+                                                                                  : GG_STATE_ALIVE;
+}
 
 /* Marks the context DEAD with this cause (first cause wins). */
 void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,

@@ -215,13 +215,15 @@ static gg_status run_slice(gg__call *c, gg__kernel *k, gg__stream *st, const gg_
     memcpy(params, desc->params, desc->param_count * sizeof params[0]);
     uint64_t offset_storage = offset;
     params[chunk->offset_param] = &offset_storage;
-    unsigned slice_grid[3] = { grid[0], grid[1], grid[2] };
-    slice_grid[chunk->dimension] = rows;
+    gg_dim3 slice_grid = { grid[0], grid[1], grid[2] };
+    uint32_t *row_dimension[3] = { &slice_grid.x, &slice_grid.y, &slice_grid.z };
+    *row_dimension[chunk->dimension] = rows;
+    gg_dim3 slice_block = { block[0], block[1], block[2] };
     int n = gg__drv(c, GG__OP_EVENT_RECORD, c->b->event_record(c->b->self, run->start, s));
     gg_status status = gg__check(c, GG__OP_EVENT_RECORD, n);
     if (status != GG_OK)
         return status;
-    n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, slice_grid, block, desc->shared_bytes, s, params));
+    n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, &slice_grid, &slice_block, desc->shared_bytes, s, params));
     status = gg__check(c, GG__OP_LAUNCH, n);
     if (status != GG_OK)
         return status;
@@ -254,7 +256,8 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
     gg_status status = gg__launch_dims(c, desc, grid, block);
     if (status == GG_OK)
         status = check_chunk_params(c, k, desc, chunk->offset_param, chunk->dimension);
-    if (status == GG_OK && gg__launch_breaks_limits(k, ctx, desc, grid, block))
+    if (status == GG_OK && gg__launch_breaks_limits(k, ctx, desc, &(gg_dim3){ grid[0], grid[1], grid[2] },
+                                                    &(gg_dim3){ block[0], block[1], block[2] }))
         status = gg__launch_refuse(c, k, ctx, desc, grid, block);
     if (status != GG_OK)
         return status;

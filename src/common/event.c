@@ -51,7 +51,7 @@ gg_status gg_event_record(gg_event e, gg_stream s)
         gg__context *ctx = ev->h.context;
         gg__stream *st = NULL;
         if (s.id != 0) {
-            st = gg__lookup(&c, s.id, GG__T_STREAM, "stream");
+            st = gg__lookup_second(&c, s.id, GG__T_STREAM, "stream");
             status = st == NULL ? gg__lookup_status() : gg__check_same_context(&c, &ev->h, "event", &st->h, "stream");
             c.stream = st;
         }
@@ -59,10 +59,11 @@ gg_status gg_event_record(gg_event e, gg_stream s)
             gg__launch_log *log = st ? &st->log : &ctx->default_log;
             uint64_t mark = gg__launch_log_submitted(log);
             int n = gg__drv(&c, GG__OP_EVENT_RECORD,
-                            c.b->event_record(c.b->self, ev->native, st ? st->native : NULL));
+                            GG__BACKEND->event_record(GG__BACKEND->self, ev->native, st ? st->native : NULL));
             status = gg__check(&c, GG__OP_EVENT_RECORD, n);
             if (status == GG_OK) {
                 atomic_store_explicit(&ev->recorded_stream_id, s.id, memory_order_relaxed);
+                atomic_store_explicit(&ev->recorded_stream, st, memory_order_relaxed);
                 atomic_store_explicit(&ev->submitted_at_record, mark, memory_order_relaxed);
                 atomic_store_explicit(&ev->recorded, true, memory_order_release);
             }
@@ -74,8 +75,12 @@ gg_status gg_event_record(gg_event e, gg_stream s)
 
 /* A completed event proves every launch before its record is complete: on
  * the default stream, or on the stream it was recorded on if that stream is
- * still there (pinned: its record may have been recycled since). */
-static void observe(gg__call *c, gg__event *ev)
+ * still there (its record pinned while it still holds the id: it may have
+ * been destroyed, and the record recycled, since). The record is pinned
+ * directly, not looked up again: the event's pin keeps the pools. A record
+ * racing this read may pair one record's stream with another's id: the id
+ * check then fails and nothing is observed. */
+GG__HOT void observe(gg__call *c, gg__event *ev)
 {
     if (!atomic_load_explicit(&ev->recorded, memory_order_acquire))
         return;
@@ -85,8 +90,8 @@ static void observe(gg__call *c, gg__event *ev)
         gg__launch_log_observe(&ev->h.context->default_log, mark);
         return;
     }
-    gg__stream *st = gg__try_pin(c, stream_id, GG__T_STREAM);
-    if (st != NULL)
+    gg__stream *st = atomic_load_explicit(&ev->recorded_stream, memory_order_relaxed);
+    if (st != NULL && gg__pin_record_while(c, &st->h, stream_id))
         gg__launch_log_observe(&st->log, mark);
 }
 
@@ -96,7 +101,7 @@ gg_status gg_event_query(gg_event e)
     gg_status status;
     gg__event *ev = gg__use_begin(&c, e.id, GG__T_EVENT, "event", &status);
     if (ev != NULL) {
-        int n = gg__drv(&c, GG__OP_EVENT_QUERY, c.b->event_query(c.b->self, ev->native));
+        int n = gg__drv(&c, GG__OP_EVENT_QUERY, GG__BACKEND->event_query(GG__BACKEND->self, ev->native));
         status = gg__check(&c, GG__OP_EVENT_QUERY, n);
         if (status == GG_OK)
             observe(&c, ev);

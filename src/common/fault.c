@@ -73,7 +73,7 @@ int gg__fault_gate(struct gg__call *c, gg__op op)
         gg__fault_rule *r = &plan->parsed->rules[i];
         if ((!r->any_target && !gg__fault_targets_has(&r->targets, (int)op)) ||
             (r->device >= 0 && (ctx == NULL || ctx->device != r->device)) ||
-            (r->kernel[0] && (c->kernel_name == NULL || strcmp(r->kernel, c->kernel_name) != 0)))
+            (r->kernel[0] && (c->kernel_name == NULL || !gg__record_names(r->kernel, c->kernel_name))))
             continue;
         if (!gg__fault_rule_hit(r))
             continue;

@@ -13,7 +13,8 @@
 
 #include "common/backend.h"
 
-extern atomic_bool gg__fault_plan_loaded;
+/* Hidden (see gg__lib): read by the gate of every driver call. */
+extern atomic_bool gg__fault_plan_loaded __attribute__((visibility("hidden")));
 
 static inline bool gg__fault_armed(void)
 {

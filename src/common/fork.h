@@ -10,7 +10,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-extern _Atomic unsigned gg__fork_generation;
+/* Hidden (see gg__lib): read on every call. */
+extern _Atomic unsigned gg__fork_generation __attribute__((visibility("hidden")));
 
 /* Installs the atfork handler once and remembers the pid. */
 void gg__fork_watch(void);

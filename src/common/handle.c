@@ -6,12 +6,13 @@
 #include <stdlib.h>
 
 #include "common/fork.h"
+#include "common/spin.h"
 
 gg__slot *_Atomic gg__handle_dir[GG__DIR_PAGES];
 _Atomic uint32_t gg__handle_slots_used = 1; /* slot 0 is never handed out */
 
 /* Allocation and free take this lock; lookup never does. */
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static gg__spin table_lock = GG__SPIN_INIT; /* short sections only (spin.h) */
 /* One free list per type (0 = empty; slot 0 is never used): a slot is only
  * ever reused for an id of the same type, so a lookup that matched an id
  * just before it was freed and its slot reused reads an object of the type
@@ -69,7 +70,7 @@ uint64_t gg__handle_alloc(gg__type type, void *object)
 {
     if (type <= GG__T_NONE || type >= GG__T_COUNT)
         return 0;
-    pthread_mutex_lock(&table_lock);
+    gg__spin_lock(&table_lock);
     uint32_t index = free_head[type];
     gg__slot *slot;
     if (index != 0) {
@@ -78,7 +79,7 @@ uint64_t gg__handle_alloc(gg__type type, void *object)
     } else {
         index = fresh_slot();
         if (index == 0) {
-            pthread_mutex_unlock(&table_lock);
+            gg__spin_unlock(&table_lock);
             return 0;
         }
         slot = slot_at(index);
@@ -88,7 +89,7 @@ uint64_t gg__handle_alloc(gg__type type, void *object)
     atomic_store_explicit(&slot->object, object, memory_order_relaxed);
     atomic_store_explicit(&slot->id, id, memory_order_release);
     atomic_fetch_add_explicit(&live_count, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&table_lock);
+    gg__spin_unlock(&table_lock);
     return id;
 }
 
@@ -96,7 +97,7 @@ void gg__handle_free(uint64_t id, gg__free_reason reason)
 {
     if (id == 0)
         return;
-    pthread_mutex_lock(&table_lock);
+    gg__spin_lock(&table_lock);
     gg__slot *slot = gg__id_slot(id) < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
                          ? slot_at(gg__id_slot(id)) : NULL;
     if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == id) {
@@ -112,7 +113,7 @@ void gg__handle_free(uint64_t id, gg__free_reason reason)
             free_head[gg__id_type(id)] = gg__id_slot(id);
         }
     }
-    pthread_mutex_unlock(&table_lock);
+    gg__spin_unlock(&table_lock);
 }
 
 static const char *reason_text(gg__free_reason reason)
@@ -144,22 +145,26 @@ void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size)
                      (unsigned long long)id, want);
         return;
     }
-    pthread_mutex_lock(&table_lock);
+    /* Read under the lock, formatted after it (a spin lock's section stays short). */
+    gg__spin_lock(&table_lock);
     uint32_t index = gg__id_slot(id);
     gg__slot *slot = index < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
                          ? slot_at(index) : NULL;
-    if (index == 0 || slot == NULL || gg__id_generation(id) == 0 || gg__id_generation(id) > slot->generation) {
+    uint32_t generation = slot != NULL ? slot->generation : 0;
+    gg__free_reason reason =
+        slot != NULL ? (gg__free_reason)atomic_load_explicit(&slot->last_free_reason, memory_order_relaxed)
+                     : GG__FREED_DESTROYED;
+    gg__spin_unlock(&table_lock);
+    if (index == 0 || slot == NULL || gg__id_generation(id) == 0 || gg__id_generation(id) > generation) {
         snprintf(out, out_size, "%s id 0x%016llx was never issued (forged or corrupted)", want,
                  (unsigned long long)id);
-    } else if (gg__id_generation(id) == slot->generation) {
+    } else if (gg__id_generation(id) == generation) {
         snprintf(out, out_size, "%s id 0x%016llx is stale: %s", want, (unsigned long long)id,
-                 reason_text((gg__free_reason)atomic_load_explicit(&slot->last_free_reason,
-                                                                   memory_order_relaxed)));
+                 reason_text(reason));
     } else {
         snprintf(out, out_size, "%s id 0x%016llx is stale: its object was released long ago", want,
                  (unsigned long long)id);
     }
-    pthread_mutex_unlock(&table_lock);
 }
 
 uint64_t gg__handle_live_count(void)
@@ -169,17 +174,17 @@ uint64_t gg__handle_live_count(void)
 
 void gg__handle_test_set_generation(uint32_t index, uint32_t generation)
 {
-    pthread_mutex_lock(&table_lock);
+    gg__spin_lock(&table_lock);
     gg__slot *slot = index < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed) ? slot_at(index) : NULL;
     if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == 0)
         slot->generation = generation;
-    pthread_mutex_unlock(&table_lock);
+    gg__spin_unlock(&table_lock);
 }
 
 void gg__handle_table_locks(bool take)
 {
     if (take)
-        pthread_mutex_lock(&table_lock);
+        gg__spin_lock(&table_lock);
     else
-        pthread_mutex_unlock(&table_lock);
+        gg__spin_unlock(&table_lock);
 }

@@ -56,8 +56,9 @@ gg_status gg__launch_refuse(gg__call *c, const gg__kernel *k, const gg__context 
 /* Watchdog devices only: refuse a launch that would overrun the budget, run
  * a chunkable kernel chunked, and time plain launches for the history. */
 static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
-                                       const unsigned grid[3], const unsigned block[3])
+                                       const gg_dim3 *grid_dim, const gg_dim3 *block_dim)
 {
+    const unsigned grid[3] = { grid_dim->x, grid_dim->y, grid_dim->z };
     bool chunk_instead = false;
     gg_status status = gg__watchdog_check(c, k, grid, &chunk_instead);
     if (status != GG_OK)
@@ -69,14 +70,23 @@ static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *s
     gg__context *ctx = k->h.context;
     gg__nstream s = st ? st->native : NULL;
     gg__timing_before(c, k, s);
-    int n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, grid, block, desc->shared_bytes, s,
-                                                   desc->params));
+    int n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, grid_dim, block_dim, desc->shared_bytes,
+                                                   s, desc->params));
     status = gg__check(c, GG__OP_LAUNCH, n);
     if (status == GG_OK) {
         status = gg__launch_accepted(c, ctx, st, k->name);
         gg__timing_after(c, k, s, (uint64_t)grid[0] * grid[1] * grid[2]);
     }
     return status;
+}
+
+/* A launch gg__launch_breaks_limits flagged: names its zero dimension or
+ * the limit it breaks (GG_OK if, after all, neither). */
+static gg_status refuse(gg__call *c, const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc)
+{
+    unsigned grid[3], block[3];
+    gg_status status = gg__launch_dims(c, desc, grid, block);
+    return status != GG_OK ? status : gg__launch_refuse(c, k, ctx, desc, grid, block);
 }
 
 gg_status gg_launch(const gg_launch_desc *desc)
@@ -98,29 +108,28 @@ gg_status gg_launch(const gg_launch_desc *desc)
         return status;
     }
     gg__context *ctx = k->h.context;
-    unsigned grid[3] = { desc->grid.x, desc->grid.y, desc->grid.z };
-    unsigned block[3] = { desc->block.x, desc->block.y, desc->block.z };
-    /* A zero dimension makes a product zero (a product may also wrap to
-     * zero: gg__launch_dims then finds no zero and the launch goes on). */
-    if (GG__UNLIKELY((uint64_t)grid[0] * grid[1] * grid[2] == 0 || (uint64_t)block[0] * block[1] * block[2] == 0)) {
-        status = gg__launch_dims(&c, desc, grid, block);
+    /* Copied once: what is checked is what the driver gets, whatever the
+     * caller's memory does meanwhile. */
+    gg_dim3 grid = desc->grid, block = desc->block;
+    /* Refused before the driver sees it: a zero dimension, the kernel's
+     * parameter count and the device's limits, named (the driver would only
+     * say INVALID_VALUE). One test for all on the hot path. */
+    if (GG__UNLIKELY(gg__launch_breaks_limits(k, ctx, desc, &grid, &block))) {
+        gg_launch_desc copied = *desc;
+        copied.grid = grid;
+        copied.block = block;
+        status = refuse(&c, k, ctx, &copied);
         if (status != GG_OK) {
             gg__leave(&c);
             return status;
         }
     }
-    /* Refused before the driver sees it: the kernel's parameter count and
-     * the device's limits, named (the driver would only say INVALID_VALUE). */
-    if (GG__UNLIKELY(gg__launch_breaks_limits(k, ctx, desc, grid, block))) {
-        status = gg__launch_refuse(&c, k, ctx, desc, grid, block);
-        gg__leave(&c);
-        return status;
-    }
-    status = gg__enter(&c, ctx);
+    status = gg__enter_required(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {
-        status = launch_under_watchdog(&c, k, st, desc, grid, block);
+        status = launch_under_watchdog(&c, k, st, desc, &grid, &block);
     } else if (GG__LIKELY(status == GG_OK)) {
-        int n = gg__drv(&c, GG__OP_LAUNCH, c.b->launch(c.b->self, k->native, grid, block, desc->shared_bytes,
+        int n = gg__drv(&c, GG__OP_LAUNCH, GG__BACKEND->launch(GG__BACKEND->self, k->native, &grid, &block,
+                                                              desc->shared_bytes,
                                                        st ? st->native : NULL, desc->params));
         status = gg__check(&c, GG__OP_LAUNCH, n);
         if (GG__LIKELY(status == GG_OK))

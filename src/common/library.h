@@ -41,13 +41,22 @@ typedef struct gg__library {
     unsigned fork_generation;       /* fork.c's generation when gg_init succeeded */
 } gg__library;
 
-extern gg__library gg__lib;
+/* Hidden, as everything the library does not export (-fvisibility=hidden
+ * covers definitions only): declared so, every hot path reads it
+ * PC-relative, without a load of its address first. */
+extern gg__library gg__lib __attribute__((visibility("hidden")));
 
 /* The backend, or NULL when the library is not initialised. */
 static inline gg__backend *gg__backend_get(void)
 {
     return atomic_load_explicit(&gg__lib.backend, memory_order_acquire);
 }
+
+/* The backend a call uses once it knows the library initialised (its c->b
+ * is this, or NULL; gg_shutdown waits for calls that pin, and gg_init
+ * writes it only before publishing it): the hot paths call through it
+ * directly, PC-relative, instead of loading c->b and then its members. */
+#define GG__BACKEND (&gg__lib.backend_storage)
 
 /* Resolves defaults and environment into *out; on an invalid value returns
  * GG_INVALID_ARGUMENT with `message` naming the variable. */

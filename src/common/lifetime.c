@@ -63,29 +63,52 @@ static void wait_unpinned(const doomed *d)
         gg__pins_wait(o);
 }
 
+/* W3 without waiting: true when some thread still pins a claimed object.
+ * Safe with a lock held (it only looks); false means W3 is done: the
+ * claims came first, so no pin can succeed on these objects any more. */
+static bool any_pinned(const doomed *d)
+{
+    for (gg__object *o = d->head; o != NULL; o = o->next)
+        if (gg__pins_held(o))
+            return true;
+    return false;
+}
+
 /* W4: releases the claimed objects in rank order and recycles them. With
  * `entered` the context is current and alive: driver calls are made (unless
  * `call_driver` is false); otherwise skipped ones are counted. Caller holds
  * ctx->lock. Returns the first failure. */
+/* Releases one claimed object (W4 for it), and returns the failure. */
+static gg_status release_one(gg__call *c, gg__context *ctx, gg__object *o, bool entered, bool call_driver)
+{
+    gg_status status = GG_OK;
+    gg__op op = GG__OP_COUNT;
+    bool drive = entered && call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
+    int n = gg__kinds[o->type].release(c, o, drive, &op);
+    if (n != 0 && !c->b->classify(n).deinitialized) /* a driver shutting down released it already */
+        status = gg__check(c, op, n);
+    if (!drive && call_driver && o->type != GG__T_KERNEL && !gg__object_borrowed(o))
+        gg__cleanup_skipped(ctx, o->type);
+    return status;
+}
+
 static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool entered, bool call_driver)
 {
     gg_status status = GG_OK;
-    for (unsigned rank = 0; rank <= gg__kinds[GG__T_CONTEXT].rank; rank++) {
-        for (gg__object *o = d->head; o != NULL; o = o->next) {
-            if (gg__kinds[o->type].rank != rank)
-                continue;
-            gg__op op = GG__OP_COUNT;
-            bool drive = entered && call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
-            int n = gg__kinds[o->type].release(c, o, drive, &op);
-            if (n != 0 && !c->b->classify(n).deinitialized) { /* a driver shutting down released it already */
-                gg_status s = gg__check(c, op, n);
+    /* One object (a buffer freed, a stream or event destroyed): no order
+     * to keep, no pass per rank. */
+    if (d->head != NULL && d->head->next == NULL)
+        status = release_one(c, ctx, d->head, entered, call_driver);
+    else
+        for (unsigned rank = 0; rank <= gg__kinds[GG__T_CONTEXT].rank; rank++) {
+            for (gg__object *o = d->head; o != NULL; o = o->next) {
+                if (gg__kinds[o->type].rank != rank)
+                    continue;
+                gg_status s = release_one(c, ctx, o, entered, call_driver);
                 if (status == GG_OK)
                     status = s;
             }
-            if (!drive && call_driver && o->type != GG__T_KERNEL && !gg__object_borrowed(o))
-                gg__cleanup_skipped(ctx, o->type);
         }
-    }
     while (d->head != NULL) {
         gg__object *next = d->head->next;
         gg__object_delete(d->head);
@@ -118,7 +141,7 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
         gg__leave(c);
         return status;
     }
-    status = gg__enter(c, ctx);
+    status = gg__enter_required(c, ctx); /* gg__require_library passed above */
     gg__object *o = status == GG_OK ? gg__object_new(type) : NULL;
     if (status == GG_OK && o == NULL)
         status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object record", c->api);
@@ -200,18 +223,18 @@ static gg_status finish_children(gg__call *c, gg__context *ctx, doomed *d)
 
 static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
 {
-    gg__object *obj = gg__lookup(c, id, type, gg__type_name(type));
-    if (obj == NULL)
+    /* gg__lookup, with the kind's name looked up only when the pin failed. */
+    gg__object *obj = gg__try_pin(c, id, type);
+    if (obj == NULL) {
+        gg__lookup_failed(c, id, type, gg__type_name(type));
         return gone(c, id, type);
-    gg__context *ctx = obj->context;
-    /* The child's pin keeps the context record; pinning the context keeps
-     * its teardown from starting until this release is done. If it started
-     * already, it claimed this child in the same step (context_teardown):
-     * the id is gone, and the teardown releases the record. */
-    if (!gg__pin_record_of(c, &ctx->h)) {
-        gg__leave(c);
-        return GG_OK;
     }
+    /* The child's pin keeps the context record (pin.c). The context's
+     * teardown cannot start while this destroy holds the context's lock;
+     * if it started already, it claimed this child in the same step
+     * (context_teardown): the id is gone (W1 below finds it so), and the
+     * teardown releases the record. */
+    gg__context *ctx = obj->context;
     pthread_mutex_lock(&ctx->lock);
     if (atomic_load_explicit(&obj->id, memory_order_relaxed) != id) { /* W1: another destroy claimed it */
         pthread_mutex_unlock(&ctx->lock);
@@ -232,9 +255,40 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
         }
     }
     claim(ctx, obj, GG__FREED_DESTROYED, &d);
-    pthread_mutex_unlock(&ctx->lock);
     gg__pin_clear(c->pins, 0); /* our own pin on obj: W3 must not wait for it */
-    gg_status status = finish_children(c, ctx, &d);
+    gg_status status;
+    if (!any_pinned(&d)) {
+        /* W3 holds already (the common case: no call uses the object):
+         * released without dropping the lock, so the teardown still
+         * cannot start, and without pinning the context. This call holds
+         * no pin from here on; gg_shutdown (and the exit handler) may stop
+         * waiting for it, but they release this context through its
+         * teardown, which takes this lock first, and free the pools only
+         * after every teardown: the release below finishes before. */
+        /* gg__destroy tested the fork generation: entering need not. */
+        bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter_required(c, ctx) == GG_OK;
+        status = release_doomed(c, ctx, &d, entered, true);
+        pthread_mutex_unlock(&ctx->lock);
+        gg__leave(c);
+        return status;
+    }
+    /* Calls still pin it: wait for them with no lock held. Pinning the
+     * context keeps its teardown from starting until this release is
+     * done; under its lock, after W1 saw this child live, the context is
+     * not claimed (its teardown claims the children first, in one step
+     * under this lock), so the pin holds. */
+    bool context_pinned = gg__pin_record_of(c, &ctx->h);
+    pthread_mutex_unlock(&ctx->lock);
+    if (!context_pinned) {
+        /* Not reached (the call holds one pin of four, and the context is
+         * live under its lock); if it were, the claimed object is left
+         * unreleased rather than released beside a teardown. */
+        status = gg__fail(c, GG_INTERNAL, "%s: internal error: could not pin the context of %s", c->api,
+                          gg__object_label(obj).text);
+        gg__leave(c);
+        return status;
+    }
+    status = finish_children(c, ctx, &d);
     gg__leave(c);
     return status;
 }

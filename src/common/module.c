@@ -177,3 +177,18 @@ gg_status gg_kernel_name(gg_kernel kernel, const char **name)
     gg__leave(&c);
     return GG_OK;
 }
+
+gg_status gg_kernel_name_expand(const char *name, const char **full)
+{
+    gg__call c = GG__CALL("gg_kernel_name_expand");
+    if (full != NULL)
+        *full = NULL;
+    if (name == NULL || full == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_name_expand: %s is NULL", name == NULL ? "name" : "full");
+    *full = gg__intern_find_record(name);
+    if (*full == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_name_expand: no kernel loaded since gg_init is named '%s' "
+                                          "or shortened to it", name);
+    gg__leave(&c);
+    return GG_OK;
+}

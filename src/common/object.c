@@ -1,15 +1,17 @@
 #include "common/alloc.h"
 #include "common/object.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fork.h"
 #include "common/lifetime.h"
+#include "common/spin.h"
 
 /* One free list per type: memory of a destroyed stream is only ever reused
  * for another stream, and only once no call can hold it (pin.c). */
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static gg__spin pool_lock = GG__SPIN_INIT; /* short sections only (spin.h) */
 static gg__object *pool_free[GG__T_COUNT];
 
 /* Each allocation carries a hidden header linking all objects of a type, so
@@ -28,27 +30,28 @@ void *gg__object_new(gg__type type)
     if (type <= GG__T_NONE || type >= GG__T_COUNT)
         return NULL;
     const gg__kind *kind = &gg__kinds[type];
-    pthread_mutex_lock(&pool_lock);
+    gg__spin_lock(&pool_lock);
     gg__object *obj = pool_free[type];
     if (obj != NULL) {
         pool_free[type] = obj->pool_next;
-        pthread_mutex_unlock(&pool_lock);
+        gg__spin_unlock(&pool_lock);
         /* The id (first, 0 since the claim) and the kept tail (a context's
          * lock, initialised once) are left alone. */
         memset((char *)obj + sizeof(obj->id), 0, kind->kept_from - sizeof(obj->id));
         obj->type = type;
         return obj;
     }
+    gg__spin_unlock(&pool_lock);
+    /* A new record: allocated and cleared outside the lock (spin.h). */
     size_t bytes = (sizeof(pool_header) + kind->size + OBJECT_ALIGN - 1) / OBJECT_ALIGN * OBJECT_ALIGN;
     pool_header *header = gg__aligned_alloc(OBJECT_ALIGN, bytes);
-    if (header == NULL) {
-        pthread_mutex_unlock(&pool_lock);
+    if (header == NULL)
         return NULL;
-    }
     memset(header, 0, bytes);
+    gg__spin_lock(&pool_lock);
     header->all_next = pool_chain[type];
     pool_chain[type] = header;
-    pthread_mutex_unlock(&pool_lock);
+    gg__spin_unlock(&pool_lock);
     obj = (gg__object *)(header + 1);
     obj->type = type;
     if (kind->init_once != NULL)
@@ -62,15 +65,15 @@ void gg__object_delete(void *object)
     if (obj == NULL)
         return;
     atomic_store_explicit(&obj->id, 0, memory_order_release);
-    pthread_mutex_lock(&pool_lock);
+    gg__spin_lock(&pool_lock);
     obj->pool_next = pool_free[obj->type];
     pool_free[obj->type] = obj;
-    pthread_mutex_unlock(&pool_lock);
+    gg__spin_unlock(&pool_lock);
 }
 
 void gg__object_pools_release(void)
 {
-    pthread_mutex_lock(&pool_lock);
+    gg__spin_lock(&pool_lock);
     for (int t = 1; t < GG__T_COUNT; t++) {
         pool_header *h = pool_chain[t];
         while (h != NULL) {
@@ -83,7 +86,7 @@ void gg__object_pools_release(void)
         pool_chain[t] = NULL;
         pool_free[t] = NULL;
     }
-    pthread_mutex_unlock(&pool_lock);
+    gg__spin_unlock(&pool_lock);
 }
 
 /* Interned names: an append-only list, freed at gg_shutdown. No count
@@ -117,6 +120,50 @@ const char *gg__intern(const char *name)
     intern_head = i;
     pthread_mutex_unlock(&intern_lock);
     return i->name;
+}
+
+/* The prefix, '~', 16 hex digits and the terminator fit a record. */
+_Static_assert(GG_NAME_SHORT_PREFIX + 1 + 16 + 1 <= GG_NAME_MAX, "a shortened name fits GG_NAME_MAX");
+
+void gg__record_name(const char *name, char *out)
+{
+    size_t len = strlen(name);
+    if (len < GG_NAME_MAX) {
+        memcpy(out, name, len + 1);
+        return;
+    }
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)name[i];
+        h *= 0x100000001b3ull;
+    }
+    memcpy(out, name, GG_NAME_SHORT_PREFIX);
+    snprintf(out + GG_NAME_SHORT_PREFIX, GG_NAME_MAX - GG_NAME_SHORT_PREFIX, "~%016llx", (unsigned long long)h);
+}
+
+bool gg__record_names(const char *record, const char *name)
+{
+    if (strcmp(record, name) == 0)
+        return true;
+    if (strlen(name) < GG_NAME_MAX)
+        return false;
+    char form[GG_NAME_MAX];
+    gg__record_name(name, form);
+    return strcmp(record, form) == 0;
+}
+
+const char *gg__intern_find_record(const char *name)
+{
+    char form[GG_NAME_MAX];
+    const char *found = NULL;
+    pthread_mutex_lock(&intern_lock);
+    for (interned *i = intern_head; i != NULL && found == NULL; i = i->next) {
+        gg__record_name(i->name, form);
+        if (strcmp(form, name) == 0 || strcmp(i->name, name) == 0)
+            found = i->name;
+    }
+    pthread_mutex_unlock(&intern_lock);
+    return found;
 }
 
 void gg__intern_release(void)
@@ -154,10 +201,10 @@ void gg__child_detach(gg__context *ctx, gg__object *child)
 void gg__object_locks(bool take)
 {
     if (take) {
-        pthread_mutex_lock(&pool_lock);
+        gg__spin_lock(&pool_lock);
         pthread_mutex_lock(&intern_lock);
     } else {
         pthread_mutex_unlock(&intern_lock);
-        pthread_mutex_unlock(&pool_lock);
+        gg__spin_unlock(&pool_lock);
     }
 }

@@ -107,11 +107,13 @@ typedef struct gg__stream {
 typedef struct gg__event {
     gg__object h;
     gg__nevent native;
-    /* The last record: on which stream (its id, pinned again to observe it:
-     * the stream may be gone since), and that log's `submitted` then. Atomics:
-     * a query in another thread may read them while a record writes them. */
+    /* The last record: on which stream (its id, and its record, pinned
+     * again while it still holds that id to observe it: the stream may be
+     * gone since), and that log's `submitted` then. Atomics: a query in
+     * another thread may read them while a record writes them. */
     _Atomic bool recorded;
     _Atomic uint64_t recorded_stream_id; /* 0: the default stream */
+    struct gg__stream *_Atomic recorded_stream; /* its record; type-stable (object.c) */
     _Atomic uint64_t submitted_at_record;
 } gg__event;
 
@@ -239,6 +241,16 @@ void gg__object_pools_release(void);
 
 /* Interns a kernel name: the pointer stays valid until gg_shutdown. */
 const char *gg__intern(const char *name);
+/* name as a GG_NAME_MAX record keeps it: whole when it fits, else its
+ * shortened form (gpuguard.h, GG_NAME_MAX); out has GG_NAME_MAX bytes. */
+void gg__record_name(const char *name, char *out);
+/* The interned name that is name, or whose record form (gg__record_name)
+ * is name; NULL if none. */
+const char *gg__intern_find_record(const char *name);
+/* Whether record (a GG_NAME_MAX string: a fault-plan filter, a culprit's
+ * name) names the kernel called name: its whole name or its shortened
+ * form. */
+bool gg__record_names(const char *record, const char *name);
 void gg__intern_release(void);
 
 /* True when releasing `o` must leave its native object alone: adopted

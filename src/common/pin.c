@@ -67,6 +67,11 @@
  * afterwards sees the cleared pointer at R3 and fails with
  * GG_NOT_INITIALIZED. Calls that touch no object pin a sentinel for their
  * duration (gg__call_open). Only then are records released and pools freed.
+ * A call's second pin, taken while its first (which saw the backend set at
+ * its R3) is still held, re-checks only the id (gg__lookup_second): the
+ * first pin already makes gg_shutdown wait for the whole call, and the
+ * records are released only after that wait, each by W2/W3, which the id
+ * re-check covers.
  *
  * Fork. In a child only the forking thread exists: the atfork child handler
  * forgets every other thread's pins (they will never be cleared), and the

@@ -86,7 +86,7 @@ gg_status gg_stream_query(gg_stream s)
     gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
     if (st != NULL) {
         uint64_t mark = gg__launch_log_submitted(&st->log);
-        int n = gg__drv(&c, GG__OP_STREAM_QUERY, c.b->stream_query(c.b->self, st->native));
+        int n = gg__drv(&c, GG__OP_STREAM_QUERY, GG__BACKEND->stream_query(GG__BACKEND->self, st->native));
         status = gg__check(&c, GG__OP_STREAM_QUERY, n);
         if (status == GG_OK)
             gg__launch_log_observe(&st->log, mark);

@@ -54,8 +54,8 @@ GG__HOT gg_status gg__launch_accepted(gg__call *c, gg__context *ctx, gg__stream 
         return GG_OK;
     }
     int n = gg__drv(c, GG__OP_STREAM_WRITE_VALUE,
-                    c->b->stream_write_value(c->b->self, st ? st->native : NULL, log->timeline_dev,
-                                             position + 1, ctx->timeline_wide));
+                    GG__BACKEND->stream_write_value(GG__BACKEND->self, st ? st->native : NULL, log->timeline_dev,
+                                                    position + 1, ctx->timeline_wide));
     return GG__LIKELY(n == 0) ? GG_OK : gg__timeline_mark_failed(c, log, n);
 }
 

@@ -522,12 +522,12 @@ static int cuda_module_get_function(void *self, gg__nfunc *out, gg__nmodule m, c
     return rc;
 }
 
-static int cuda_launch(void *self, gg__nfunc f, const unsigned grid[3], const unsigned block[3],
+static int cuda_launch(void *self, gg__nfunc f, const gg_dim3 *grid, const gg_dim3 *block,
                        unsigned shared_bytes, gg__nstream s, void **params)
 {
     /* kernelParams only: cuLaunchKernel refuses params and `extra` together. */
-    return (int)drv_of(self)->cuLaunchKernel((ggcu_function)f, grid[0], grid[1], grid[2],
-                                             block[0], block[1], block[2], shared_bytes,
+    return (int)drv_of(self)->cuLaunchKernel((ggcu_function)f, grid->x, grid->y, grid->z,
+                                             block->x, block->y, block->z, shared_bytes,
                                              (ggcu_stream)s, params, NULL);
 }
 

@@ -686,12 +686,12 @@ static int hip_module_get_function(void *self, gg__nfunc *out, gg__nmodule m, co
     return rc;
 }
 
-static int hip_launch(void *self, gg__nfunc f, const unsigned grid[3], const unsigned block[3],
+static int hip_launch(void *self, gg__nfunc f, const gg_dim3 *grid, const gg_dim3 *block,
                       unsigned shared_bytes, gg__nstream s, void **params)
 {
     /* kernelParams only, `extra` NULL: HIP, like CUDA, takes one or the other. */
-    return watch(self, rt_of(self)->hipModuleLaunchKernel((gghip_function)f, grid[0], grid[1],
-                                                          grid[2], block[0], block[1], block[2],
+    return watch(self, rt_of(self)->hipModuleLaunchKernel((gghip_function)f, grid->x, grid->y,
+                                                          grid->z, block->x, block->y, block->z,
                                                           shared_bytes, (gghip_stream)s, params,
                                                           NULL));
 }

@@ -142,13 +142,42 @@ static bool open_library(gg_icpt_face face, const char *path, const char *chosen
     return true;
 }
 
-static bool sim_path(const char *file, char *out, size_t size)
+/* The folder of the interposer's own file: it is loaded through a link
+ * (intercept/libcuda.so.1 in the build tree, gpuguard/intercept/ when
+ * installed) to libgpuguard_intercept.so, which sits next to the simulator
+ * in both, so the link is resolved first. False when it cannot be told. */
+static bool interposer_folder(char *out, size_t size)
 {
-    snprintf(out, size, "%s/%s", GG_SIM_BUILD_DIR, file);
-    if (access(out, R_OK) == 0)
-        return true;
-    snprintf(out, size, "%s/%s", GG_SIM_INSTALL_DIR, file);
-    return access(out, R_OK) == 0;
+    Dl_info info;
+    char real[PATH_MAX];
+    if (!dladdr((const void *)gg_intercept_marker, &info) || info.dli_fname == NULL ||
+        realpath(info.dli_fname, real) == NULL)
+        return false;
+    const char *slash = strrchr(real, '/');
+    return slash != NULL && snprintf(out, size, "%.*s", (int)(slash - real), real) < (int)size;
+}
+
+/* The simulator's `file` for GPUGUARD_BACKEND=sim: next to the interposer's
+ * own file (built or installed together, wherever the tree or the prefix
+ * was moved), else in the build tree, else in the install prefix, as
+ * configured. `looked` names the folders looked in, for the error. */
+static bool sim_path(const char *file, char *out, size_t size, char *looked, size_t looked_size)
+{
+    char own[PATH_MAX];
+    const char *dirs[3];
+    int n = 0;
+    if (interposer_folder(own, sizeof own))
+        dirs[n++] = own;
+    dirs[n++] = GG_SIM_BUILD_DIR;
+    dirs[n++] = GG_SIM_INSTALL_DIR;
+    looked[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (snprintf(out, size, "%s/%s", dirs[i], file) < (int)size && access(out, R_OK) == 0)
+            return true;
+        size_t used = strlen(looked);
+        snprintf(looked + used, looked_size - used, "%s%s", used ? ", " : "", dirs[i]);
+    }
+    return false;
 }
 
 /* Opens the library the environment chooses, else the first system one. */
@@ -162,10 +191,10 @@ static bool find_library(gg_icpt_face face)
     static const char *const sim_backends[] = { "sim", "sim-hip" };
     v = gg__env(GG__ENV_BACKEND);
     if (v != NULL && gg__keyword(v, sim_backends, 2, NULL)) {
-        char path[PATH_MAX];
-        if (!sim_path(d->sim_file, path, sizeof path)) {
-            snprintf(st->error, sizeof st->error, "GPUGUARD_BACKEND=%s: the simulator's %s is in neither %s nor %s",
-                     v, d->sim_file, GG_SIM_BUILD_DIR, GG_SIM_INSTALL_DIR);
+        char path[PATH_MAX], looked[512];
+        if (!sim_path(d->sim_file, path, sizeof path, looked, sizeof looked)) {
+            snprintf(st->error, sizeof st->error, "GPUGUARD_BACKEND=%s: the simulator's %s is in none of: %.400s",
+                     v, d->sim_file, looked);
             return false;
         }
         return open_library(face, path, "GPUGUARD_BACKEND=sim");

@@ -83,6 +83,7 @@ static void device_defaults(sim_device_config *d, int ordinal)
 {
     memset(d, 0, sizeof *d);
     snprintf(d->name, sizeof d->name, "gpuguard sim GPU %d", ordinal);
+    d->index = (unsigned)ordinal;
     d->memory_bytes = 1024ull << 20;
     d->watchdog = false;
     d->watchdog_ms = 2000;

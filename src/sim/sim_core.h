@@ -142,6 +142,9 @@ typedef struct sim_device_config {
     unsigned max_block[3];
     bool stream_mem_ops;        /* stream write-value operations (32-bit) */
     bool stream_mem_ops_64;     /* 64-bit ones; effective only with stream_mem_ops */
+    unsigned index;             /* its place in the configuration's list: the device
+                                 * itself, whatever a visibility variable makes its
+                                 * ordinal (its UUID is made from it) */
 } sim_device_config;
 
 typedef enum sim_mb_action {
@@ -232,12 +235,14 @@ typedef struct sim_device {
     pthread_mutex_t primary_lock;
     struct sim_ctx *primary;    /* retained while it exists */
     unsigned primary_refs;
+    atomic_uint primary_flags;  /* cuDevicePrimaryCtxSetFlags: what GetState reports */
 } sim_device;
 
 /* What a face refuses in a configuration that parsed (e.g. a driver version
  * its library does not simulate): SIM_OK, or an error with a message naming
- * the key written to err. */
-typedef sim_status (*sim_config_check)(const sim_config *c, char *err, size_t errlen);
+ * the key written to err. It may narrow the devices (a visibility variable
+ * such as CUDA_VISIBLE_DEVICES), keeping each one's cfg.index. */
+typedef sim_status (*sim_config_check)(sim_config *c, char *err, size_t errlen);
 /* Reads the configuration, has `check` (NULL: none) accept it, and sets up
  * the devices; the first success fixes them for the life of the process. */
 sim_status sim_init(sim_config_check check);
@@ -426,11 +431,24 @@ typedef enum sim_op_kind {
     SIM_OP_RECORD,
     SIM_OP_WAIT,
     SIM_OP_FREE,
-    SIM_OP_WRITE_VALUE          /* a 4- or 8-byte store, in stream order */
+    SIM_OP_WRITE_VALUE,         /* a 4- or 8-byte store, in stream order */
+    SIM_OP_HOST_CALL            /* a client's host function (sim_host_call) */
 } sim_op_kind;
 
 struct sim_event;
 struct sim_launch;
+
+/* A client's host function queued on a stream (cuStreamAddCallback,
+ * cuLaunchHostFunc): the stream's worker calls run(), the face's
+ * trampoline, once the stream's earlier work is done, in stream order. */
+typedef struct sim_host_call {
+    void (*run)(const struct sim_host_call *hc, sim_status health);
+    void (*fn)(void);           /* the client's function; run() casts it back */
+    void *user;                 /* the client's argument */
+    uint64_t stream;            /* the stream handle the client named */
+    bool despite_errors;        /* also run, with the error, once the context is
+                                 * poisoned (a callback); otherwise skipped then */
+} sim_host_call;
 
 typedef struct sim_op {
     struct sim_op *next;
@@ -452,6 +470,7 @@ typedef struct sim_op {
         struct { struct sim_event *ev; uint64_t rec; } record;
         struct { struct sim_stream *target; uint64_t seq; } wait;
         sim_alloc *free;
+        sim_host_call host;
     } u;
 } sim_op;
 
@@ -507,6 +526,10 @@ uint64_t sim_stream_submit_done(sim_stream *s);
  * number, or 0 if the stream is closing. Saves the allocation of ops that
  * are submitted on hot paths (write-values). */
 uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op);
+/* Queues a copy of *hc on s (in fast mode: runs it now, on this thread):
+ * SIM_OK, INVALID_HANDLE (s is closing) or OUT_OF_MEMORY. A host call the
+ * context's destroy or reset drops is never called. */
+sim_status sim_stream_host_call(sim_stream *s, const sim_host_call *hc);
 sim_op *sim_op_new(sim_op_kind kind);
 void sim_op_free(sim_op *op);
 /* ---- device time (sim_timeline.c) ---------------------------------------
@@ -588,7 +611,7 @@ typedef struct sim_function {
     const unsigned *sizes;
     const unsigned *aligns;     /* a PTX kernel's declared alignments; NULL: guessed (sim_function_param_offset) */
     size_t param_bytes;         /* bytes of the copied-parameter buffer */
-    char name[128];
+    char *name;                 /* owned; any length (numba's mangled names pass 200) */
     void *face_state;           /* the CUDA face's settings of the function
                                  * (sim_cuda_legacy.c), freed with it */
 } sim_function;
@@ -623,8 +646,10 @@ void sim_function_get_info(const sim_function *f, sim_function_info *out);
  * input as it is added, then their concatenation): SIM_OK, or
  * INVALID_IMAGE with the parser's "PTX line N: ..." as the detail, or
  * "PTX: \"name\" is defined twice" for a kernel or variable name defined
- * twice. */
-sim_status sim_module_check_ptx(const char *text, size_t len);
+ * twice. link_input: one input of a link, which may be a library without
+ * .entry and may call functions another input defines (checked when the
+ * link completes). */
+sim_status sim_module_check_ptx(const char *text, size_t len, bool link_input);
 
 typedef struct sim_launch_desc {
     sim_function *fn;

@@ -30,6 +30,9 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
+typedef void (*CUhostFn)(void *userData);
+typedef size_t (*CUoccupancyB2DSize)(int blockSize);
 typedef struct CUexecAffinityParam_st CUexecAffinityParam;
 typedef struct CUctxCreateParams_st CUctxCreateParams;
 
@@ -67,7 +70,16 @@ extern const sim_cuda_line sim_cuda_line_in_use;
  * is none or the configuration is invalid. */
 int sim_cuda_driver_version(void);
 /* Refuses a "driver_version" the library does not imitate (cuInit). */
-sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen);
+sim_status sim_cuda_config_check(sim_config *c, char *err, size_t errlen);
+/* Narrows c's devices to those CUDA_VISIBLE_DEVICES names, in its order
+ * (sim_cuda_visible.c); unset: all of them. SIM_ERR_NO_DEVICE when it
+ * leaves none (err says why). */
+sim_status sim_cuda_visible_devices(sim_config *c, const char *value, char *err, size_t errlen);
+/* The UUID text of the device at index in the configuration: "GPU-" and
+ * the bytes of cuDeviceGetUuid in 8-4-4-4-12 hex groups; out has 41 bytes. */
+void sim_cuda_uuid_text(unsigned index, char out[41]);
+/* cuDeviceGetUuid's bytes for the device at index in the configuration. */
+void sim_cuda_uuid_bytes(unsigned index, unsigned char out[16]);
 
 /* Every exported cu* function; each counts its calls. */
 #define SIM_CUDA_EXPORTS(X)                                              \

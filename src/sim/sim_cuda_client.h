@@ -21,6 +21,7 @@ typedef struct CUtexref_st *CUtexref;
 typedef struct CUsurfref_st *CUsurfref;
 typedef struct CUgraphicsResource_st *CUgraphicsResource;
 typedef struct CUlinkState_st *CUlinkState;
+typedef struct CUuuid_st { char bytes[16]; } CUuuid;
 typedef unsigned int GLuint;
 typedef unsigned int GLenum;
 
@@ -147,7 +148,15 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
 #define SIM_CUDA_CLIENT_EXPORTS(X)                                              \
     /* sim_cuda_client_device.c */                                              \
     X(cuDeviceComputeCapability) X(cuDeviceGetPCIBusId) X(cuDeviceGetByPCIBusId) \
-    X(cuDeviceCanAccessPeer)                                                    \
+    X(cuDeviceCanAccessPeer) X(cuDeviceGetUuid) X(cuDeviceGetUuid_v2)           \
+    /* sim_cuda_face.c: the primary context's v1 names and flags */            \
+    X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset)                     \
+    X(cuDevicePrimaryCtxSetFlags) X(cuDevicePrimaryCtxSetFlags_v2)              \
+    /* sim_cuda_client_launch.c */                                              \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                              \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)                     \
+    X(cuOccupancyMaxPotentialBlockSize) X(cuOccupancyMaxPotentialBlockSizeWithFlags) \
+    X(cuLaunchCooperativeKernel) X(cuStreamAddCallback) X(cuLaunchHostFunc)     \
     /* sim_cuda_client_context.c */                                             \
     X(cuCtxAttach) X(cuCtxDetach) X(cuCtxGetApiVersion) X(cuCtxGetLimit)        \
     X(cuCtxSetLimit) X(cuCtxGetCacheConfig) X(cuCtxSetCacheConfig)              \

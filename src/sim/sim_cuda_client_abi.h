@@ -11,6 +11,29 @@ API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
 API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
 API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
+API CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
+API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
+API CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
+API CUresult cuDevicePrimaryCtxReset(CUdevice dev);
+API CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags);
+API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags);
+API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+                                                         size_t dynamicSMemSize);
+API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize,
+                                                                  size_t dynamicSMemSize, unsigned int flags);
+API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                              CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                              size_t dynamicSMemSize, int blockSizeLimit);
+API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func,
+                                                       CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                       size_t dynamicSMemSize, int blockSizeLimit,
+                                                       unsigned int flags);
+API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                       unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                       unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                       void **kernelParams);
+API CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags);
+API CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
 API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags);
 API CUresult cuCtxDetach(CUcontext ctx);
 API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);

@@ -16,6 +16,7 @@
 #include "sim_cuda.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static CUresult device_of(CUdevice dev, sim_device **out)
 {
@@ -180,4 +181,37 @@ SIM_EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUde
     }
     *canAccessPeer = 0;
     return CUDA_SUCCESS;
+}
+
+/* A UUID per simulated device, the same in every process and run (clients
+ * key caches and CUDA_VISIBLE_DEVICES selection on it): the bytes of
+ * "gpuguard-sim" and the device's place in the configuration, big-endian
+ * (sim_cuda_visible.c), whatever ordinal CUDA_VISIBLE_DEVICES gives it.
+ * Real devices' UUIDs are random; nothing should read meaning into these. */
+static CUresult device_uuid(CUuuid *uuid, CUdevice dev, const char *call)
+{
+    sim_device *d;
+    CUresult r = device_of(dev, &d);
+    if (r)
+        return r;
+    if (!uuid) {
+        sim_detail("%s: uuid is NULL", call);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    sim_cuda_uuid_bytes(d->cfg->index, (unsigned char *)uuid->bytes);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+    SIM_COUNT(cuDeviceGetUuid);
+    return device_uuid(uuid, dev, "cuDeviceGetUuid");
+}
+
+/* CUDA 11.4's form: the same answer (the two differ on MIG instances,
+ * which the simulator does not have). */
+SIM_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+    SIM_COUNT(cuDeviceGetUuid_v2);
+    return device_uuid(uuid, dev, "cuDeviceGetUuid_v2");
 }

@@ -27,6 +27,7 @@
     X(CUDA_ERROR_ILLEGAL_ADDRESS, 700, "an illegal memory access was encountered") \
     X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 701, "too many resources requested for launch") \
     X(CUDA_ERROR_LAUNCH_TIMEOUT, 702, "the launch timed out and was terminated") \
+    X(CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE, 708, "primary context is already active") \
     X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709, "context is destroyed") \
     X(CUDA_ERROR_ASSERT, 710, "device-side assert triggered") \
     X(CUDA_ERROR_MISALIGNED_ADDRESS, 716, "misaligned address") \

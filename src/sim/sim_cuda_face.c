@@ -6,6 +6,7 @@
 #include "sim_cuda.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Calls made before a successful cuInit fail like the real driver's. */
 #define REQUIRE_INIT()                         \
@@ -31,12 +32,12 @@ static CUresult get_device(CUdevice dev, sim_device **out)
     return CUDA_SUCCESS;
 }
 
-sim_status sim_cuda_config_check(const sim_config *c, char *err, size_t errlen)
+sim_status sim_cuda_config_check(sim_config *c, char *err, size_t errlen)
 {
     const sim_cuda_line *line = &sim_cuda_line_in_use;
     int v = c->driver_version;
     if (v == 0 || (v >= line->min_version && v <= line->max_version))
-        return SIM_OK;
+        return sim_cuda_visible_devices(c, getenv("CUDA_VISIBLE_DEVICES"), err, errlen);
     snprintf(err, errlen, "driver_version: %s simulates CUDA %d.%d to %d.%d drivers, not %d; %s",
              line->library, line->min_version / 1000, line->min_version % 1000 / 10,
              line->max_version / 1000, line->max_version % 1000 / 10, v, line->other);
@@ -401,8 +402,9 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     return r ? r : sim_cuda_result(sim_primary_release(d));
 }
 
-/* flags: the simulator keeps none for primary contexts (0, the default
- * scheduling); active: retained by anyone. */
+/* flags: what cuDevicePrimaryCtxSetFlags set (0 by default: automatic
+ * scheduling; the simulator keeps them only to report them); active:
+ * retained by anyone. */
 SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
     SIM_COUNT(cuDevicePrimaryCtxGetState);
@@ -413,7 +415,7 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags
         return r;
     if (!flags || !active)
         return CUDA_ERROR_INVALID_VALUE;
-    *flags = 0;
+    *flags = atomic_load(&d->primary_flags);
     *active = sim_primary_active(d) ? 1 : 0;
     return CUDA_SUCCESS;
 }
@@ -425,4 +427,66 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     sim_device *d;
     CUresult r = get_device(dev, &d);
     return r ? r : sim_cuda_result(sim_primary_reset(d));
+}
+
+/* The v1 names (CUDA 7.0 to 10.x; cuda.h maps them to _v2 since 11.0, and
+ * the 535 driver serves them at cuGetProcAddress version 7000). Release and
+ * Reset behave as _v2 here: how the old forms differed on a real driver is
+ * not measured. */
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    SIM_COUNT(cuDevicePrimaryCtxRelease);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    return r ? r : sim_cuda_result(sim_primary_release(d));
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    SIM_COUNT(cuDevicePrimaryCtxReset);
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    return r ? r : sim_cuda_result(sim_primary_reset(d));
+}
+
+/* CU_CTX_FLAGS_MASK, and the scheduling values CU_CTX_SCHED_MASK allows:
+ * AUTO 0, SPIN 1, YIELD 2, BLOCKING_SYNC 4. */
+#define CU_CTX_FLAGS_KNOWN 0xFFu
+#define CU_CTX_SCHED_BITS 0x07u
+
+static CUresult primary_set_flags(CUdevice dev, unsigned int flags, bool refuse_if_active, const char *call)
+{
+    REQUIRE_INIT();
+    sim_device *d;
+    CUresult r = get_device(dev, &d);
+    if (r)
+        return r;
+    unsigned sched = flags & CU_CTX_SCHED_BITS;
+    if ((flags & ~CU_CTX_FLAGS_KNOWN) || sched == 3 || sched > 4) {
+        sim_detail("%s: flags 0x%x: unknown bits or scheduling value (AUTO 0, SPIN 1, YIELD 2, "
+                   "BLOCKING_SYNC 4, under CU_CTX_FLAGS_MASK 0xff)", call, flags);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    /* Before 11.0 the flags could only be set while the context was not
+     * active (the v1 contract); _v2 applies them to the active one too. */
+    if (refuse_if_active && sim_primary_active(d)) {
+        sim_detail("%s: device %d's primary context is active", call, dev);
+        return CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+    }
+    atomic_store(&d->primary_flags, flags);
+    return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
+{
+    SIM_COUNT(cuDevicePrimaryCtxSetFlags);
+    return primary_set_flags(dev, flags, true, "cuDevicePrimaryCtxSetFlags");
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+    SIM_COUNT(cuDevicePrimaryCtxSetFlags_v2);
+    return primary_set_flags(dev, flags, false, "cuDevicePrimaryCtxSetFlags_v2");
 }

@@ -8,9 +8,13 @@
  * error log), and cuLinkComplete hands back the inputs' texts one after the
  * other (the parser takes a later input's .version/.target/.address_size
  * lines as the first's), NUL-terminated: an image cuModuleLoadData loads
- * as PTX. Inputs that refer to each other's symbols (.extern variables,
- * calls to another input's .func) are not resolved: the parser refuses
- * them, at the input's cuLinkAddData. Machine code (cubins, objects,
+ * as PTX. An input is checked as a link input: a library of .funcs
+ * without .entry passes, and a call to a function another input defines
+ * is resolved in the linked text, where an earlier input's .extern
+ * declaration meets a later one's definition (numba links each device
+ * function's PTX as an input of its own); a call nothing defines is
+ * refused at cuLinkComplete. .extern variables defined by another input
+ * are not resolved (refused at the input). Machine code (cubins, objects,
  * libraries such as cudadevrt) and NVVM IR cannot be linked here:
  * CUDA_ERROR_NOT_SUPPORTED with a detail. Fatbins give their PTX
  * (ptx_fatbin.c, as cuModuleLoadData reads them).
@@ -125,7 +129,7 @@ SIM_EXPORT CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *optio
 /* Appends len bytes of PTX text (checked alone first). */
 static sim_status add_ptx(link_state *s, const char *text, size_t len, const char *name)
 {
-    sim_status st = sim_module_check_ptx(text, len);
+    sim_status st = sim_module_check_ptx(text, len, true);
     if (st) {
         char why[600];
         snprintf(why, sizeof why, "%s: %s", name && *name ? name : "PTX input", sim_detail_get());
@@ -298,7 +302,7 @@ SIM_EXPORT CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *s
         r = CUDA_ERROR_INVALID_VALUE;
     } else {
         /* Together: two inputs may define the same name. */
-        r = sim_cuda_result(sim_module_check_ptx(s->text, s->len));
+        r = sim_cuda_result(sim_module_check_ptx(s->text, s->len, false));
     }
     write_logs(s, r, "gpuguard simulated driver: PTX inputs linked into one PTX module");
     if (r)

@@ -4,8 +4,21 @@
  * wait for it; their whole range is checked at the call. Asynchronous ones
  * check only that the range starts in a live allocation: running past its
  * end is a device fault (ILLEGAL_ADDRESS, sticky) when the copy executes.
+ * An asynchronous copy to pageable host memory completes before it returns
+ * (to_pageable).
  */
 #include "sim_cuda.h"
+
+/* CUDA: an asynchronous copy from device to pageable host memory returns
+ * only once the copy has completed (the driver copies through a staging
+ * buffer); only page-locked destinations get a copy that is still running
+ * on return. Registered memory (cuMemHostRegister) counts as pageable
+ * here: the copy completes before the call returns, which is stricter
+ * than a driver, never wrong. numba reads such an array right after. */
+static bool to_pageable(const sim_copy_req *q)
+{
+    return q->kind == SIM_OP_COPY_DTOH && !sim_host_contains(q->host_dst, q->bytes);
+}
 
 /* Runs q on stream h of the current context; a memset or synchronous copy
  * waits for it. */
@@ -24,7 +37,7 @@ static CUresult do_copy(const sim_copy_req *q, CUstream h)
         else if ((st = sim_cuda_stream(h, c, &s)))
             sim_op_free(op);
         else {
-            st = sim_copy_submit(s, op, q->sync);
+            st = sim_copy_submit(s, op, q->sync || to_pageable(q));
             sim_obj_release(&s->obj);
         }
     }
@@ -47,15 +60,36 @@ SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     return sim_cuda_result(st);
 }
 
+/* Under unified addressing a device address names its allocation and so
+ * its context: cuMemFree frees it from that context whether or not it is
+ * current (numba frees a reset context's memory with none current, and its
+ * suites pass on real drivers). A current context's sticky error still
+ * comes first; with none current, the owner's; an address in no context
+ * with none current is INVALID_CONTEXT, as before. */
 SIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     SIM_COUNT(cuMemFree_v2);
-    sim_ctx *c;
-    CUresult r = sim_cuda_enter(&c);
-    if (r)
-        return r;
-    sim_status st = sim_mem_free(c, dptr);
-    sim_obj_release(&c->obj);
+    if (!sim_is_initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    sim_ctx *cur = NULL, *owner = NULL;
+    size_t off;
+    bool has_current = sim_ctx_current(&cur) == SIM_OK;
+    sim_status st = has_current ? sim_ctx_health(cur) : SIM_OK;
+    sim_alloc *a = st ? NULL : sim_mem_find_any(dptr, &owner, &off);
+    if (a) {
+        sim_alloc_release(a);
+        st = has_current ? SIM_OK : sim_ctx_health(owner);
+        if (!st)
+            st = sim_mem_free(owner, dptr);
+        sim_obj_release(&owner->obj);
+    } else if (!st) {
+        if (has_current)
+            st = sim_mem_free(cur, dptr); /* its own error for an unknown address */
+        else
+            st = sim_ctx_current(&cur);   /* INVALID_CONTEXT, with its detail */
+    }
+    if (has_current)
+        sim_obj_release(&cur->obj);
     return sim_cuda_result(st);
 }
 

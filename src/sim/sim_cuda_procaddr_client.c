@@ -187,6 +187,20 @@ const sim_proc sim_cuda_client_procs[] = {
     P("cuTexRefSetFilterMode", 2000, cuTexRefSetFilterMode),
     P("cuTexRefSetFlags", 2000, cuTexRefSetFlags),
     P("cuTexRefSetFormat", 2000, cuTexRefSetFormat),
+    /* numba's calls (issue 31). */
+    P("cuDeviceGetUuid", 9020, cuDeviceGetUuid),
+    P("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2),
+    P("cuLaunchCooperativeKernel", 9000, cuLaunchCooperativeKernel),
+    PT("cuLaunchCooperativeKernel", 9000, cuLaunchCooperativeKernel),
+    P("cuLaunchHostFunc", 10000, cuLaunchHostFunc),
+    PT("cuLaunchHostFunc", 10000, cuLaunchHostFunc),
+    P("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    P("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,
+      cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags),
+    P("cuOccupancyMaxPotentialBlockSize", 6050, cuOccupancyMaxPotentialBlockSize),
+    P("cuOccupancyMaxPotentialBlockSizeWithFlags", 7000, cuOccupancyMaxPotentialBlockSizeWithFlags),
+    P("cuStreamAddCallback", 5000, cuStreamAddCallback),
+    PT("cuStreamAddCallback", 7000, cuStreamAddCallback),
 };
 
 const size_t sim_cuda_client_nprocs = sizeof sim_cuda_client_procs / sizeof sim_cuda_client_procs[0];

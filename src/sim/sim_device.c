@@ -5,6 +5,13 @@
  * the life of the process (devices and misbehave rules are referenced by
  * pointer from then on). A failed init leaves nothing behind and may be
  * retried, e.g. after fixing GPUGUARD_SIM_CONFIG.
+ *
+ * fork: a child of a process that initialised the driver gets
+ * NOT_INITIALIZED from every call, cuInit included, as a driver answers
+ * there (NVIDIA: any use of CUDA after fork() is undefined; numba and
+ * PyTorch detect it and say "initialized before forking"). Before, the
+ * child's calls waited forever for stream workers it does not have. A
+ * child forked before any init may initialise its own driver.
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -19,11 +26,26 @@ static sim_config g_config;
 static sim_device *g_devices;
 static char g_config_error[512];
 atomic_bool sim_fast_flag;
+static atomic_bool g_forked_after_init;
+
+static void forked_child(void)
+{
+    if (atomic_load(&sim_initialized_flag)) {
+        atomic_store(&g_forked_after_init, true);
+        atomic_store(&sim_initialized_flag, false);
+    }
+}
 
 sim_status sim_init(sim_config_check check)
 {
     if (atomic_load_explicit(&sim_initialized_flag, memory_order_acquire))
         return SIM_OK;
+    /* Before the lock: a thread of the parent may have held it at fork. */
+    if (atomic_load(&g_forked_after_init)) {
+        sim_detail("this process was forked from one that had initialised the driver: the driver cannot be "
+                   "used in the child (NVIDIA: use after fork() is undefined; start the child with exec)");
+        return SIM_ERR_NOT_INITIALIZED;
+    }
     pthread_mutex_lock(&g_init_lock);
     sim_status st = SIM_OK;
     if (atomic_load_explicit(&sim_initialized_flag, memory_order_relaxed))
@@ -61,11 +83,13 @@ sim_status sim_init(sim_config_check check)
         devs[i].cfg = &g_config.devices[i];
         atomic_init(&devs[i].mem_used, 0);
         atomic_init(&devs[i].skew_ns, 0);
+        atomic_init(&devs[i].primary_flags, 0);
         pthread_mutex_init(&devs[i].primary_lock, NULL);
     }
     g_devices = devs;
     g_config_error[0] = '\0';
     atomic_store_explicit(&sim_fast_flag, cfg.fast, memory_order_relaxed);
+    pthread_atfork(NULL, NULL, forked_child);
     atomic_store_explicit(&sim_initialized_flag, true, memory_order_release);
 out:
     pthread_mutex_unlock(&g_init_lock);
@@ -120,7 +144,7 @@ sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out)
     case SIM_ATTR_CAN_MAP_HOST_MEMORY: *out = 1; break; /* sim_host_alloc_mapped */
     case SIM_ATTR_COMPUTE_MODE: *out = 0; break;
     case SIM_ATTR_CONCURRENT_KERNELS: *out = 1; break;
-    case SIM_ATTR_PCI_BUS_ID: *out = d->ordinal + 1; break;
+    case SIM_ATTR_PCI_BUS_ID: *out = (int)c->index + 1; break; /* physical: CUDA_VISIBLE_DEVICES keeps it */
     case SIM_ATTR_PCI_DEVICE_ID: *out = 0; break;
     case SIM_ATTR_PCI_DOMAIN_ID: *out = 0; break;
     case SIM_ATTR_MAX_THREADS_PER_MULTIPROCESSOR: *out = (int)SIM_MAX_THREADS_PER_SM; break;

@@ -25,7 +25,7 @@ static _Thread_local int t_device;
 
 /* "driver_version" picks which CUDA driver the CUDA face imitates; the HIP
  * face has no such choice, so the key is refused rather than ignored. */
-static sim_status hip_config_check(const sim_config *c, char *err, size_t errlen)
+static sim_status hip_config_check(sim_config *c, char *err, size_t errlen)
 {
     if (c->driver_version == 0)
         return SIM_OK;

@@ -40,6 +40,9 @@
 
 #define MAX_IMAGE_BYTES (1ull << 30)
 #define MAX_PARAM_BYTES 32764u /* CUDA's limit for kernel parameters */
+/* A C kernel is found by its symbol, GG_SIM_KERNEL_PREFIX and the name:
+ * names past this cannot be a C kernel's (PTX kernels' have no bound). */
+#define C_SYMBOL_MAX 255u
 #define TEXT_PREFIX "gg-sim-module:"
 
 static void module_free(sim_obj *o)
@@ -401,13 +404,14 @@ static void function_free(sim_obj *o)
     pthread_mutex_unlock(&m->lock);
     sim_obj_release(&m->obj);
     free(f->face_state);
+    free(f->name);
     free(f);
 }
 
 /* Reads and checks the kernel's GG_SIM_KERNEL_PARAMS declaration. */
 static sim_status find_params(sim_module *m, sim_function *f)
 {
-    char sym[sizeof f->name + 32];
+    char sym[C_SYMBOL_MAX + 32];
     snprintf(sym, sizeof sym, GG_SIM_PARAMS_PREFIX "%s", f->name);
     const unsigned *decl = dlsym(m->dl, sym);
     if (!decl) {
@@ -432,7 +436,12 @@ static sim_status find_params(sim_module *m, sim_function *f)
 
 static sim_status find_c_kernel(sim_module *m, sim_function *f)
 {
-    char sym[sizeof f->name + 32];
+    if (strlen(f->name) > C_SYMBOL_MAX) {
+        sim_detail("kernel \"%.40s...\" not found in the module: a C kernel's name has at most %u bytes",
+                   f->name, C_SYMBOL_MAX);
+        return SIM_ERR_NOT_FOUND;
+    }
+    char sym[C_SYMBOL_MAX + 32];
     snprintf(sym, sizeof sym, GG_SIM_KERNEL_PREFIX "%s", f->name);
     f->fn = (gg_sim_kernel_fn)(uintptr_t)dlsym(m->dl, sym);
     if (!f->fn) {
@@ -494,7 +503,7 @@ static bool remember(sim_module *m, sim_function *f)
 
 sim_status sim_module_function(sim_module *m, const char *name, sim_function **out)
 {
-    if (!name || !name[0] || strlen(name) >= sizeof ((sim_function *)0)->name)
+    if (!name || !name[0])
         return SIM_ERR_INVALID_VALUE;
     sim_function *f = cached_function(m, name);
     if (f) {
@@ -504,9 +513,10 @@ sim_status sim_module_function(sim_module *m, const char *name, sim_function **o
     f = sim_calloc(1, sizeof *f);
     if (!f)
         return SIM_ERR_OUT_OF_MEMORY;
-    snprintf(f->name, sizeof f->name, "%s", name);
-    sim_status st = m->ptx ? find_ptx_kernel(m, f) : find_c_kernel(m, f);
+    f->name = sim_strdup(name);
+    sim_status st = !f->name ? SIM_ERR_OUT_OF_MEMORY : m->ptx ? find_ptx_kernel(m, f) : find_c_kernel(m, f);
     if (st) {
+        free(f->name);
         free(f);
         return st;
     }
@@ -564,10 +574,11 @@ static const char *defined_twice(const ptx_module *m)
     return NULL;
 }
 
-sim_status sim_module_check_ptx(const char *text, size_t len)
+sim_status sim_module_check_ptx(const char *text, size_t len, bool link_input)
 {
     char err[512];
-    ptx_module *ptx = ptx_module_parse(text, len, err, sizeof err);
+    ptx_module *ptx = ptx_module_parse_as(text, len, link_input ? PTX_PARSE_LINK_INPUT : PTX_PARSE_MODULE, err,
+                                          sizeof err);
     if (!ptx) {
         sim_detail("%s", err);
         return SIM_ERR_INVALID_IMAGE;

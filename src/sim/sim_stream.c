@@ -181,6 +181,12 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
     if (discard) {
         if (op->kind == SIM_OP_LAUNCH)
             sim_launch_truth_discard(op->u.launch);
+        /* A callback still learns of the error that poisoned its context
+         * (not of a destroy's discard: its stream is gone). */
+        sim_status health = sim_ctx_health(s->ctx);
+        if (op->kind == SIM_OP_HOST_CALL && op->u.host.despite_errors && health != SIM_OK &&
+            !atomic_load(&s->discard))
+            op->u.host.run(&op->u.host, health);
         sim_timeline_ended(s, start);
         return;
     }
@@ -204,6 +210,13 @@ static void run_op(sim_stream *s, sim_op *op, unsigned epoch)
         if (!write_value_op(s, op)) /* its memory was freed before it ran */
             sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch, NULL);
         break;
+    case SIM_OP_HOST_CALL: {
+        /* Host code: it takes the wall-clock time it runs. */
+        uint64_t wall = sim_wall_ns();
+        op->u.host.run(&op->u.host, SIM_OK);
+        took = sim_wall_ns() - wall;
+        break;
+    }
     default:
         if (!copy_op(s, op)) /* an async copy that overran its allocation */
             sim_ctx_poison(s->ctx, SIM_ERR_ILLEGAL_ADDRESS, epoch, NULL);
@@ -478,6 +491,15 @@ static uint64_t run_now(sim_stream *s, sim_op *op)
 uint64_t sim_stream_run_inline(sim_stream *s, sim_op *op)
 {
     return run_now_borrowed(s, op);
+}
+
+sim_status sim_stream_host_call(sim_stream *s, const sim_host_call *hc)
+{
+    sim_op *op = sim_op_new(SIM_OP_HOST_CALL);
+    if (!op)
+        return SIM_ERR_OUT_OF_MEMORY;
+    op->u.host = *hc;
+    return sim_stream_submit(s, op) ? SIM_OK : SIM_ERR_INVALID_HANDLE;
 }
 
 uint64_t sim_stream_submit_done(sim_stream *s)

@@ -165,6 +165,7 @@ sim_status sim_truth_accept(sim_stream *s, const char *kernel, sim_mb_action mis
     r->pub.stream = s->is_null ? 0 : (unsigned long long)s->obj.handle;
     r->pub.stream_position = (unsigned long long)position;
     size_t n = strlen(kernel);
+    r->pub.kernel_length = n;
     if (n >= sizeof r->pub.kernel)
         n = sizeof r->pub.kernel - 1;
     memcpy(r->pub.kernel, kernel, n);

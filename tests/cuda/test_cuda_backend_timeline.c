@@ -150,9 +150,9 @@ Test(cuda_sim_timeline, a_write_value_after_a_completed_kernel_is_visible_on_the
     gg__nfunc noop = NULL;
     OK(b.module_load_file(b.self, &m, KERNELS));
     OK(b.module_get_function(b.self, &noop, m, "noop"));
-    const unsigned one[3] = { 1, 1, 1 };
+    const gg_dim3 one = { 1, 1, 1 };
     for (uint64_t seq = 1; seq <= 3; seq++) {
-        OK(b.launch(b.self, noop, one, one, 0, s, NULL));
+        OK(b.launch(b.self, noop, &one, &one, 0, s, NULL));
         OK(b.stream_write_value(b.self, s, d, seq, true));
     }
     OK(b.stream_write_value(b.self, s, d + 8, 77, false));
@@ -189,7 +189,7 @@ Test(cuda_sim_timeline, values_queued_behind_a_faulting_kernel_never_land)
     OK(b.module_load_file(b.self, &m, KERNELS));
     OK(b.module_get_function(b.self, &noop, m, "noop"));
     OK(b.module_get_function(b.self, &spin, m, "spin"));
-    const unsigned one[3] = { 1, 1, 1 };
+    const gg_dim3 one = { 1, 1, 1 };
     /* The quiet stream's launch completes before anything faults. */
     OK(b.stream_write_value(b.self, quiet, d + 8, 10, true));
     OK(b.stream_synchronize(b.self, quiet));
@@ -198,10 +198,10 @@ Test(cuda_sim_timeline, values_queued_behind_a_faulting_kernel_never_land)
      * the slot's value is the same). */
     unsigned ms = 50;
     void *spin_params[] = { &ms };
-    OK(b.launch(b.self, spin, one, one, 0, s, spin_params));
+    OK(b.launch(b.self, spin, &one, &one, 0, s, spin_params));
     int last_rc = 0;
     for (uint64_t seq = 1; seq <= 5 && last_rc == 0; seq++) {
-        last_rc = b.launch(b.self, noop, one, one, 0, s, NULL); /* #3 faults */
+        last_rc = b.launch(b.self, noop, &one, &one, 0, s, NULL); /* #3 faults */
         if (last_rc == 0)
             last_rc = b.stream_write_value(b.self, s, d, seq, true);
     }

@@ -184,13 +184,16 @@ void check_chunked_slices(const gc_env *env, gc_result *r)
     /* A GPU runs up to 32 blocks per multiprocessor at once: blocks of 2 ms,
      * about 100 such waves (0.2 s of device time when all 32 fit, longer
      * when fewer do), so that a 20 ms slice holds about 10 waves. The
-     * simulator does the same in simulated time (its multiprocessors hold
-     * 32 such blocks each), which its host interprets: blocks of 10 us,
-     * 600 waves, 0.5 ms slices of about 50 waves. */
+     * simulator does the same in simulated time, which its host interprets:
+     * blocks of 1024 threads (2 per multiprocessor; only thread 0 spins) of
+     * 0.25 ms, 240 waves, 5 ms slices of 20 waves. Its device time counts a
+     * host stall between two calls to an idle device, as a GPU's does, so
+     * the target stays large against this host's scheduling. */
     uint32_t sms = info.multiprocessors > 0 ? (uint32_t)info.multiprocessors : 1;
-    uint32_t blocks = env->simulated ? sms * 32 * 600 : (sms * 3200 > 1000 ? sms * 3200 : 1000);
-    uint64_t block_ns = env->simulated ? 10000 : 2000000;
-    float target_ms = env->simulated ? 0.5f : 20.0f;
+    uint32_t blocks = env->simulated ? sms * 2 * 240 : (sms * 3200 > 1000 ? sms * 3200 : 1000);
+    uint32_t threads = env->simulated ? 1024 : 32;
+    uint64_t block_ns = env->simulated ? 250000 : 2000000;
+    float target_ms = env->simulated ? 5.0f : 20.0f;
     if (blocks > (uint32_t)info.max_grid[0])
         blocks = (uint32_t)info.max_grid[0];
     if (!gc_open(r, env, "chunked", &s) || !gc_kernel(r, &s, "chunk_mark", &mark) ||
@@ -202,7 +205,7 @@ void check_chunked_slices(const gc_env *env, gc_result *r)
     uint32_t offset = 0;
     gg_buffer_device_ptr(marks_buf, &ptr);
     void *params[] = { &ptr, &block_ns, &offset };
-    gg_launch_desc d = { .kernel = mark, .stream = s.stream, .grid = { blocks, 1, 1 }, .block = { 32, 1, 1 },
+    gg_launch_desc d = { .kernel = mark, .stream = s.stream, .grid = { blocks, 1, 1 }, .block = { threads, 1, 1 },
                          .params = params, .param_count = 3 };
     static slice_log log;
     gg_chunk_desc chunk = { .offset_param = 2, .target_ms = target_ms, .slice_timeout_ms = 20000,

@@ -29,6 +29,7 @@ void check_fault_plan_immediate(const gc_env *env, gc_result *r);
 void check_fault_plan_async(const gc_env *env, gc_result *r);
 /* checks_bench.c */
 void check_bench(const gc_env *env, gc_result *r);
+void check_timeline_cost(const gc_env *env, gc_result *r);
 /* checks_python.c */
 void check_py_module(const gc_env *env, gc_result *r);
 void check_py_torch_dlpack(const gc_env *env, gc_result *r);

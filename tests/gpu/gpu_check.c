@@ -71,6 +71,8 @@ static const check checks[] = {
     { "fault_plan_async", "an asynchronous fault plan surfaces at the next sync, culprit named",
       check_fault_plan_async, false },
     { "bench", "launch, record and query overhead against direct driver calls", check_bench, false },
+    { "timeline_cost", "launch overhead with the completion timeline on and off, and its mechanism",
+      check_timeline_cost, false },
     { "py_module", "gpuguard_py (the PyCUDA-style module) computes on the device", check_py_module, false },
     { "py_torch_dlpack", "a gpuguard buffer consumed by torch.from_dlpack", check_py_torch_dlpack, false },
     { "py_cupy_asarray", "a gpuguard buffer consumed by cupy.asarray", check_py_cupy_asarray, false },

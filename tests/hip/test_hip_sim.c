@@ -247,8 +247,8 @@ static void launch_fill(gg__nmodule m, gg__nstream s, uint32_t value)
     uint64_t dst_param = dst;
     uint32_t n = N;
     void *params[] = { &dst_param, &value, &n };
-    const unsigned grid[3] = { (N + 255) / 256, 1, 1 }, block[3] = { 256, 1, 1 };
-    OK(sim.launch(sim.self, f, grid, block, 0, s, params));
+    const gg_dim3 grid = { (N + 255) / 256, 1, 1 }, block = { 256, 1, 1 };
+    OK(sim.launch(sim.self, f, &grid, &block, 0, s, params));
     uint32_t out[N];
     memset(out, 0, sizeof out);
     OK(sim.memcpy_dtoh(sim.self, out, dst, sizeof out, s, s != NULL));
@@ -287,8 +287,8 @@ Test(hip_sim, a_faulting_kernel_is_sticky_until_the_device_is_reset)
     OK(sim.mem_alloc(sim.self, &buf, 64));
     uint64_t ptr = buf, bytes = 1 << 20; /* far past the allocation */
     void *params[] = { &ptr, &bytes };
-    const unsigned one[3] = { 1, 1, 1 };
-    int rc = sim.launch(sim.self, touch, one, one, 0, NULL, params);
+    const gg_dim3 one = { 1, 1, 1 };
+    int rc = sim.launch(sim.self, touch, &one, &one, 0, NULL, params);
     if (rc == 0)
         rc = sim.ctx_synchronize(sim.self);
     gg__code_class c = sim.classify(rc);
@@ -408,12 +408,12 @@ Test(hip_sim, a_write_value_queued_behind_a_faulting_kernel_never_lands)
     OK(sim.stream_create(sim.self, &s));
 
     uint64_t ptr = buf, small = 64, huge = 1 << 20;
-    const unsigned one[3] = { 1, 1, 1 };
+    const gg_dim3 one = { 1, 1, 1 };
     void *fine[] = { &ptr, &small };
-    OK(sim.launch(sim.self, touch, one, one, 0, s, fine));
+    OK(sim.launch(sim.self, touch, &one, &one, 0, s, fine));
     OK(sim.stream_write_value(sim.self, s, dev, 1, true));
     void *faulting[] = { &ptr, &huge }; /* far past the allocation */
-    int rc = sim.launch(sim.self, touch, one, one, 0, s, faulting);
+    int rc = sim.launch(sim.self, touch, &one, &one, 0, s, faulting);
     if (rc == 0)
         rc = sim.stream_write_value(sim.self, s, dev, 2, true);
     if (rc == 0)

@@ -8,6 +8,7 @@
 #include "sim_test.h"
 #include "sim_cuda_client.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,7 +95,7 @@ static void check_waves(const launch_case *lc, CUmodule ptx, CUmodule c_kernels)
     float ms = 0;
     CU_OK(cuEventElapsedTime_v2(&ms, before, after));
     double want_ms = (double)(lc->waiting ? 2 : 1) * (double)block_ns(n) / 1e6;
-    cr_assert_float_eq(ms, want_ms, want_ms * 1e-5, "%s: events measured %.6f ms, want %.6f", lc->what,
+    cr_assert(fabs(ms - want_ms) <= want_ms * 1e-5, "%s: events measured %.6f ms, want %.6f", lc->what,
                        (double)ms, want_ms);
     CU_OK(cuEventDestroy_v2(before));
     CU_OK(cuEventDestroy_v2(after));
@@ -158,5 +159,61 @@ Test(ptx_device_time, watchdog_counts_the_waves_of_a_launch)
             CU_OK(cuCtxDestroy_v2(c));
         }
     }
+    alarm(0);
+}
+
+static size_t shared_64_per_thread(int block_size)
+{
+    return (size_t)block_size * 64;
+}
+
+/* The occupancy calls answer from the same residency rule: what they say
+ * fits is one wave, one block more is a second (on one multiprocessor). */
+Test(ptx_device_time, occupancy_answers_are_the_waves)
+{
+    alarm(50);
+    sim_test_init(SLOTS_CONFIG);
+    CUcontext c = sim_test_ctx(0);
+    CUmodule ptx, c_kernels = sim_test_module();
+    CU_OK(cuModuleLoadData(&ptx, k_stamp));
+    CUfunction f = sim_test_kernel(ptx, "stamp");
+    struct { int threads; size_t shared; int want; } cases[] = {
+        { 1024, 0, 2 }, { 1025, 0, 0 }, { 96, 0, 21 }, { 64, 0, 32 }, { 32, 0, 32 },
+        { 32, 49152, 3 }, { 32, 49153, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int n = -1;
+        CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, cases[i].threads, cases[i].shared));
+        cr_assert_eq(n, cases[i].want, "%d threads, %zu bytes: %d blocks, want %d", cases[i].threads,
+                     cases[i].shared, n, cases[i].want);
+        CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, cases[i].threads, cases[i].shared, 1));
+        cr_assert_eq(n, cases[i].want);
+    }
+    int n = 0, grid = 0, block = 0;
+    CU_IS(cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, 0, 0), CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 32, 0, 2), CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuOccupancyMaxActiveBlocksPerMultiprocessor(NULL, f, 32, 0), CUDA_ERROR_INVALID_VALUE);
+    /* The largest block keeping 2048 threads resident: 1024 (2 blocks). */
+    CU_OK(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL, 0, 0));
+    cr_assert_eq(block, 1024);
+    cr_assert_eq(grid, 2);
+    /* Under a limit of 1000, 512 (4 blocks): 1000 keeps only 2000. */
+    CU_OK(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL, 0, 1000));
+    cr_assert_eq(block, 512);
+    cr_assert_eq(grid, 4);
+    /* 64 bytes of shared memory a thread: 1024 threads' 64 KiB cannot
+     * launch, 768 keep 1536 threads, 512 keep 2048 (4 of 32 KiB). */
+    CU_OK(cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, f, shared_64_per_thread, 0, 0, 0));
+    cr_assert_eq(block, 512);
+    cr_assert_eq(grid, 4);
+    CU_IS(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, NULL, 0, -1), CUDA_ERROR_INVALID_VALUE);
+    /* What the answer says fits is one wave; one block more waits. */
+    const launch_case fits = { "the occupancy answer: 4 blocks of 512", 0, 512, 0, 4, 0 };
+    const launch_case one_more = { "one block past it", 0, 512, 0, 5, 1 };
+    check_waves(&fits, ptx, c_kernels);
+    check_waves(&one_more, ptx, c_kernels);
+    CU_OK(cuModuleUnload(ptx));
+    CU_OK(cuModuleUnload(c_kernels));
+    CU_OK(cuCtxDestroy_v2(c));
     alarm(0);
 }

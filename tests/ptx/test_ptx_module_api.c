@@ -776,3 +776,58 @@ Test(ptx_module_api, load_data_ex_logs_and_their_sizes)
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }
+
+/* numba links each device function as an input of its own: the kernel's
+ * input declares `twice` .extern and calls it, a later input (a library:
+ * no .entry) defines it. Each input passes its cuLinkAddData, the linked
+ * module runs the call; a call that no input defines is refused at
+ * cuLinkComplete, naming the function. */
+Test(ptx_module_api, a_call_into_another_input_is_linked)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(1);
+    static const char kernel[] =
+        ".version 7.0\n.target sm_75\n.address_size 64\n"
+        ".extern .func (.param .b32 r) twice(.param .b32 x);\n"
+        ".visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n"
+        "\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, 21;\n"
+        "\t{\n\t.param .b32 a;\n\t.param .b32 ret;\n\tst.param.b32 [a], %r1;\n"
+        "\tcall.uni (ret), twice, (a);\n\tld.param.b32 %r2, [ret];\n\t}\n"
+        "\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+    static const char library[] =
+        ".version 7.0\n.target sm_75\n.address_size 64\n"
+        ".visible .func (.param .b32 r) twice(.param .b32 x)\n{\n\t.reg .b32 %r<3>;\n"
+        "\tld.param.b32 %r1, [x];\n\tadd.s32 %r2, %r1, %r1;\n\tst.param.b32 [r], %r2;\n\tret;\n}\n";
+    char error[512] = "";
+    CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+    void *vals[] = { error, (void *)(uintptr_t)sizeof error };
+    CUlinkState link;
+    CU_OK(cuLinkCreate_v2(2, opts, vals, &link));
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, (void *)kernel, sizeof kernel, "kernel.ptx", 0, NULL, NULL));
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, (void *)library, sizeof library, "twice.ptx", 0, NULL, NULL));
+    void *image = NULL;
+    CU_OK(cuLinkComplete(link, &image, NULL));
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, image));
+    CU_OK(cuLinkDestroy(link));
+    CUdeviceptr out;
+    CU_OK(cuMemAlloc_v2(&out, 4));
+    void *args[] = { &out };
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "k"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    uint32_t got = 0;
+    CU_OK(cuMemcpyDtoH_v2(&got, out, 4));
+    cr_assert_eq(got, 42u);
+    CU_OK(cuMemFree_v2(out));
+    CU_OK(cuModuleUnload(m));
+    /* The kernel alone: its input passes, the link cannot resolve the call. */
+    CU_OK(cuLinkCreate_v2(2, opts, vals, &link));
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, (void *)kernel, sizeof kernel, "kernel.ptx", 0, NULL, NULL));
+    CU_IS(cuLinkComplete(link, &image, NULL), CUDA_ERROR_INVALID_IMAGE);
+    cr_assert(strstr(error, "call to twice, which has no body") != NULL, "error log: %s", error);
+    CU_OK(cuLinkDestroy(link));
+    /* A module of its own still needs an .entry and resolved calls. */
+    CU_IS(cuModuleLoadData(&m, library), CUDA_ERROR_INVALID_IMAGE);
+    CU_IS(cuModuleLoadData(&m, kernel), CUDA_ERROR_INVALID_IMAGE);
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}

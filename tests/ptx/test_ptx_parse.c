@@ -79,6 +79,50 @@ Test(ptx_parse, unknown_instruction_is_refused_with_its_line)
                    "PTX line 8: unknown instruction frobnicate.b32: frobnicate.b32 %r1, %r1;");
 }
 
+/* The .f16 forms the interpreter does not run are refused at load with
+ * their line; the implemented ones load. */
+#define F16_HEAD HEADER ".visible .entry k()\n{\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<4>;\n\t.reg .pred %p<2>;\n"
+#define F16_KERNEL(body) F16_HEAD body "}\n"
+Test(ptx_parse, f16_forms_load_or_are_refused_with_a_reason)
+{
+    assert_refused(F16_KERNEL("\tdiv.rn.f16 %rs1, %rs2, %rs3;\n"),
+                   "PTX line 9: div.rn.f16: this .f16 form is not supported");
+    assert_refused(F16_KERNEL("\tmad.f16 %rs1, %rs2, %rs3, %rs3;\n"),
+                   "PTX line 9: mad.f16: this .f16 form is not supported");
+    assert_refused(F16_KERNEL("\ttestp.finite.f16 %p1, %rs1;\n"),
+                   "PTX line 9: testp.finite.f16: this .f16 form is not supported");
+    assert_refused(F16_KERNEL("\tadd.f16x2 %r1, %r2, %r3;\n"),
+                   "PTX line 9: modifier .f16x2 not supported in add.f16x2");
+    assert_refused(F16_KERNEL("\tset.eq.f64.f16 %rs1, %rs2, %rs2;\n"),
+                   "PTX line 9: set.eq.f64.f16: set needs a destination type");
+    assert_refused(F16_KERNEL("\tset.eq.u32.u8 %r1, %rs2, %rs2;\n"),
+                   "PTX line 9: set.eq.u32.u8: set needs a destination type");
+    assert_refused(F16_KERNEL("\tset.eq.and.f16.f16 %rs1, %rs2, %rs2;\n"),
+                   "PTX line 9: set takes a fourth (predicate) operand with a boolean operation only");
+    assert_refused(F16_KERNEL("\tset.f16.f16 %rs1, %rs2, %rs2;\n"), "PTX line 9: set.f16.f16: no comparison");
+    assert_refused(F16_KERNEL("\tmax.NaN.s32 %r1, %r2, %r2;\n"),
+                   "PTX line 9: max.NaN.s32: .NaN takes .f32 or .f16");
+    assert_refused(F16_KERNEL("\tcvt.rz.s32.f16 %r1, %rs1;\n"),
+                   "PTX line 9: cvt.rz.s32.f16: float-to-integer conversion needs an integer rounding");
+    assert_refused(F16_KERNEL("\tcvt.rz.bf16.f32 %rs1, %r1;\n"), "PTX line 9: modifier .bf16 not supported");
+    static const char *const loads[] = {
+        "\tcvt.rn.f16.f32 %rs1, %r1;\n", "\tcvt.f32.f16 %r1, %rs1;\n", "\tcvt.rzi.u8.f16 %rs1, %rs2;\n",
+        "\tcvt.rn.f16.u64 %rs1, %rs2;\n", "\tsetp.gtu.f16 %p1, %rs1, %rs2;\n",
+        "\tadd.rn.ftz.sat.f16 %rs1, %rs2, %rs3;\n", "\tfma.rn.f16 %rs1, %rs2, %rs3, %rs1;\n",
+        "\tmax.f16 %rs1, %rs2, %rs3;\n", "\tneg.f16 %rs1, %rs2;\n", "\tabs.ftz.f16 %rs1, %rs2;\n",
+        "\tset.nan.f16.f16 %rs1, %rs2, %rs2;\n", "\tset.lt.u32.f32 %r1, %r2, 0f3F800000;\n",
+        "\tset.eq.or.s16.f16 %rs1, %rs2, 0x3C00, !%p1;\n", "\tmax.NaN.f16 %rs1, %rs2, %rs3;\n",
+        "\t{.reg.b16 t;\n\tmov.b16 t, 0X3C00U;\n\tadd.f16 %rs1, t, t;\n\t}\n",
+    };
+    for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+        char src[512], err[512];
+        snprintf(src, sizeof src, "%s%s}\n", F16_HEAD, loads[i]);
+        ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+        cr_assert_not_null(m, "%s: %s", loads[i], err);
+        ptx_module_free(m);
+    }
+}
+
 Test(ptx_parse, unsupported_forms_are_refused_with_their_line)
 {
     assert_refused(HEADER ".bogus 3\n", "PTX line 4: directive .bogus not supported");
@@ -177,4 +221,31 @@ Test(ptx_parse, recognises_ptx_text_only)
     static const unsigned char fatbin[] = { 0x50, 0xed, 0x55, 0xba, 0x01, 0x00, '.', 'e', 'n', 't',
                                             'r', 'y', 0 };
     cr_assert_not(ptx_image_is_ptx((const char *)fatbin));
+}
+
+/* A kernel or function takes up to 256 parameters (numba passes 5 + 2 x
+ * ndim per array); the 257th is refused with the bound. */
+static char *kernel_with_params(unsigned n)
+{
+    size_t cap = 256 + (size_t)n * 32;
+    char *src = malloc(cap);
+    cr_assert_not_null(src);
+    size_t at = (size_t)snprintf(src, cap, HEADER ".visible .entry k(");
+    for (unsigned i = 0; i < n; i++)
+        at += (size_t)snprintf(src + at, cap - at, "%s.param .u32 p%u", i ? ", " : "", i);
+    snprintf(src + at, cap - at, ")\n{\n\tret;\n}\n");
+    return src;
+}
+
+Test(ptx_parse, up_to_256_parameters)
+{
+    char err[512];
+    char *src = kernel_with_params(256);
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    ptx_module_free(m);
+    free(src);
+    src = kernel_with_params(257);
+    assert_refused(src, "more than 256 parameters are not supported");
+    free(src);
 }

@@ -806,3 +806,52 @@ Test(ptx_warp_ops, global_atomics_from_concurrent_streams_lose_no_update)
     CU_OK(cuCtxDestroy_v2(c));
     sim_test_assert_no_leaks();
 }
+
+/* %lanemask_{eq,le,lt,ge,gt} per lane, and the block's shared memory sizes:
+ * %dynamic_smem_size the launch's dynamic bytes, %total_smem_size those
+ * and the static ones (64 here, the dynamic part starting at that offset).
+ * numba reads %dynamic_smem_size for its dynamic shared arrays. */
+Test(ptx_warp_ops, lane_masks_and_shared_memory_sizes)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(1);
+    static const char src[] =
+        ".version 7.0\n.target sm_75\n.address_size 64\n"
+        ".visible .entry sizes(.param .u64 out)\n{\n"
+        "\t.shared .align 4 .b8 fixed[64];\n"
+        "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<4>;\n"
+        "\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\tmul.lo.u32 %r2, %r1, 28;\n"
+        "\tcvt.u64.u32 %rd2, %r2;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+        "\tmov.u32 %r3, %lanemask_eq;\n\tst.global.u32 [%rd3], %r3;\n"
+        "\tmov.u32 %r4, %lanemask_le;\n\tst.global.u32 [%rd3+4], %r4;\n"
+        "\tmov.u32 %r5, %lanemask_lt;\n\tst.global.u32 [%rd3+8], %r5;\n"
+        "\tmov.u32 %r6, %lanemask_ge;\n\tst.global.u32 [%rd3+12], %r6;\n"
+        "\tmov.u32 %r7, %lanemask_gt;\n\tst.global.u32 [%rd3+16], %r7;\n"
+        "\tmov.u32 %r8, %dynamic_smem_size;\n\tst.global.u32 [%rd3+20], %r8;\n"
+        "\tmov.u32 %r9, %total_smem_size;\n\tst.global.u32 [%rd3+24], %r9;\n"
+        "\tst.shared.u32 [fixed], %r9;\n\tret;\n}\n";
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, src));
+    enum { THREADS = 40 };
+    CUdeviceptr out;
+    CU_OK(cuMemAlloc_v2(&out, THREADS * 28));
+    void *args[] = { &out };
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "sizes"), 1, 1, 1, THREADS, 1, 1, 100, NULL, args, NULL));
+    uint32_t got[THREADS * 7];
+    CU_OK(cuMemcpyDtoH_v2(got, out, sizeof got));
+    for (unsigned t = 0; t < THREADS; t++) {
+        unsigned lane = t % 32;
+        uint32_t eq = 1u << lane, lt = eq - 1, le = lt | eq;
+        const uint32_t *g = got + 7 * t;
+        cr_assert_eq(g[0], eq, "thread %u: lanemask_eq 0x%x", t, g[0]);
+        cr_assert_eq(g[1], le, "thread %u: lanemask_le 0x%x", t, g[1]);
+        cr_assert_eq(g[2], lt, "thread %u: lanemask_lt 0x%x", t, g[2]);
+        cr_assert_eq(g[3], ~lt, "thread %u: lanemask_ge 0x%x", t, g[3]);
+        cr_assert_eq(g[4], ~le, "thread %u: lanemask_gt 0x%x", t, g[4]);
+        cr_assert_eq(g[5], 100u, "thread %u: dynamic_smem_size %u", t, g[5]);
+        cr_assert_eq(g[6], 164u, "thread %u: total_smem_size %u", t, g[6]);
+    }
+    CU_OK(cuMemFree_v2(out));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+}

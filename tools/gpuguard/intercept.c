@@ -33,22 +33,73 @@ static bool directory_of(void *symbol, char *out, size_t size)
     return snprintf(out, size, "%.*s", (int)(slash - info.dli_fname), info.dli_fname) < (int)size;
 }
 
+/* The folder of the tool's own binary (/proc/self/exe, links resolved), or
+ * false. */
+static bool tool_directory(char *out, size_t size)
+{
+    char exe[PATH_MAX];
+    if (realpath("/proc/self/exe", exe) == NULL)
+        return false;
+    const char *slash = strrchr(exe, '/');
+    return slash != NULL && snprintf(out, size, "%.*s", (int)(slash - exe), exe) < (int)size;
+}
+
+/* The library folders that belong with this tool, most its own first: the
+ * install's <libdir> and the build tree's lib/, each found from the tool's
+ * own folder (so a moved prefix, a DESTDIR staging or a moved build tree
+ * still use their own files); then libgpuguard's folder (the library the
+ * tool was loaded with). Fills `dirs` (pointing into `storage`), returns
+ * the count. */
+enum { OWN_LIBDIRS_MAX = 3 };
+static int own_library_dirs(const char *dirs[OWN_LIBDIRS_MAX], char storage[OWN_LIBDIRS_MAX][PATH_MAX])
+{
+    char tool_dir[PATH_MAX];
+    int n = 0;
+    if (tool_directory(tool_dir, sizeof tool_dir)) {
+        char joined[2 * PATH_MAX];
+        const char *relative[2] = { GG_TOOL_TO_INSTALLED_LIBDIR, GG_TOOL_TO_BUILT_LIBDIR };
+        for (int i = 0; i < 2; i++) {
+            snprintf(joined, sizeof joined, "%s/%s", tool_dir, relative[i]);
+            if (realpath(joined, storage[n]) != NULL) {
+                dirs[n] = storage[n];
+                n++;
+            }
+        }
+    }
+    char lib_dir[PATH_MAX];
+    if (directory_of((void *)&gg_init, lib_dir, sizeof lib_dir) && realpath(lib_dir, storage[n]) != NULL) {
+        bool again = false; /* usually one of the above */
+        for (int i = 0; i < n; i++)
+            again = again || strcmp(dirs[i], storage[n]) == 0;
+        if (!again) {
+            dirs[n] = storage[n];
+            n++;
+        }
+    }
+    return n;
+}
+
 /* The interposer is built and installed in a directory of its own that
- * holds it as libcuda.so.1: intercept/ next to libgpuguard in the build tree
- * (build/lib/intercept), gpuguard/intercept/ next to it when installed;
- * failing those (libgpuguard moved), the build tree's and the install
- * prefix's as configured. */
+ * holds it as libcuda.so.1: intercept/ in the build tree's lib/
+ * (build/lib/intercept), gpuguard/intercept/ in the installed <libdir>. It
+ * is looked for under the tool's own library folders (own_library_dirs);
+ * failing those, in the build tree and the install prefix as configured. */
 static int find_interposer(const char *who, intercept_setup *setup, char real_path[PATH_MAX])
 {
-    char lib_dir[PATH_MAX] = "";
-    const char *dirs[4];
-    char relative[2][PATH_MAX + 32];
+    char lib_storage[OWN_LIBDIRS_MAX][PATH_MAX];
+    const char *lib_dirs[OWN_LIBDIRS_MAX];
+    int libs = own_library_dirs(lib_dirs, lib_storage);
+    enum { MAX_DIRS = 2 * OWN_LIBDIRS_MAX + 2 };
+    char relative[2 * OWN_LIBDIRS_MAX][PATH_MAX + 32];
+    const char *dirs[MAX_DIRS];
     int n = 0;
-    if (directory_of((void *)&gg_init, lib_dir, sizeof lib_dir)) {
-        snprintf(relative[0], sizeof relative[0], "%s/intercept", lib_dir);
-        snprintf(relative[1], sizeof relative[1], "%s/gpuguard/intercept", lib_dir);
-        dirs[n++] = relative[0];
-        dirs[n++] = relative[1];
+    for (int i = 0; i < libs; i++) {
+        snprintf(relative[n], sizeof relative[n], "%s/gpuguard/intercept", lib_dirs[i]);
+        dirs[n] = relative[n];
+        n++;
+        snprintf(relative[n], sizeof relative[n], "%s/intercept", lib_dirs[i]);
+        dirs[n] = relative[n];
+        n++;
     }
     dirs[n++] = GG_INTERCEPT_BUILD_DIR;
     dirs[n++] = GG_INTERCEPT_INSTALL_DIR;
@@ -70,14 +121,17 @@ static int find_interposer(const char *who, intercept_setup *setup, char real_pa
     return -1;
 }
 
-/* The simulated driver gpuguard loads for GPUGUARD_BACKEND=sim: next to
- * libgpuguard (built or installed together). */
+/* The simulated driver gpuguard loads for GPUGUARD_BACKEND=sim: in the
+ * tool's own library folders (built or installed together). */
 static bool find_simulator(const char *file, char *out, size_t size)
 {
-    char lib_dir[PATH_MAX];
-    if (!directory_of((void *)&gg_init, lib_dir, sizeof lib_dir))
-        return false;
-    return snprintf(out, size, "%s/%s", lib_dir, file) < (int)size && access(out, R_OK) == 0;
+    char lib_storage[OWN_LIBDIRS_MAX][PATH_MAX];
+    const char *lib_dirs[OWN_LIBDIRS_MAX];
+    int libs = own_library_dirs(lib_dirs, lib_storage);
+    for (int i = 0; i < libs; i++)
+        if (snprintf(out, size, "%s/%s", lib_dirs[i], file) < (int)size && access(out, R_OK) == 0)
+            return true;
+    return false;
 }
 
 static bool backend_is(const char *backend, const char *name)
@@ -155,8 +209,8 @@ static int resolve_hip_runtime(const char *who, const char *hip_option, const ch
         chosen = from_env, origin = INTERCEPT_ENV_HIP_RUNTIME;
     } else if (backend_is(backend, "sim") || backend_is(backend, "sim-hip")) {
         if (!find_simulator(SIM_HIP_FILE, found, sizeof found)) {
-            fprintf(stderr, "%s: GPUGUARD_BACKEND=%s, but the simulator's HIP face (" SIM_HIP_FILE ") is not next "
-                    "to libgpuguard; give its path with --hip-runtime\n", who, backend);
+            fprintf(stderr, "%s: GPUGUARD_BACKEND=%s, but the simulator's HIP face (" SIM_HIP_FILE ") is not in "
+                    "gpuguard's library folder; give its path with --hip-runtime\n", who, backend);
             return -1;
         }
         chosen = found, origin = "GPUGUARD_BACKEND=sim";
@@ -220,8 +274,8 @@ static int resolve_driver(const char *who, const char *driver_option, const char
         } else if (find_simulator(SIM_CUDA_FILE, found, sizeof found)) {
             chosen = found, origin = "GPUGUARD_BACKEND=sim";
         } else {
-            fprintf(stderr, "%s: GPUGUARD_BACKEND=sim, but the simulated driver (" SIM_CUDA_FILE ") is not next to "
-                    "libgpuguard; give its path with --driver\n", who);
+            fprintf(stderr, "%s: GPUGUARD_BACKEND=sim, but the simulated driver (" SIM_CUDA_FILE ") is not in "
+                    "gpuguard's library folder; give its path with --driver\n", who);
             return -1;
         }
     } else if (backend_is(backend, "hip")) {

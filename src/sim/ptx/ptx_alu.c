@@ -1,6 +1,7 @@
 /* One lane's arithmetic with PTX semantics: see ptx_alu.h. */
 #include "ptx_alu.h"
 #include "ptx_alu_parts.h"
+#include "ptx_f16.h"
 
 #include <math.h>
 #include <string.h>
@@ -155,8 +156,11 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
         case PTX_OP_FMA: r = fmaf(fa, fb, fc); break;
         case PTX_OP_DIV: r = in->mods & PTX_MOD_APPROX ? div_approx_f32(fa, fb) : fa / fb; break;
         case PTX_OP_RCP: r = 1.0f / fa; break;
-        case PTX_OP_MIN: r = (float)fminmax(fa, fb, false); break;
-        case PTX_OP_MAX: r = (float)fminmax(fa, fb, true); break;
+        case PTX_OP_MIN: case PTX_OP_MAX:
+            if ((in->mods & PTX_MOD_NAN) && (isnan(fa) || isnan(fb)))
+                return CANONICAL_NAN_F32;
+            r = (float)fminmax(fa, fb, in->op == PTX_OP_MAX);
+            break;
         case PTX_OP_ABS: { uint64_t u = (uint32_t)ra & 0x7FFFFFFFu; return ftz ? f32_out(flush_f32(as_f32(u))) : u; }
         case PTX_OP_NEG: { uint64_t u = ((uint32_t)ra ^ 0x80000000u); return ftz ? f32_out(flush_f32(as_f32(u))) : u; }
         case PTX_OP_SETP: return fcompare((ptx_cmp)in->cmp, fa, fb);
@@ -197,6 +201,63 @@ static uint64_t float_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t
     if (in->mods & PTX_MOD_SAT)
         r = sat_f64(r);
     return f64_out(r);
+}
+
+/* ---- binary16 ----------------------------------------------------------- */
+
+/* .ftz on .f16: subnormal inputs and results become zeros of their sign. */
+static uint16_t flush_f16(uint16_t h)
+{
+    return ptx_f16_is_subnormal(h) ? (uint16_t)(h & 0x8000u) : h;
+}
+
+/* .sat on .f16: clamped to [0, 1], NaN to +0; -0 stays -0 (as sat_f32). */
+static uint16_t sat_f16(uint16_t h)
+{
+    if (ptx_f16_is_nan(h) || (h > 0x8000u))
+        return 0; /* NaN, and negatives below -0 */
+    return h > 0x3C00u && h < 0x8000u ? 0x3C00u : h; /* positive halves order as their bits */
+}
+
+/* add sub mul fma min max abs neg setp on .f16 bits: the arithmetic
+ * correctly rounded once (ptx_f16.c); compares and min/max on the exact
+ * doubles. */
+static uint64_t f16_alu(const ptx_insn *in, uint64_t ra, uint64_t rb, uint64_t rc)
+{
+    bool ftz = (in->mods & PTX_MOD_FTZ) != 0;
+    uint16_t a = (uint16_t)ra, b = (uint16_t)rb, c = (uint16_t)rc;
+    if (ftz) {
+        a = flush_f16(a);
+        b = flush_f16(b);
+        c = flush_f16(c);
+    }
+    ptx_round round = (ptx_round)in->round;
+    uint16_t r;
+    switch ((ptx_opcode)in->op) {
+    case PTX_OP_ADD: r = ptx_f16_add(a, b, round); break;
+    case PTX_OP_SUB: r = ptx_f16_sub(a, b, round); break;
+    case PTX_OP_MUL: r = ptx_f16_mul(a, b, round); break;
+    case PTX_OP_FMA: r = ptx_f16_fma(a, b, c, round); break;
+    case PTX_OP_MIN: case PTX_OP_MAX: {
+        bool any_nan = ptx_f16_is_nan(a) || ptx_f16_is_nan(b);
+        if ((ptx_f16_is_nan(a) && ptx_f16_is_nan(b)) || (any_nan && (in->mods & PTX_MOD_NAN)))
+            return PTX_F16_CANONICAL_NAN;
+        /* exact as doubles; fminmax picks one operand, whose bits are kept */
+        double m = fminmax(ptx_f16_to_f64(a), ptx_f16_to_f64(b), in->op == PTX_OP_MAX);
+        r = ptx_f16_from_f64(m, PTX_RND_RN);
+        break;
+    }
+    case PTX_OP_ABS: r = (uint16_t)(a & 0x7FFFu); break;
+    case PTX_OP_NEG: r = (uint16_t)(a ^ 0x8000u); break;
+    case PTX_OP_SETP:
+        return fcompare((ptx_cmp)in->cmp, ptx_f16_to_f64(a), ptx_f16_to_f64(b));
+    default: return 0;
+    }
+    if (ftz)
+        r = flush_f16(r);
+    if (in->mods & PTX_MOD_SAT)
+        r = sat_f16(r);
+    return r;
 }
 
 /* ---- integers ----------------------------------------------------------- */
@@ -354,24 +415,36 @@ static uint64_t int_saturate(uint64_t v, bool from_signed, ptx_type to)
     return v > width_mask(bits) ? width_mask(bits) : v;
 }
 
+/* The rounding of a conversion to .f16: an integral rounding (.rni ...) has
+ * already made the value integral, which then rounds to nearest. */
+static ptx_round f16_rounding(ptx_round r)
+{
+    return r >= PTX_RND_RNI ? PTX_RND_RN : r;
+}
+
 static uint64_t convert(const ptx_insn *in, uint64_t a)
 {
     ptx_type to = (ptx_type)in->type, from = (ptx_type)in->type2;
     bool ftz = (in->mods & PTX_MOD_FTZ) != 0;
-    if (ptx_type_is_float(from)) {
+    if (ptx_type_is_ieee(from)) {
         double v;
         if (from == PTX_T_F32) {
             float f = as_f32(a);
             v = ftz ? flush_f32(f) : f;
+        } else if (from == PTX_T_F16) {
+            /* cvt's .ftz flushes single-precision values only (PTX ISA) */
+            v = ptx_f16_to_f64((uint16_t)a); /* exact */
         } else {
             v = as_f64(a);
         }
-        if (!ptx_type_is_float(to))
+        if (!ptx_type_is_ieee(to))
             return float_to_int(v, (ptx_round)in->round, to);
         if (in->round >= PTX_RND_RNI)
             v = round_integral(v, (ptx_round)in->round);
         if (in->mods & PTX_MOD_SAT)
             v = sat_f64(v);
+        if (to == PTX_T_F16) /* rounded once from the exact value, f64 too; not flushed */
+            return ptx_f16_from_f64(v, f16_rounding((ptx_round)in->round));
         if (to == PTX_T_F32) {
             float f = ptx_round_to_f32(v, (ptx_round)in->round); /* .rni ...: v is integral */
             return f32_out(ftz ? flush_f32(f) : f);
@@ -379,12 +452,41 @@ static uint64_t convert(const ptx_insn *in, uint64_t a)
         return f64_out(v);
     }
     bool from_signed = ptx_type_is_signed(from);
+    if (to == PTX_T_F16) {
+        uint16_t h = ptx_f16_from_int(a, from_signed, f16_rounding((ptx_round)in->round));
+        return (in->mods & PTX_MOD_SAT) ? sat_f16(h) : h;
+    }
     if (ptx_type_is_float(to)) {
         if (to == PTX_T_F32)
             return f32_out(ptx_round_int_to_f32(a, from_signed, (ptx_round)in->round));
         return f64_out(ptx_round_int_to_f64(a, from_signed, (ptx_round)in->round));
     }
     return (in->mods & PTX_MOD_SAT) ? int_saturate(a, from_signed, to) : a;
+}
+
+/* set: the comparison of a and b at the source type (and its boolean
+ * operation with the predicate c), written as the destination type's true
+ * value (1.0, or all ones for an integer type) or 0. */
+static uint64_t set_value(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    ptx_insn cmp = *in;
+    cmp.op = PTX_OP_SETP;
+    cmp.type = in->type2;
+    cmp.mods = in->mods & PTX_MOD_FTZ;
+    uint64_t r = ptx_alu4(&cmp, a, b, 0, 0);
+    if (in->boolop == PTX_BOOL_AND)
+        r &= c;
+    else if (in->boolop == PTX_BOOL_OR)
+        r |= c;
+    else if (in->boolop == PTX_BOOL_XOR)
+        r ^= c;
+    if (!r)
+        return 0;
+    switch ((ptx_type)in->type) {
+    case PTX_T_F32: return 0x3F800000u;
+    case PTX_T_F16: return 0x3C00u;
+    default: return ~0ull; /* stored at the destination's width */
+    }
 }
 
 uint64_t ptx_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
@@ -409,10 +511,13 @@ uint64_t ptx_alu4(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, uint64
             return a ^ 1u; /* a predicate reads as 0 or 1 */
         return ~a;
     case PTX_OP_CVT: return convert(in, a);
+    case PTX_OP_SET: return set_value(in, a, b, c);
     case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR:
     case PTX_OP_SHL: case PTX_OP_SHR: case PTX_OP_REM:
         return int_alu(in, a, b, c);
     default:
+        if (in->type == PTX_T_F16)
+            return f16_alu(in, a, b, c);
         return ptx_type_is_float((ptx_type)in->type) ? float_alu(in, a, b, c) : int_alu(in, a, b, c);
     }
 }

@@ -18,8 +18,10 @@ uint64_t ptx_value_store(uint64_t v, ptx_type t);
 
 /* Result of an arithmetic, logic, comparison or selection instruction
  * (add sub mul mad fma div rem min max abs neg and or xor not shl shr
- * setp selp cvt) on operands already read with ptx_value_as. For setp,
- * the result is 0 or 1 before its boolean operation. */
+ * setp selp cvt set) on operands already read with ptx_value_as. For setp,
+ * the result is 0 or 1 before its boolean operation; set applies its
+ * boolean operation with c (0 or 1) itself and returns its destination
+ * type's true value (1.0 or all ones) or 0. */
 uint64_t ptx_alu(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c);
 
 /* ptx_alu with a fourth source d (bfi's length), and every opcode of

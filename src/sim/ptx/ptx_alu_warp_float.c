@@ -150,6 +150,8 @@ bool ptx_alu_warp_float(ptx_warp *w, const ptx_insn *in, uint32_t active)
     ptx_type t = (ptx_type)in->type;
     if (in->mods || in->boolop || in->nops < 2)
         return false; /* .ftz .sat: ptx_alu */
+    if (t == PTX_T_F16 || (op == PTX_OP_CVT && in->type2 == PTX_T_F16))
+        return false; /* binary16: ptx_alu */
     if (op != PTX_OP_CVT && (!ptx_type_is_float(t) ||
                              (in->round != PTX_RND_DEFAULT && in->round != PTX_RND_RN)))
         return false; /* integers: ptx_alu_warp_b32; directed rounding: ptx_alu */

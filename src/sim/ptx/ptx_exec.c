@@ -142,6 +142,13 @@ static uint64_t special_register(const ptx_block *blk, const ptx_warp *w, unsign
     case PTX_SREG_GLOBALTIMER: return ptx_sim_time_ns(blk->clock, w->insns);
     case PTX_SREG_GLOBALTIMER_LO: return (uint32_t)ptx_sim_time_ns(blk->clock, w->insns);
     case PTX_SREG_GLOBALTIMER_HI: return ptx_sim_time_ns(blk->clock, w->insns) >> 32;
+    case PTX_SREG_LANEMASK_EQ: return 1u << lane;
+    case PTX_SREG_LANEMASK_LE: return (uint32_t)((2ull << lane) - 1);
+    case PTX_SREG_LANEMASK_LT: return (1u << lane) - 1;
+    case PTX_SREG_LANEMASK_GE: return ~((1u << lane) - 1);
+    case PTX_SREG_LANEMASK_GT: return (uint32_t)~((2ull << lane) - 1);
+    case PTX_SREG_DYNAMIC_SMEM_SIZE: return b->shared_bytes;
+    case PTX_SREG_TOTAL_SMEM_SIZE: return blk->shared_bytes;
     default: return 0;
     }
 }
@@ -155,7 +162,7 @@ static void mov_special(const ptx_block *blk, ptx_warp *w, const ptx_insn *in, u
     ptx_type t = (ptx_type)in->type;
     uint32_t dst = in->ops[0].reg;
     bool per_lane = s == PTX_SREG_LANEID || s == PTX_SREG_TID_X || s == PTX_SREG_TID_Y ||
-                    s == PTX_SREG_TID_Z;
+                    s == PTX_SREG_TID_Z || (s >= PTX_SREG_LANEMASK_EQ && s <= PTX_SREG_LANEMASK_GT);
     if (!per_lane || (s == PTX_SREG_TID_X && b->block_dim.y * b->block_dim.z == 1)) {
         uint64_t v = per_lane ? 0 : ptx_value_store(special_register(blk, w, 0, s), t);
         uint64_t base = (uint64_t)w->index * PTX_WARP_SIZE;
@@ -378,6 +385,7 @@ static void do_alu(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t act
     case PTX_OP_CVT: ta = (ptx_type)in->type2; break;
     case PTX_OP_SHL: case PTX_OP_SHR: tb = PTX_T_U32; break;
     case PTX_OP_SETP: tdst = PTX_T_PRED; tc = PTX_T_PRED; break;
+    case PTX_OP_SET: ta = tb = (ptx_type)in->type2; tc = PTX_T_PRED; break;
     case PTX_OP_TESTP: tdst = PTX_T_PRED; break;
     case PTX_OP_SELP: tc = PTX_T_PRED; break;
     case PTX_OP_MUL: case PTX_OP_MAD:
@@ -533,6 +541,7 @@ static void step(ptx_block *blk, ptx_warp *w)
             do_alu(blk, w, in, active);
         break;
     case PTX_OP_ADDC: case PTX_OP_SUBC: case PTX_OP_MADC: ptx_exec_carry(blk, w, in, active); break;
+    case PTX_OP_SET: do_alu(blk, w, in, active); break; /* no warp-wide path */
     default:
         if (in->mods & PTX_MOD_CC) /* add.cc sub.cc mad.cc */
             ptx_exec_carry(blk, w, in, active);

@@ -28,7 +28,7 @@
 
 #define PTX_MAX_CALL_DEPTH 64u
 #define PTX_MAX_INLINED_INSNS (1u << 19) /* 184 bytes each: at most 96 MiB */
-#define PTX_MAX_CALL_ARGS 32u
+#define PTX_MAX_CALL_ARGS 256u /* numba passes 5 + 2 x ndim per array: six 1-D arrays are 42 */
 
 /* One `call` as written: the .param slots it names, in the caller's frame. */
 typedef struct ptx_call_site {

@@ -20,13 +20,17 @@ typedef enum ptx_type {
     PTX_T_U8, PTX_T_U16, PTX_T_U32, PTX_T_U64,
     PTX_T_S8, PTX_T_S16, PTX_T_S32, PTX_T_S64,
     PTX_T_F32, PTX_T_F64,
-    PTX_T_PRED
+    PTX_T_PRED,
+    /* binary16 (ptx_f16.h): its 16 bits in a .b16/.f16 register. Not a
+     * "float" for ptx_type_is_float, whose users (warp fast paths,
+     * atomics, float literals) handle f32 and f64 only. */
+    PTX_T_F16
 } ptx_type;
 
 /* Inline: the interpreter asks for every access. */
 static inline unsigned ptx_type_bytes(ptx_type t) /* PRED: 1; NONE: 0 */
 {
-    static const unsigned char bytes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1 };
+    static const unsigned char bytes[] = { 0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1, 2 };
     return (unsigned)t < sizeof bytes ? bytes[t] : 0;
 }
 
@@ -35,9 +39,15 @@ static inline bool ptx_type_is_signed(ptx_type t)
     return t == PTX_T_S8 || t == PTX_T_S16 || t == PTX_T_S32 || t == PTX_T_S64;
 }
 
-static inline bool ptx_type_is_float(ptx_type t)
+static inline bool ptx_type_is_float(ptx_type t) /* f32 or f64; f16 is not */
 {
     return t == PTX_T_F32 || t == PTX_T_F64;
+}
+
+/* f16, f32 or f64: every IEEE binary type. */
+static inline bool ptx_type_is_ieee(ptx_type t)
+{
+    return ptx_type_is_float(t) || t == PTX_T_F16;
 }
 
 typedef enum ptx_opcode {
@@ -70,7 +80,11 @@ typedef enum ptx_opcode {
     PTX_OP_VPRINTF,
     /* Extended-precision arithmetic with the carry flag (ptx_carry.c):
      * addc subc madc; add.cc sub.cc mad.cc are ADD SUB MAD with PTX_MOD_CC. */
-    PTX_OP_ADDC, PTX_OP_SUBC, PTX_OP_MADC
+    PTX_OP_ADDC, PTX_OP_SUBC, PTX_OP_MADC,
+    /* set.CmpOp{.BoolOp}.dtype.stype d, a, b{, c}: a setp whose result is
+     * written as dtype's true (1.0, or all ones for integers) or 0;
+     * type = dtype, type2 = stype. */
+    PTX_OP_SET
 } ptx_opcode;
 
 /* ptx_insn.subop of atom, red and redux.sync. */
@@ -105,7 +119,8 @@ enum {
     PTX_MOD_SHIFTAMT = 1u << 8, /* bfind.shiftamt */
     PTX_MOD_PRED_DST = 1u << 9, /* d|p: the second destination is ptx_insn.pred_dst */
     PTX_MOD_APPROX = 1u << 10,  /* .approx (div.approx.f32 has its own range rule) */
-    PTX_MOD_CC = 1u << 11       /* .cc: the carry (or borrow) out goes to the lane's CC.CF */
+    PTX_MOD_CC = 1u << 11,      /* .cc: the carry (or borrow) out goes to the lane's CC.CF */
+    PTX_MOD_NAN = 1u << 12      /* min/max .NaN: a NaN operand gives the canonical NaN */
 };
 
 /* testp's property, kept in ptx_insn.cmp. */
@@ -144,7 +159,12 @@ typedef enum ptx_sreg {
     PTX_SREG_LANEID, PTX_SREG_WARPID, PTX_SREG_NWARPID, PTX_SREG_WARPSZ,
     /* Simulated time (ptx_sim_clock in ptx_module.h). */
     PTX_SREG_CLOCK, PTX_SREG_CLOCK64, PTX_SREG_GLOBALTIMER, PTX_SREG_GLOBALTIMER_LO,
-    PTX_SREG_GLOBALTIMER_HI
+    PTX_SREG_GLOBALTIMER_HI,
+    /* A lane's bit and the bits below/above it, as masks of the warp. */
+    PTX_SREG_LANEMASK_EQ, PTX_SREG_LANEMASK_LE, PTX_SREG_LANEMASK_LT, PTX_SREG_LANEMASK_GE,
+    PTX_SREG_LANEMASK_GT,
+    /* Shared memory of the block: the launch's dynamic bytes, and all of it. */
+    PTX_SREG_DYNAMIC_SMEM_SIZE, PTX_SREG_TOTAL_SMEM_SIZE
 } ptx_sreg;
 
 typedef enum ptx_operand_kind {
@@ -182,7 +202,7 @@ typedef struct ptx_operand {
 typedef struct ptx_insn {
     uint8_t op;           /* ptx_opcode */
     uint8_t type;         /* ptx_type of the operation (cvt: destination) */
-    uint8_t type2;        /* cvt: source type; setp/selp: none */
+    uint8_t type2;        /* cvt and set: source type; setp/selp: none */
     uint8_t space;        /* ld/st/atom/cvta: ptx_space */
     uint8_t cmp;          /* setp: ptx_cmp; testp: ptx_testp; prmt: ptx_prmt_mode */
     uint8_t boolop;       /* setp: ptx_boolop with operand 3 */

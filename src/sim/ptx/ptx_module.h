@@ -19,6 +19,16 @@ bool ptx_image_is_ptx(const char *image);
 /* Parses len bytes of PTX. On failure returns NULL and writes into err
  * "PTX line N: why: <the line's text>". */
 ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errlen);
+/* How ptx_module_parse_as reads a text. */
+typedef enum ptx_parse_mode {
+    PTX_PARSE_MODULE,     /* a module to run: at least one .entry, every call resolved */
+    PTX_PARSE_LINK_INPUT  /* one input of a JIT link (cuLinkAddData): a library without
+                           * .entry is fine, and calls are resolved only once the
+                           * inputs are linked (the module then checks them) */
+} ptx_parse_mode;
+/* ptx_module_parse in the given mode. A LINK_INPUT module is for checking
+ * only: its calls are not inlined, so it cannot be run. */
+ptx_module *ptx_module_parse_as(const char *src, size_t len, ptx_parse_mode mode, char *err, size_t errlen);
 void ptx_module_free(ptx_module *m);
 /* The .entry named name, or NULL. */
 const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name);

@@ -11,7 +11,7 @@ enum {
     C_TO = 1u << 10, C_CACHE = 1u << 11, C_VEC = 1u << 12, C_ATOMOP = 1u << 13,
     C_SYNC = 1u << 14, C_LEVEL = 1u << 15, C_VOLATILE = 1u << 16, C_SHF = 1u << 17,
     C_TESTP = 1u << 18, C_PRMT = 1u << 19, C_SHIFTAMT = 1u << 20, C_MODE = 1u << 21,
-    C_ORDER = 1u << 22, C_CC = 1u << 23
+    C_ORDER = 1u << 22, C_CC = 1u << 23, C_NAN = 1u << 24
 };
 
 typedef struct opcode_info {
@@ -35,8 +35,8 @@ static const opcode_info k_opcodes[] = {
     { "fma", PTX_OP_FMA, ARITH_FLOAT },
     { "div", PTX_OP_DIV, C_TYPE | C_RND | C_FTZ | C_APPROX },
     { "rem", PTX_OP_REM, C_TYPE },
-    { "min", PTX_OP_MIN, C_TYPE | C_FTZ },
-    { "max", PTX_OP_MAX, C_TYPE | C_FTZ },
+    { "min", PTX_OP_MIN, C_TYPE | C_FTZ | C_NAN },
+    { "max", PTX_OP_MAX, C_TYPE | C_FTZ | C_NAN },
     { "abs", PTX_OP_ABS, C_TYPE | C_FTZ },
     { "neg", PTX_OP_NEG, C_TYPE | C_FTZ },
     { "and", PTX_OP_AND, C_TYPE },
@@ -46,6 +46,7 @@ static const opcode_info k_opcodes[] = {
     { "shl", PTX_OP_SHL, C_TYPE },
     { "shr", PTX_OP_SHR, C_TYPE },
     { "setp", PTX_OP_SETP, C_CMP | C_BOOL | C_FTZ | C_TYPE },
+    { "set", PTX_OP_SET, C_CMP | C_BOOL | C_FTZ | C_TYPE },
     { "selp", PTX_OP_SELP, C_TYPE },
     { "cvt", PTX_OP_CVT, C_RND | C_FTZ | C_SAT | C_TYPE },
     { "cvta", PTX_OP_CVTA, C_TO | C_SPACE | C_TYPE },
@@ -126,7 +127,8 @@ static const word_value k_types[] = {
     { "b8", PTX_T_B8 }, { "b16", PTX_T_B16 }, { "b32", PTX_T_B32 }, { "b64", PTX_T_B64 },
     { "u8", PTX_T_U8 }, { "u16", PTX_T_U16 }, { "u32", PTX_T_U32 }, { "u64", PTX_T_U64 },
     { "s8", PTX_T_S8 }, { "s16", PTX_T_S16 }, { "s32", PTX_T_S32 }, { "s64", PTX_T_S64 },
-    { "f32", PTX_T_F32 }, { "f64", PTX_T_F64 }, { "pred", PTX_T_PRED }, { NULL, 0 }
+    { "f32", PTX_T_F32 }, { "f64", PTX_T_F64 }, { "pred", PTX_T_PRED }, { "f16", PTX_T_F16 },
+    { NULL, 0 }
 };
 static const word_value k_spaces[] = {
     { "global", PTX_SPACE_GLOBAL }, { "shared", PTX_SPACE_SHARED }, { "local", PTX_SPACE_LOCAL },
@@ -203,7 +205,7 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     if ((ok & C_TYPE) && (v = lookup(k_types, w, n)) >= 0) {
         if (*ntypes == 0)
             in->type = (uint8_t)v;
-        else if (*ntypes == 1 && in->op == PTX_OP_CVT)
+        else if (*ntypes == 1 && (in->op == PTX_OP_CVT || in->op == PTX_OP_SET))
             in->type2 = (uint8_t)v;
         else
             return fail(why, whylen, "one type too many: .%.*s", w, n);
@@ -242,6 +244,10 @@ static bool apply_modifier(const opcode_info *oi, const char *w, size_t n, ptx_i
     }
     if ((ok & C_FTZ) && word_is(w, n, "ftz")) {
         in->mods |= PTX_MOD_FTZ;
+        return true;
+    }
+    if ((ok & C_NAN) && word_is(w, n, "NaN")) {
+        in->mods |= PTX_MOD_NAN;
         return true;
     }
     if ((ok & C_SAT) && word_is(w, n, "sat")) {
@@ -420,6 +426,26 @@ static bool check_warp_form(const char *text, size_t len, const ptx_insn *in, ch
     }
 }
 
+/* The .f16 forms implemented (ptx_f16.h): moves, loads and stores of its
+ * bits, cvt to and from it, setp, add sub mul fma min max abs neg. mad has
+ * no .f16 form in PTX; the rest (div, rcp, sqrt, ex2, testp ...) and the
+ * packed .f16x2 are not implemented. */
+static bool check_f16_form(const char *text, size_t len, const ptx_insn *in, char *why,
+                           size_t whylen)
+{
+    switch (in->op) {
+    case PTX_OP_MOV: case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_SELP: case PTX_OP_CVT:
+    case PTX_OP_SETP: case PTX_OP_SET: case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_ABS: case PTX_OP_NEG:
+        return true;
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_FMA:
+        if (in->mods & (PTX_MOD_HI | PTX_MOD_WIDE | PTX_MOD_CC))
+            return fail(why, whylen, "%.*s: .hi/.wide/.cc on .f16", text, len);
+        return true;
+    default:
+        return fail(why, whylen, "%.*s: this .f16 form is not supported", text, len);
+    }
+}
+
 /* What the modifiers together must satisfy for the interpreter to run it. */
 static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, size_t whylen)
 {
@@ -429,6 +455,10 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
                       in->op != PTX_OP_WARPSYNC;
     if (needs_type && t == PTX_T_NONE)
         return fail(why, whylen, "%.*s: no operand type", text, len);
+    bool two_types = in->op == PTX_OP_CVT || in->op == PTX_OP_SET;
+    if ((t == PTX_T_F16 || (two_types && in->type2 == PTX_T_F16)) &&
+        !check_f16_form(text, len, in, why, whylen))
+        return false;
     bool carry_op = in->op == PTX_OP_ADDC || in->op == PTX_OP_SUBC || in->op == PTX_OP_MADC;
     if (carry_op || (in->mods & PTX_MOD_CC)) {
         /* Extended precision: 32- and 64-bit integers, no .sat; mad and
@@ -439,6 +469,8 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
             return fail(why, whylen, "%.*s: carry arithmetic takes .u32 .s32 .u64 .s64 only", text, len);
         return true;
     }
+    if ((in->mods & PTX_MOD_NAN) && t != PTX_T_F32 && t != PTX_T_F16)
+        return fail(why, whylen, "%.*s: .NaN takes .f32 or .f16", text, len);
     switch (in->op) {
     case PTX_OP_RCP:
         if (!ptx_type_is_float(t))
@@ -446,18 +478,18 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
         /* fall through */
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_DIV:
-        if (ptx_type_is_float(t) && !is_float_arith_rounding_ok(in))
+        if (ptx_type_is_ieee(t) && !is_float_arith_rounding_ok(in))
             return fail(why, whylen, "%.*s: integral rounding on float arithmetic", text, len);
-        if (!ptx_type_is_float(t) && in->round != PTX_RND_DEFAULT)
+        if (!ptx_type_is_ieee(t) && in->round != PTX_RND_DEFAULT)
             return fail(why, whylen, "%.*s: rounding on integer arithmetic", text, len);
-        if (!ptx_type_is_float(t) && (in->mods & (PTX_MOD_FTZ)))
+        if (!ptx_type_is_ieee(t) && (in->mods & (PTX_MOD_FTZ)))
             return fail(why, whylen, "%.*s: .ftz on an integer type", text, len);
-        if (!ptx_type_is_float(t) && (in->mods & PTX_MOD_SAT) && t != PTX_T_S32)
+        if (!ptx_type_is_ieee(t) && (in->mods & PTX_MOD_SAT) && t != PTX_T_S32)
             return fail(why, whylen, "%.*s: .sat on an integer type other than s32", text, len);
-        if (!ptx_type_is_float(t) && (in->mods & PTX_MOD_SAT) && in->op != PTX_OP_ADD &&
+        if (!ptx_type_is_ieee(t) && (in->mods & PTX_MOD_SAT) && in->op != PTX_OP_ADD &&
             in->op != PTX_OP_SUB)
             return fail(why, whylen, "%.*s: integer .sat is implemented for add and sub only", text, len);
-        if (in->op == PTX_OP_FMA && !ptx_type_is_float(t))
+        if (in->op == PTX_OP_FMA && !ptx_type_is_ieee(t))
             return fail(why, whylen, "%.*s: fma of an integer type", text, len);
         if (t == PTX_T_PRED)
             return fail(why, whylen, "%.*s: arithmetic on predicates", text, len);
@@ -466,11 +498,24 @@ static bool check_form(const char *text, size_t len, ptx_insn *in, char *why, si
         if (in->cmp == 0xff)
             return fail(why, whylen, "%.*s: no comparison", text, len);
         break;
+    case PTX_OP_SET: {
+        /* set: d is .u32 .s32 .f32, or .f16 .u16 .s16 (the half-precision
+         * forms); the source any integer or float type but .b8/.u8/.s8. */
+        ptx_type s = (ptx_type)in->type2;
+        bool dtype_ok = t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_F32 || t == PTX_T_F16 ||
+                        t == PTX_T_U16 || t == PTX_T_S16;
+        if (in->cmp == 0xff)
+            return fail(why, whylen, "%.*s: no comparison", text, len);
+        if (!dtype_ok || s == PTX_T_NONE || s == PTX_T_PRED || ptx_type_bytes(s) < 2)
+            return fail(why, whylen, "%.*s: set needs a destination type (.u32 .s32 .f32 .f16 .u16 "
+                        ".s16) and a source type", text, len);
+        break;
+    }
     case PTX_OP_CVT: {
         ptx_type s = (ptx_type)in->type2;
         if (s == PTX_T_NONE || s == PTX_T_PRED || t == PTX_T_PRED)
             return fail(why, whylen, "%.*s: needs a destination and a source type", text, len);
-        bool to_f = ptx_type_is_float(t), from_f = ptx_type_is_float(s);
+        bool to_f = ptx_type_is_ieee(t), from_f = ptx_type_is_ieee(s);
         /* .rn .rz .rm .rp: the rounding of a conversion to a float (f64
          * to f32, an integer to a float); a float to an integer rounds to an
          * integral value (.rni ...). */
@@ -558,7 +603,7 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
         return fail(why, whylen, "%.*s: shf needs .l or .r and .wrap or .clamp", text, len);
     if (oi->op == PTX_OP_TESTP && in->cmp == 0xff)
         return fail(why, whylen, "%.*s: testp needs the property to test", text, len);
-    if (in->cmp == 0xff && oi->op != PTX_OP_SETP)
+    if (in->cmp == 0xff && oi->op != PTX_OP_SETP && oi->op != PTX_OP_SET)
         in->cmp = 0;
     return check_form(text, len, in, why, whylen);
 }

@@ -398,14 +398,27 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
 
 /* ---- registers ---------------------------------------------------------- */
 
-/* .reg .type %r<128>;  or  .reg .type %a, %b; */
+/* True for ".reg.b16": the type joined to the directive, as cuda_fp16.h's
+ * inline PTX writes it. */
+static bool is_joined_reg_decl(const ptx_token *t)
+{
+    return t->kind == PTX_TOK_WORD && t->len > 5 && !memcmp(t->text, ".reg.", 5);
+}
+
+/* .reg .type %r<128>;  or  .reg .type %a, %b;  (or .reg.type ...) */
 static bool parse_reg_decl(parser *p)
 {
+    ptx_token head = *tok(p);
     next(p);
-    if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] != '.' ||
-        ptx_type_from_name(tok(p)->text + 1, tok(p)->len - 1) == PTX_T_NONE)
-        return FAIL(p, "register type not supported");
-    next(p);
+    if (is_joined_reg_decl(&head)) {
+        if (ptx_type_from_name(head.text + 5, head.len - 5) == PTX_T_NONE)
+            return FAIL(p, "register type not supported");
+    } else {
+        if (tok(p)->kind != PTX_TOK_WORD || tok(p)->text[0] != '.' ||
+            ptx_type_from_name(tok(p)->text + 1, tok(p)->len - 1) == PTX_T_NONE)
+            return FAIL(p, "register type not supported");
+        next(p);
+    }
     for (;;) {
         ptx_token name = *tok(p);
         if (name.kind != PTX_TOK_WORD || name.text[0] == '.')
@@ -480,6 +493,10 @@ static const struct { const char *name; ptx_sreg sreg; } k_sregs[] = {
     { "%clock", PTX_SREG_CLOCK }, { "%clock64", PTX_SREG_CLOCK64 },
     { "%globaltimer", PTX_SREG_GLOBALTIMER }, { "%globaltimer_lo", PTX_SREG_GLOBALTIMER_LO },
     { "%globaltimer_hi", PTX_SREG_GLOBALTIMER_HI },
+    { "%lanemask_eq", PTX_SREG_LANEMASK_EQ }, { "%lanemask_le", PTX_SREG_LANEMASK_LE },
+    { "%lanemask_lt", PTX_SREG_LANEMASK_LT }, { "%lanemask_ge", PTX_SREG_LANEMASK_GE },
+    { "%lanemask_gt", PTX_SREG_LANEMASK_GT },
+    { "%dynamic_smem_size", PTX_SREG_DYNAMIC_SMEM_SIZE }, { "%total_smem_size", PTX_SREG_TOTAL_SMEM_SIZE },
 };
 
 static int find_sreg(const ptx_token *t)
@@ -610,6 +627,7 @@ static ptx_type operand_type(const ptx_insn *in, int idx)
     case PTX_OP_SHL: case PTX_OP_SHR: return idx == 2 ? PTX_T_U32 : (ptx_type)in->type;
     case PTX_OP_SELP: return idx == 3 ? PTX_T_PRED : (ptx_type)in->type;
     case PTX_OP_SETP: return idx == 3 ? PTX_T_PRED : (ptx_type)in->type;
+    case PTX_OP_SET: return idx == 3 ? PTX_T_PRED : (ptx_type)in->type2;
     case PTX_OP_MUL: case PTX_OP_MAD:
         if ((in->mods & PTX_MOD_WIDE) && idx == 3)
             return ptx_type_bytes((ptx_type)in->type) == 4
@@ -754,7 +772,7 @@ static const operand_shape k_shapes[] = {
     /* Warp-level instructions and red (checked in check_warp_operands). */
     { PTX_OP_RED, 2, 2 }, { PTX_OP_SHFL, 5, 5 }, { PTX_OP_VOTE, 3, 3 }, { PTX_OP_ACTIVEMASK, 1, 1 },
     { PTX_OP_MATCH, 3, 3 }, { PTX_OP_REDUX, 3, 3 }, { PTX_OP_WARPSYNC, 1, 1 },
-    { PTX_OP_ADDC, 3, 3 }, { PTX_OP_SUBC, 3, 3 }, { PTX_OP_MADC, 4, 4 },
+    { PTX_OP_ADDC, 3, 3 }, { PTX_OP_SUBC, 3, 3 }, { PTX_OP_MADC, 4, 4 }, { PTX_OP_SET, 3, 4 },
 };
 
 static bool is_value(const ptx_operand *o)
@@ -809,6 +827,8 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
     for (size_t i = 0; i < sizeof k_shapes / sizeof k_shapes[0]; i++)
         if (k_shapes[i].op == in->op && (n < k_shapes[i].min || n > k_shapes[i].max))
             return fail_at(p, line, "wrong number of operands");
+    if (in->op == PTX_OP_SET && (n == 4) != (in->boolop != PTX_BOOL_NONE))
+        return fail_at(p, line, "set takes a fourth (predicate) operand with a boolean operation only");
     switch (in->op) {
     case PTX_OP_NOP: case PTX_OP_BRA: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
     case PTX_OP_TRAP: case PTX_OP_ASSERTFAIL: case PTX_OP_CALL: case PTX_OP_VPRINTF:
@@ -1013,7 +1033,7 @@ static bool parse_body(parser *p)
             ptx_parser_close_scope(p);
             if (p->scope_depth == 0)
                 break;
-        } else if (tok_eq(&t, ".reg")) {
+        } else if (tok_eq(&t, ".reg") || is_joined_reg_decl(&t)) {
             parse_reg_decl(p);
         } else if (tok_eq(&t, ".local")) {
             parse_variable(p, PTX_SPACE_LOCAL, false);
@@ -1183,6 +1203,11 @@ static bool parse_module_item(parser *p)
 
 ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errlen)
 {
+    return ptx_module_parse_as(src, len, PTX_PARSE_MODULE, err, errlen);
+}
+
+ptx_module *ptx_module_parse_as(const char *src, size_t len, ptx_parse_mode mode, char *err, size_t errlen)
+{
     parser p;
     memset(&p, 0, sizeof p);
     p.err = err;
@@ -1204,9 +1229,9 @@ ptx_module *ptx_module_parse(const char *src, size_t len, char *err, size_t errl
         parse_module_item(&p);
         p.module_nsyms = p.nsyms;
     }
-    if (!p.failed && p.m->nkernels == 0)
+    if (!p.failed && p.m->nkernels == 0 && mode == PTX_PARSE_MODULE)
         fail_at(&p, p.lx.line, "no .entry in the module");
-    if (!p.failed)
+    if (!p.failed && mode == PTX_PARSE_MODULE)
         ptx_parser_inline_calls(&p);
     forget_function_state(&p);
     for (size_t i = 0; i < p.nsyms; i++)
