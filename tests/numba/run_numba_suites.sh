@@ -6,14 +6,10 @@
 # failed, errors and skipped per package with the failures grouped by cause
 # (summarize_numba.py).
 #
-# Usage: tests/numba/run_numba_suites.sh [--subset] [--driver plain|probe|auto] [PACKAGE...]
+# Usage: tests/numba/run_numba_suites.sh [--subset] [PACKAGE...]
 #   PACKAGE          cudadrv, cudapy (default both)
-#   --subset         only the tests subset.txt selects (a minute or two),
+#   --subset         only the tests subset.txt selects (under a minute),
 #                    and fail if one of must_pass.txt did not pass
-#   --driver         plain: the simulator itself; probe: with the
-#                    cuDeviceGetUuid probe in front (uuid_probe.c), which
-#                    numba needs before any test loads; auto (default): the
-#                    probe only while the simulator lacks cuDeviceGetUuid
 #   BUILD_DIR        (environment) the build tree; default build/
 #   GG_NUMBA_SIM     (environment) the simulator's 11.x face; default
 #                    BUILD_DIR/lib/libgpuguard_sim_cuda11.so
@@ -31,17 +27,15 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 usage() { sed -n '9,9s/^# \{0,1\}//p' "$0" >&2; exit 2; }
-subset=0 driver=auto packages=""
+subset=0 packages=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --subset) subset=1 ;;
-        --driver) [ $# -ge 2 ] || usage; driver="$2"; shift ;;
         cudadrv|cudapy) packages="$packages $1" ;;
         *) usage ;;
     esac
     shift
 done
-case "$driver" in plain|probe|auto) ;; *) usage ;; esac
 packages="${packages:-cudadrv cudapy}"
 build="${BUILD_DIR:-$root/build}"
 sim="${GG_NUMBA_SIM:-$build/lib/libgpuguard_sim_cuda11.so}"
@@ -51,27 +45,7 @@ limit="${GG_SUITE_TIMEOUT:-1800}"
 test_limit="${GG_TEST_TIMEOUT:-300}"
 [ -f "$sim" ] || { echo "skipped: no $sim (build the target gpuguard_sim_cuda11)"; exit 77; }
 
-# Does the simulator export cuDeviceGetUuid? (numba calls it for every device.)
-has_uuid=0
-/usr/bin/python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]).cuDeviceGetUuid' "$sim" \
-    2>/dev/null && has_uuid=1
-probe="$(dirname "$sim")/libgg_numba_uuid_probe.so"
-case "$driver" in
-    auto) if [ "$has_uuid" = 1 ]; then driver=plain; else driver=probe; fi ;;
-esac
-if [ "$driver" = probe ]; then
-    [ "$has_uuid" = 0 ] || {
-        echo "run_numba_suites: the simulator exports cuDeviceGetUuid now: the probe" \
-             "would hide it; use --driver plain (and remove uuid_probe.c)" >&2
-        exit 2
-    }
-    [ -f "$probe" ] || { echo "skipped: no $probe (build the target gg_numba_uuid_probe)"; exit 77; }
-    client_driver="$probe"
-    echo "driver: $sim, with the cuDeviceGetUuid probe in front ($probe)"
-else
-    client_driver="$sim"
-    echo "driver: $sim"
-fi
+echo "driver: $sim"
 
 work="$build/numba-suites"
 [ "$subset" = 1 ] && work="$build/numba-suites-subset"
@@ -93,7 +67,7 @@ for package in $packages; do
     echo "running numba.cuda.tests.$package (log: $log)"
     # numba_suite.py ends a hung child itself; timeout is the last resort.
     PYTHONDONTWRITEBYTECODE=1 timeout --kill-after=10 "$((limit + 60))" \
-        sh "$here/with_numba.sh" "$referees" "$client_driver" "$cudart" "$work/env" \
+        sh "$here/with_numba.sh" "$referees" "$sim" "$cudart" "$work/env" \
         /usr/bin/python3 "$here/numba_suite.py" run "$out" "numba.cuda.tests.$package" \
         --limit "$limit" --test-limit "$test_limit" "$@" >"$log" 2>&1
     status=$?
