@@ -8,6 +8,11 @@
  *       "memory_mb": 1024,               > 0
  *       "watchdog": false,               kernel run-time limit on/off
  *       "watchdog_ms": 2000,             the limit, > 0
+ *       "allocation_granularity": 1,     kernels may touch an allocation up to its size
+ *                                        rounded up to this (a power of two, 1 to 4096):
+ *                                        1 faults at the first byte past the end; a
+ *                                        GPU's allocations are 256-byte aligned, so there
+ *                                        an overrun within that goes unnoticed
  *       "multiprocessors": 8,            a PTX launch's blocks run side by side on
  *                                        them, in waves (sim_block_slots.h)
  *       "ns_per_warp_instruction": 50,   simulated time of one PTX warp-instruction
@@ -88,6 +93,7 @@ static void device_defaults(sim_device_config *d, int ordinal)
     d->watchdog = false;
     d->watchdog_ms = 2000;
     d->multiprocessors = 8;
+    d->allocation_granularity = 1;
     d->ns_per_warp_instruction = 50.0;
     d->max_threads_per_block = 1024;
     d->stream_mem_ops = true;
@@ -170,6 +176,12 @@ static sim_status parse_device(const cJSON *o, int i, sim_device_config *d, perr
         } else if (!strcmp(k->string, "watchdog_ms")) {
             if (!(st = get_uint(k, where, k->string, 1, 3600000, &x, e)))
                 d->watchdog_ms = (unsigned)x;
+        } else if (!strcmp(k->string, "allocation_granularity")) {
+            if ((st = get_uint(k, where, k->string, 1, 4096, &x, e)))
+                return st;
+            if (x & (x - 1))
+                return fail(e, "%s.allocation_granularity: %llu is not a power of two", where, x);
+            d->allocation_granularity = (unsigned)x;
         } else if (!strcmp(k->string, "multiprocessors")) {
             if (!(st = get_uint(k, where, k->string, 1, 4096, &x, e)))
                 d->multiprocessors = (unsigned)x;

@@ -142,6 +142,8 @@ typedef struct sim_device_config {
     unsigned max_block[3];
     bool stream_mem_ops;        /* stream write-value operations (32-bit) */
     bool stream_mem_ops_64;     /* 64-bit ones; effective only with stream_mem_ops */
+    unsigned allocation_granularity; /* kernels may touch an allocation up to its size rounded
+                                      * up to this (a power of two, 1 to 4096; 1: exactly) */
     unsigned index;             /* its place in the configuration's list: the device
                                  * itself, whatever a visibility variable makes its
                                  * ordinal (its UUID is made from it) */
@@ -361,6 +363,8 @@ typedef struct sim_alloc {
     uint64_t dptr;
     size_t size;
     size_t span;            /* bytes of host backing (page rounded) */
+    size_t extent;          /* what kernels may touch: size rounded up to the device's
+                             * allocation_granularity (<= span) */
     void *host;
     atomic_uint refs;
     sim_device *dev;
@@ -382,6 +386,9 @@ sim_status sim_mem_free_module_data(sim_ctx *c, uint64_t dptr);
 /* Allocation containing dptr as seen by work submitted at clock, retained;
  * *offset = dptr - base. NULL if none. */
 sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset);
+/* sim_mem_find as a kernel's access sees memory: an allocation spans its
+ * extent (its size rounded up to the device's allocation_granularity). */
+sim_alloc *sim_mem_find_kernel(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset);
 void sim_alloc_release(sim_alloc *a);
 /* The live device allocation containing dptr in any context (device
  * addresses are unique in the process, as under UVA), retained, with its

@@ -272,7 +272,15 @@ static void *rt_map(const gg_sim_block *b, uint64_t dptr, size_t bytes)
 {
     sim_launch *l = b->launch;
     sim_alloc *a = NULL;
-    void *p = sim_mem_map(l->ctx, dptr, bytes, l->clock, &a);
+    size_t off;
+    void *p = NULL;
+    /* A kernel sees an allocation's extent (allocation_granularity). */
+    if ((a = sim_mem_find_kernel(l->ctx, dptr, l->clock, &off)) != NULL) {
+        if (bytes <= a->extent - off)
+            p = (char *)a->host + off;
+        else
+            sim_alloc_release(a);
+    }
     if (!p && (p = sim_host_device_access(l->ctx, dptr, bytes)) != NULL)
         return p; /* page-locked host memory: not pinned per launch */
     if (p && !keep_pin(l, a)) {
@@ -311,7 +319,7 @@ static bool ptx_window(const gg_sim_block *b, uint64_t dptr, ptx_global_window *
 {
     sim_launch *l = b->launch;
     size_t off;
-    sim_alloc *a = sim_mem_find(l->ctx, dptr, l->clock, &off);
+    sim_alloc *a = sim_mem_find_kernel(l->ctx, dptr, l->clock, &off);
     if (!a)
         return false;
     if (!keep_pin(l, a)) {
@@ -319,7 +327,7 @@ static bool ptx_window(const gg_sim_block *b, uint64_t dptr, ptx_global_window *
         return false;
     }
     out->base = dptr - off;
-    out->size = a->size;
+    out->size = a->extent;
     out->host = (unsigned char *)a->host;
     return true;
 }

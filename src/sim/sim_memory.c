@@ -139,6 +139,11 @@ sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr)
     a->dptr = va;
     a->size = bytes;
     a->span = span;
+    {
+        size_t g = c->dev->cfg->allocation_granularity ? c->dev->cfg->allocation_granularity : 1;
+        size_t extent = (bytes + g - 1) / g * g;
+        a->extent = extent < span ? extent : span;
+    }
     a->host = host;
     a->dev = c->dev;
     atomic_init(&a->refs, 1); /* the table's reference */
@@ -152,7 +157,7 @@ sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr)
     return SIM_OK;
 }
 
-sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset)
+static sim_alloc *find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset, bool by_kernel)
 {
     sim_alloc *found = NULL;
     pthread_mutex_lock(&c->lock);
@@ -160,7 +165,7 @@ sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offse
     if (at > 0) {
         sim_alloc *a = c->allocs[at - 1];
         bool visible = a->freed_clock == 0 || clock < a->freed_clock;
-        if (visible && dptr - a->dptr < a->size) {
+        if (visible && dptr - a->dptr < (by_kernel && a->extent ? a->extent : a->size)) {
             found = a;
             atomic_fetch_add(&a->refs, 1);
             *offset = (size_t)(dptr - a->dptr);
@@ -168,6 +173,16 @@ sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offse
     }
     pthread_mutex_unlock(&c->lock);
     return found;
+}
+
+sim_alloc *sim_mem_find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset)
+{
+    return find(c, dptr, clock, offset, false);
+}
+
+sim_alloc *sim_mem_find_kernel(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset)
+{
+    return find(c, dptr, clock, offset, true);
 }
 
 sim_alloc *sim_mem_find_any(uint64_t dptr, sim_ctx **ctx, size_t *offset)

@@ -16,7 +16,10 @@
 #                      (GG_LIBDEVICE, default /usr/local/cuda/nvvm/libdevice/,
 #                      scripts/common.sh) when present, else Debian's
 #                      nvidia-cuda-toolkit's
-#   GPUGUARD_SIM_CONFIG two compute devices (no watchdog), unless set
+#   GPUGUARD_SIM_CONFIG two compute devices (no watchdog), unless set; kernels
+#                      may touch an allocation up to 256 bytes, as on a GPU
+#                      (allocations are 256-byte aligned there: numba's
+#                      test_localmem overruns a 4-byte array by 36 bytes)
 #   NUMBA_CACHE_DIR    left unset, as numba's own test runs leave it: its
 #                      caching tests look for the cache beside their
 #                      modules, in temporary folders of their own
@@ -78,7 +81,7 @@ NUMBA_CUDA_DRIVER="$sim"
 # watchdog on either device (the simulator's default device 0 has one).
 # shellcheck disable=SC2089,SC2090 # JSON text: its quotes are meant literally
 [ -n "${GPUGUARD_SIM_CONFIG:-}" ] ||
-    GPUGUARD_SIM_CONFIG='{"devices": [{"name": "gpuguard sim compute GPU 0"}, {"name": "gpuguard sim compute GPU 1"}]}'
+    GPUGUARD_SIM_CONFIG='{"devices": [{"name": "gpuguard sim compute GPU 0", "allocation_granularity": 256}, {"name": "gpuguard sim compute GPU 1", "allocation_granularity": 256}]}'
 # shellcheck disable=SC2090 # see above
 export PYTHONPATH CUDA_HOME NUMBA_CUDA_DRIVER GPUGUARD_SIM_CONFIG
 unset CUDA_PATH NUMBA_CACHE_DIR

@@ -217,3 +217,45 @@ Test(ptx_device_time, occupancy_answers_are_the_waves)
     CU_OK(cuCtxDestroy_v2(c));
     alarm(0);
 }
+
+/* allocation_granularity: a kernel may touch an allocation up to its size
+ * rounded up to it (a GPU's allocations are 256-byte aligned, and numba's
+ * own test_localmem writes 40 bytes into a 4-byte array, which passes on
+ * a GPU); 1, the default, faults at the first byte past the size. A store
+ * of 4 bytes at each offset: the last one inside, the first one outside. */
+#define GRANULARITY_CONFIG                                                                   \
+    "{\"devices\":[{\"name\":\"exact\"},{\"name\":\"gpu-like\",\"allocation_granularity\":256}]}"
+
+static const char k_poke[] =
+    ".version 7.0\n.target sm_75\n.address_size 64\n"
+    ".visible .entry poke(.param .u64 p, .param .u64 off)\n{\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [p];\n\tld.param.u64 %rd2, [off];\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+    "\tst.global.u32 [%rd3], 7;\n\tret;\n}\n";
+
+static CUresult poke(int dev, size_t bytes, uint64_t off)
+{
+    CUcontext c = sim_test_ctx(dev);
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, k_poke));
+    CUdeviceptr d;
+    CU_OK(cuMemAlloc_v2(&d, bytes));
+    void *args[] = { &d, &off };
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "poke"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    CUresult r = cuCtxSynchronize();
+    CU_OK(cuCtxDestroy_v2(c));
+    return r;
+}
+
+Test(ptx_device_time, allocation_granularity_bounds_kernel_accesses)
+{
+    alarm(30);
+    sim_test_init(GRANULARITY_CONFIG);
+    CU_IS(poke(0, 4, 0), CUDA_SUCCESS);
+    CU_IS(poke(0, 4, 4), CUDA_ERROR_ILLEGAL_ADDRESS); /* exact: the first byte past */
+    CU_IS(poke(1, 4, 36), CUDA_SUCCESS);              /* numba's overrun: inside 256 */
+    CU_IS(poke(1, 4, 252), CUDA_SUCCESS);             /* the last 4 bytes of the 256 */
+    CU_IS(poke(1, 4, 256), CUDA_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(poke(1, 300, 508), CUDA_SUCCESS);           /* 300 rounds up to 512 */
+    CU_IS(poke(1, 300, 512), CUDA_ERROR_ILLEGAL_ADDRESS);
+    alarm(0);
+}

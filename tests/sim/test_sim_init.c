@@ -125,6 +125,9 @@ Test(sim_init, bad_configs_are_rejected_naming_the_key)
     expect_bad_config("{\"devices\":[{},{\"watchdog\":1}]}", "devices[1].watchdog");
     expect_bad_config("{\"devices\":[{\"watchdog_ms\":-5}]}", "watchdog_ms");
     expect_bad_config("{\"devices\":[{\"ns_per_warp_instruction\":0}]}", "devices[0].ns_per_warp_instruction");
+    expect_bad_config("{\"devices\":[{\"allocation_granularity\":0}]}", "devices[0].allocation_granularity");
+    expect_bad_config("{\"devices\":[{\"allocation_granularity\":3}]}", "not a power of two");
+    expect_bad_config("{\"devices\":[{\"allocation_granularity\":8192}]}", "allocation_granularity");
     expect_bad_config("{\"devices\":[{\"ns_per_warp_instruction\":0.0009}]}", "ns_per_warp_instruction");
     expect_bad_config("{\"devices\":[{\"ns_per_warp_instruction\":1000001}]}", "ns_per_warp_instruction");
     expect_bad_config("{\"devices\":[{\"ns_per_warp_instruction\":\"fast\"}]}", "ns_per_warp_instruction");
