@@ -249,3 +249,20 @@ Test(ptx_parse, up_to_256_parameters)
     assert_refused(src, "more than 256 parameters are not supported");
     free(src);
 }
+
+/* A .weak function defined again (linked inputs each carrying a copy) keeps
+ * its first body; a second definition of a non-weak one is refused. */
+Test(ptx_parse, a_weak_function_defined_twice_keeps_its_first_body)
+{
+    char err[512];
+    const char *src = HEADER
+        ".weak .func (.param .b32 r) one()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 1;\n\tst.param.b32 [r], %r1;\n\tret;\n}\n"
+        ".weak .func (.param .b32 r) one()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 2;\n\tst.param.b32 [r], %r1;\n\tret;\n}\n"
+        ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b32 ret;\n\tcall.uni (ret), one, ();\n"
+        "\tld.param.b32 %r1, [ret];\n\t}\n\tret;\n}\n";
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    ptx_module_free(m);
+    assert_refused(HEADER ".func f()\n{\n\tret;\n}\n.func f()\n{\n\tret;\n}\n.visible .entry k()\n{\n\tret;\n}\n",
+                   "function f defined twice");
+}

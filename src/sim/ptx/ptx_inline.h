@@ -47,6 +47,7 @@ typedef struct ptx_function {
     ptx_kernel body;
     unsigned nrets;
     bool defined;        /* a body was read (not only a declaration) */
+    bool weak;           /* defined .weak: a later definition of it is dropped */
     uint32_t line;       /* of its declaration or definition */
 } ptx_function;
 

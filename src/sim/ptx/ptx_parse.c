@@ -1155,11 +1155,12 @@ static bool parse_section(parser *p)
 
 static bool parse_module_item(parser *p)
 {
-    bool is_extern = false;
+    bool is_extern = false, is_weak = false;
     for (;;) {
         ptx_token *t = tok(p);
         if (tok_eq(t, ".visible") || tok_eq(t, ".weak") || tok_eq(t, ".common") ||
             tok_eq(t, ".noinline")) {
+            is_weak = is_weak || tok_eq(t, ".weak");
             next(p);
         } else if (tok_eq(t, ".extern")) {
             is_extern = true;
@@ -1183,7 +1184,7 @@ static bool parse_module_item(parser *p)
     if (tok_eq(&t, ".entry"))
         return parse_entry(p);
     if (tok_eq(&t, ".func"))
-        return ptx_parser_func(p);
+        return ptx_parser_func(p, is_weak);
     if (tok_eq(&t, ".global"))
         return parse_variable(p, PTX_SPACE_GLOBAL, is_extern);
     if (tok_eq(&t, ".const"))

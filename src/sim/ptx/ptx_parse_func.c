@@ -250,8 +250,11 @@ static bool same_signature(const ptx_function *a, const ptx_function *b)
 /* .func [(.param ret)] name [(.param ...)] [.noreturn] { body } or ;
  * A declaration (external as __assertfail and vprintf, or ahead of its
  * definition) records the signature; a definition its body too. Calls are
- * checked against them once the module is read (ptx_inline.c). */
-bool ptx_parser_func(parser *p)
+ * checked against them once the module is read (ptx_inline.c). A .weak
+ * function defined again (linked inputs each carrying a copy, as numba's
+ * do) keeps its first definition, as a linker keeps one; any other second
+ * definition is refused. */
+bool ptx_parser_func(parser *p, bool weak)
 {
     ptx_function f;
     memset(&f, 0, sizeof f);
@@ -288,6 +291,17 @@ bool ptx_parser_func(parser *p)
             return true;
         }
     } else if (ok) {
+        if (known && known->defined && (weak || known->weak)) {
+            /* Read the copy's body, then drop it. */
+            ptx_function copy = f;
+            memset(&f, 0, sizeof f);
+            ptx_kernel *was = p->k;
+            p->k = &copy.body;
+            ok = ptx_parser_function_body(p);
+            p->k = was;
+            free_function(&copy);
+            return ok;
+        }
         if (known && known->defined)
             ok = fail_at(p, f.line, "function %s defined twice", f.body.name);
         if (ok && !known && !ptx_parser_grow((void **)&p->funcs, &p->capfuncs, p->nfuncs + 1, sizeof *p->funcs))
@@ -298,6 +312,7 @@ bool ptx_parser_func(parser *p)
             else
                 known = &p->funcs[p->nfuncs++];
             f.defined = true;
+            f.weak = weak;
             *known = f;
             p->k = &known->body;
             return ptx_parser_function_body(p);

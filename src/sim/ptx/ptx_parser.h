@@ -108,7 +108,7 @@ void ptx_parser_close_scope(parser *p);
 /* call[.uni] ...; into `in` (PTX_OP_CALL and a call site). */
 bool ptx_parser_call(parser *p, ptx_insn *in);
 /* .func ...: a declaration, or a definition and its body. */
-bool ptx_parser_func(parser *p);
+bool ptx_parser_func(parser *p, bool weak);
 /* Every kernel's calls expanded (ptx_inline.c); false after failing. */
 bool ptx_parser_inline_calls(parser *p);
 /* Frees the functions and call sites the parse recorded. */
