@@ -266,3 +266,23 @@ Test(ptx_parse, a_weak_function_defined_twice_keeps_its_first_body)
     assert_refused(HEADER ".func f()\n{\n\tret;\n}\n.func f()\n{\n\tret;\n}\n.visible .entry k()\n{\n\tret;\n}\n",
                    "function f defined twice");
 }
+
+/* A .weak .global defined again (each linked input carrying numba's
+ * environment pointer) is one variable; a second definition with another
+ * size is refused. */
+Test(ptx_parse, a_weak_variable_defined_twice_is_one_variable)
+{
+    char err[512];
+    const char *src = HEADER ".weak .global .align 8 .u64 env = 5;\n"
+                             ".weak .global .align 8 .u64 env = 9;\n"
+                             ".visible .entry k()\n{\n\tret;\n}\n";
+    ptx_module *m = ptx_module_parse(src, strlen(src), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    cr_assert_eq(m->nvars, 1u);
+    uint64_t v;
+    memcpy(&v, m->data + m->vars[0].offset, 8);
+    cr_assert_eq(v, 5u, "the first definition's initialiser");
+    ptx_module_free(m);
+    assert_refused(HEADER ".weak .global .u64 env;\n.weak .global .u32 env;\n.visible .entry k()\n{\n\tret;\n}\n",
+                   ".weak variable defined again with another size");
+}

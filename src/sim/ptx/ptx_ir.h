@@ -227,6 +227,7 @@ typedef struct ptx_variable {
     uint64_t offset;      /* in its space's layout */
     uint64_t bytes;
     unsigned align;
+    bool weak;            /* defined .weak: a later .weak definition of it is this one */
 } ptx_variable;
 
 typedef struct ptx_kernel {

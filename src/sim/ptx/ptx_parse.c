@@ -286,7 +286,20 @@ static bool parse_initialiser(parser *p, ptx_type t, unsigned char *data, uint64
 /* After the state space word: [.align N] .type name[dims]... [= init] ;
  * .global and .const go to the module's data, .shared to the block's
  * shared layout, .local to each thread's local layout. */
-static bool parse_variable(parser *p, ptx_space space, bool is_extern)
+/* The module's .weak .global/.const variable called name, or NULL. */
+static ptx_variable *weak_variable(ptx_module *m, const ptx_token *name)
+{
+    for (size_t i = 0; i < m->nvars; i++)
+        if (m->vars[i].weak && tok_eq(name, m->vars[i].name))
+            return &m->vars[i];
+    return NULL;
+}
+
+/* A .global/.const variable's declaration. A .weak one defined again (each
+ * of several linked inputs carrying it, as numba's environment pointers)
+ * is the first definition: one variable, as a linker keeps one; the later
+ * one's initialiser is read and dropped, and it must have the same size. */
+static bool parse_variable(parser *p, ptx_space space, bool is_extern, bool is_weak)
 {
     uint32_t line = tok(p)->line;
     unsigned align = 0;
@@ -367,6 +380,20 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
         return expect_punct(p, ';');
     }
     /* .global / .const: bytes in the module, zero unless initialised. */
+    ptx_variable *first = is_weak ? weak_variable(m, &name) : NULL;
+    if (first) {
+        if (first->bytes != bytes || first->space != space)
+            return fail_at(p, line, ".weak variable defined again with another size or space");
+        if (ptx_tok_punct(tok(p), '=')) {
+            next(p);
+            unsigned char *scratch = calloc(1, bytes ? bytes : 1);
+            bool ok = scratch && parse_initialiser(p, t, scratch, bytes);
+            free(scratch);
+            if (!ok)
+                return p->failed ? false : fail_at(p, line, "out of memory");
+        }
+        return expect_punct(p, ';');
+    }
     uint64_t off = align_up(m->data_bytes, align < 16 ? 16 : align);
     if (off + bytes > MAX_SYMBOL_BYTES * 4)
         return fail_at(p, line, "too much .global/.const data");
@@ -385,6 +412,7 @@ static bool parse_variable(parser *p, ptx_space space, bool is_extern)
     v->offset = off;
     v->bytes = bytes;
     v->align = align;
+    v->weak = is_weak;
     m->nvars++;
     if (!add_symbol(p, &name, space, PTX_WINDOW_MODULE + off, false))
         return false;
@@ -1036,9 +1064,9 @@ static bool parse_body(parser *p)
         } else if (tok_eq(&t, ".reg") || is_joined_reg_decl(&t)) {
             parse_reg_decl(p);
         } else if (tok_eq(&t, ".local")) {
-            parse_variable(p, PTX_SPACE_LOCAL, false);
+            parse_variable(p, PTX_SPACE_LOCAL, false, false);
         } else if (tok_eq(&t, ".shared")) {
-            parse_variable(p, PTX_SPACE_SHARED, false);
+            parse_variable(p, PTX_SPACE_SHARED, false, false);
         } else if (tok_eq(&t, ".param")) {
             ptx_parser_call_param_decl(p);
         } else if (tok_eq(&t, ".loc") || tok_eq(&t, ".file")) {
@@ -1186,11 +1214,11 @@ static bool parse_module_item(parser *p)
     if (tok_eq(&t, ".func"))
         return ptx_parser_func(p, is_weak);
     if (tok_eq(&t, ".global"))
-        return parse_variable(p, PTX_SPACE_GLOBAL, is_extern);
+        return parse_variable(p, PTX_SPACE_GLOBAL, is_extern, is_weak);
     if (tok_eq(&t, ".const"))
-        return parse_variable(p, PTX_SPACE_CONST, is_extern);
+        return parse_variable(p, PTX_SPACE_CONST, is_extern, is_weak);
     if (tok_eq(&t, ".shared"))
-        return parse_variable(p, PTX_SPACE_SHARED, is_extern);
+        return parse_variable(p, PTX_SPACE_SHARED, is_extern, false);
     if (tok_eq(&t, ".section"))
         return parse_section(p);
     if (tok_eq(&t, ".pragma"))
