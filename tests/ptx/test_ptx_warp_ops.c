@@ -855,3 +855,46 @@ Test(ptx_warp_ops, lane_masks_and_shared_memory_sizes)
     CU_OK(cuModuleUnload(m));
     CU_OK(cuCtxDestroy_v2(c));
 }
+
+/* bar.red over a block of 80 threads (three warps, the last partial):
+ * popc counts the threads whose predicate holds, and/or say whether all or
+ * any do (numba's syncthreads_count, _and, _or), with a negated predicate
+ * too; every thread gets the block's answer. Thread t's predicate is
+ * t % 3 == 0 (27 of 80), then t < 80 (all), then t == 1000 (none). */
+Test(ptx_warp_ops, bar_red_reduces_a_predicate_over_the_block)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(1);
+    static const char src[] =
+        ".version 7.0\n.target sm_75\n.address_size 64\n"
+        ".visible .entry reds(.param .u64 out)\n{\n"
+        "\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<10>;\n"
+        "\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\tmul.lo.u32 %r2, %r1, 24;\n"
+        "\tcvt.u64.u32 %rd2, %r2;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+        "\trem.u32 %r3, %r1, 3;\n\tsetp.eq.u32 %p1, %r3, 0;\n"
+        "\tsetp.lt.u32 %p2, %r1, 80;\n\tsetp.eq.u32 %p3, %r1, 1000;\n"
+        "\tbar.red.popc.u32 %r4, 0, %p1;\n\tst.global.u32 [%rd3], %r4;\n"
+        "\tbar.red.popc.u32 %r5, 0, !%p1;\n\tst.global.u32 [%rd3+4], %r5;\n"
+        "\tbar.red.and.pred %p4, 0, %p2;\n\tselp.u32 %r6, 1, 0, %p4;\n\tst.global.u32 [%rd3+8], %r6;\n"
+        "\tbar.red.and.pred %p5, 0, %p1;\n\tselp.u32 %r7, 1, 0, %p5;\n\tst.global.u32 [%rd3+12], %r7;\n"
+        "\tbar.red.or.pred %p6, 0, %p3;\n\tselp.u32 %r8, 1, 0, %p6;\n\tst.global.u32 [%rd3+16], %r8;\n"
+        "\tbarrier.red.or.pred %p7, 0, 80, %p1;\n\tselp.u32 %r9, 1, 0, %p7;\n\tst.global.u32 [%rd3+20], %r9;\n"
+        "\tret;\n}\n";
+    CUmodule m;
+    CU_OK(cuModuleLoadData(&m, src));
+    enum { THREADS = 80 };
+    CUdeviceptr out;
+    CU_OK(cuMemAlloc_v2(&out, THREADS * 24));
+    void *args[] = { &out };
+    CU_OK(cuLaunchKernel(sim_test_kernel(m, "reds"), 1, 1, 1, THREADS, 1, 1, 0, NULL, args, NULL));
+    uint32_t got[THREADS * 6];
+    CU_OK(cuMemcpyDtoH_v2(got, out, sizeof got));
+    const uint32_t want[6] = { 27, 53, 1, 0, 0, 1 };
+    for (unsigned t = 0; t < THREADS; t++)
+        for (int k = 0; k < 6; k++)
+            cr_assert_eq(got[6 * t + k], want[k], "thread %u, reduction %d: %u, want %u", t, k, got[6 * t + k],
+                         want[k]);
+    CU_OK(cuMemFree_v2(out));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuCtxDestroy_v2(c));
+}

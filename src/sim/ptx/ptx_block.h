@@ -29,6 +29,8 @@ typedef struct ptx_warp {
     uint32_t carry;           /* each lane's CC.CF (add.cc, addc ...: ptx_carry.c) */
     uint32_t index;
     uint32_t lane_pc[PTX_WARP_SIZE];
+    uint32_t red_lanes;       /* lanes at a bar.red: they get its result at the release */
+    uint32_t red_dst;         /* ... in this register */
     uint64_t *regs;           /* [register][lane] */
     uint64_t insns;           /* warp-instructions run: its simulated clock */
 } ptx_warp;
@@ -48,6 +50,11 @@ typedef struct ptx_block {
     ptx_sim_clock *clock;     /* the launch's simulated time */
     ptx_printf_fifo *printf_fifo; /* the launch's printf output; NULL: dropped */
     uint64_t thread_insns;    /* lanes that executed an instruction, summed (bench/ptx_interp.c) */
+    /* bar.red in progress (ptx_exec.c): the operation, and its predicate
+     * over the threads arrived so far. */
+    uint8_t red_op;           /* ptx_bar_red; 0: none */
+    uint32_t red_true;        /* threads whose predicate held */
+    uint32_t red_false;       /* threads whose predicate did not */
 } ptx_block;
 
 /* Host address of `bytes` at address addr of `space` for thread `thread`,

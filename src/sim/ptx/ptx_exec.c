@@ -481,6 +481,16 @@ static void leave_group(ptx_warp *w, uint32_t lanes)
 }
 
 /* Executes the instruction at w->pc for the warp's group. */
+/* The active lanes wait at a block barrier (bar.sync, bar.red) until the
+ * whole block arrives; they go on at the next instruction. */
+static void arrive_at_barrier(ptx_warp *w, uint32_t active)
+{
+    for (uint32_t m = active; m; m &= m - 1)
+        w->lane_pc[lowest_lane(m)] = w->pc + 1;
+    w->at_barrier |= active;
+    leave_group(w, active);
+}
+
 static void step(ptx_block *blk, ptx_warp *w)
 {
     const ptx_insn *in = &blk->k->code[w->pc];
@@ -503,11 +513,26 @@ static void step(ptx_block *blk, ptx_warp *w)
         w->live &= ~active;
         leave_group(w, active);
         return;
+    case PTX_OP_BAR_RED: {
+        /* Each arriving thread's predicate counts; the result reaches every
+         * participating thread when the barrier releases (release_barrier). */
+        const ptx_operand *c = &in->ops[in->nops - 1];
+        for (uint32_t m = active; m; m &= m - 1) {
+            unsigned lane = lowest_lane(m);
+            bool v = (REG(w, c->reg, lane) & 1) != (c->negate != 0);
+            if (v)
+                blk->red_true++;
+            else
+                blk->red_false++;
+        }
+        blk->red_op = in->subop;
+        w->red_lanes |= active;
+        w->red_dst = in->ops[0].reg;
+        arrive_at_barrier(w, active);
+        return;
+    }
     case PTX_OP_BAR:
-        for (uint32_t m = active; m; m &= m - 1)
-            w->lane_pc[lowest_lane(m)] = w->pc + 1;
-        w->at_barrier |= active;
-        leave_group(w, active);
+        arrive_at_barrier(w, active);
         return;
     case PTX_OP_TRAP:
         if (active)
@@ -645,8 +670,16 @@ void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_si
          * none is left. The barrier ends when its latest warp arrives. */
         uint64_t latest = latest_warp_clock(warps, blk.nwarps);
         bool released = false;
+        /* A bar.red's result: popc the threads whose predicate held, and
+         * whether all of them did, or any. */
+        uint64_t red = blk.red_op == PTX_BAR_RED_POPC ? blk.red_true
+                       : blk.red_op == PTX_BAR_RED_AND ? blk.red_false == 0
+                                                       : blk.red_true != 0;
         for (unsigned i = 0; i < blk.nwarps; i++) {
             ptx_warp *w = &warps[i];
+            for (uint32_t m = w->red_lanes; m; m &= m - 1)
+                REG(w, w->red_dst, lowest_lane(m)) = red;
+            w->red_lanes = 0;
             if (!w->at_barrier)
                 continue;
             w->insns = latest;
@@ -655,6 +688,8 @@ void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_si
             select_group(w);
             released = true;
         }
+        blk.red_op = 0;
+        blk.red_true = blk.red_false = 0;
         if (!released)
             break;
     }

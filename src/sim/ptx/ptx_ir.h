@@ -71,6 +71,9 @@ typedef enum ptx_opcode {
      * ptx_atomic.c); `subop` says which operation or mode. */
     PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_ACTIVEMASK, PTX_OP_MATCH, PTX_OP_REDUX,
     PTX_OP_WARPSYNC,
+    /* bar.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c: a block barrier
+     * that also reduces c over the block's threads (subop: ptx_bar_red). */
+    PTX_OP_BAR_RED,
     /* Only between parsing and inlining (ptx_inline.c): a call to a .func,
      * target = the call site's index; never reaches the interpreter. */
     PTX_OP_CALL,
@@ -148,6 +151,8 @@ typedef enum ptx_cmp {
     PTX_CMP_EQU, PTX_CMP_NEU, PTX_CMP_LTU, PTX_CMP_LEU, PTX_CMP_GTU, PTX_CMP_GEU,
     PTX_CMP_NUM, PTX_CMP_NAN
 } ptx_cmp;
+
+typedef enum ptx_bar_red { PTX_BAR_RED_POPC = 1, PTX_BAR_RED_AND, PTX_BAR_RED_OR } ptx_bar_red;
 
 typedef enum ptx_boolop { PTX_BOOL_NONE = 0, PTX_BOOL_AND, PTX_BOOL_OR, PTX_BOOL_XOR } ptx_boolop;
 

@@ -568,6 +568,22 @@ bool ptx_decode_mnemonic(const char *text, size_t len, ptx_insn *in, char *why, 
         in->cmp = 0;
         return true;
     }
+    /* bar.red / barrier.red (numba's syncthreads_count, _and, _or). */
+    static const struct { const char *form; uint8_t subop, type; } k_bar_red[] = {
+        { "bar.red.popc.u32", PTX_BAR_RED_POPC, PTX_T_U32 }, { "bar.red.and.pred", PTX_BAR_RED_AND, PTX_T_PRED },
+        { "bar.red.or.pred", PTX_BAR_RED_OR, PTX_T_PRED },
+        { "barrier.red.popc.u32", PTX_BAR_RED_POPC, PTX_T_U32 },
+        { "barrier.red.and.pred", PTX_BAR_RED_AND, PTX_T_PRED },
+        { "barrier.red.or.pred", PTX_BAR_RED_OR, PTX_T_PRED },
+    };
+    for (size_t i = 0; i < sizeof k_bar_red / sizeof k_bar_red[0]; i++)
+        if (word_is(text, len, k_bar_red[i].form)) {
+            in->op = PTX_OP_BAR_RED;
+            in->subop = k_bar_red[i].subop;
+            in->type = k_bar_red[i].type;
+            in->cmp = 0;
+            return true;
+        }
     in->cmp = 0xff;
     int ntypes = 0;
     const char *p = dot;

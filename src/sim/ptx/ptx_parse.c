@@ -656,6 +656,7 @@ static ptx_type operand_type(const ptx_insn *in, int idx)
     case PTX_OP_SELP: return idx == 3 ? PTX_T_PRED : (ptx_type)in->type;
     case PTX_OP_SETP: return idx == 3 ? PTX_T_PRED : (ptx_type)in->type;
     case PTX_OP_SET: return idx == 3 ? PTX_T_PRED : (ptx_type)in->type2;
+    case PTX_OP_BAR_RED: return idx == 0 ? (ptx_type)in->type : idx == in->nops - 1 ? PTX_T_PRED : PTX_T_U32;
     case PTX_OP_MUL: case PTX_OP_MAD:
         if ((in->mods & PTX_MOD_WIDE) && idx == 3)
             return ptx_type_bytes((ptx_type)in->type) == 4
@@ -799,7 +800,7 @@ static const operand_shape k_shapes[] = {
     { PTX_OP_COS, 2, 2 }, { PTX_OP_TANH, 2, 2 }, { PTX_OP_MUL24, 3, 3 }, { PTX_OP_MAD24, 4, 4 },
     /* Warp-level instructions and red (checked in check_warp_operands). */
     { PTX_OP_RED, 2, 2 }, { PTX_OP_SHFL, 5, 5 }, { PTX_OP_VOTE, 3, 3 }, { PTX_OP_ACTIVEMASK, 1, 1 },
-    { PTX_OP_MATCH, 3, 3 }, { PTX_OP_REDUX, 3, 3 }, { PTX_OP_WARPSYNC, 1, 1 },
+    { PTX_OP_MATCH, 3, 3 }, { PTX_OP_REDUX, 3, 3 }, { PTX_OP_WARPSYNC, 1, 1 }, { PTX_OP_BAR_RED, 3, 4 },
     { PTX_OP_ADDC, 3, 3 }, { PTX_OP_SUBC, 3, 3 }, { PTX_OP_MADC, 4, 4 }, { PTX_OP_SET, 3, 4 },
 };
 
@@ -865,6 +866,12 @@ static bool check_operands(parser *p, const ptx_insn *in, uint32_t line)
         for (int i = 0; i < n; i++)
             if (!is_value(&o[i]))
                 return fail_at(p, line, "bar.sync takes a barrier number and a thread count");
+        return true;
+    case PTX_OP_BAR_RED:
+        if (o[0].kind != PTX_OPND_REG || o[n - 1].kind != PTX_OPND_REG || !is_value(&o[1]) ||
+            (n == 4 && !is_value(&o[2])))
+            return fail_at(p, line, "bar.red takes a destination register, a barrier number, an optional "
+                                    "thread count and a predicate register");
         return true;
     case PTX_OP_LD:
         if (!(o[1].kind == PTX_OPND_ADDR || o[1].kind == PTX_OPND_PARAM))
