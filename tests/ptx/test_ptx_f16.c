@@ -342,7 +342,7 @@ Test(ptx_f16, integers_to_half)
     cr_assert_eq(ptx_f16_from_int(0, true, PTX_RND_RM), 0x0000u); /* integer zero is +0 */
     for (int v = -70000; v <= 70000; v += 7)
         cr_assert_eq(ptx_f16_from_int((uint64_t)(int64_t)v, true, PTX_RND_RN),
-                     reference_round((s128)v << 48, PTX_RND_RN), "%d", v);
+                     reference_round((s128)v * ((s128)1 << 48), PTX_RND_RN), "%d", v);
 }
 
 /* ---- the .f16 instructions of one lane (ptx_alu) ------------------------ */
