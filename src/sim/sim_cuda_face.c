@@ -393,13 +393,19 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+/* Release or reset (op) of dev's primary context: the v1 and _v2 names. */
+static CUresult on_primary(CUdevice dev, sim_status (*op)(sim_device *))
 {
-    SIM_COUNT(cuDevicePrimaryCtxRelease_v2);
     REQUIRE_INIT();
     sim_device *d;
     CUresult r = get_device(dev, &d);
-    return r ? r : sim_cuda_result(sim_primary_release(d));
+    return r ? r : sim_cuda_result(op(d));
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    SIM_COUNT(cuDevicePrimaryCtxRelease_v2);
+    return on_primary(dev, sim_primary_release);
 }
 
 /* flags: what cuDevicePrimaryCtxSetFlags set (0 by default: automatic
@@ -423,10 +429,7 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags
 SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     SIM_COUNT(cuDevicePrimaryCtxReset_v2);
-    REQUIRE_INIT();
-    sim_device *d;
-    CUresult r = get_device(dev, &d);
-    return r ? r : sim_cuda_result(sim_primary_reset(d));
+    return on_primary(dev, sim_primary_reset);
 }
 
 /* The v1 names (CUDA 7.0 to 10.x; cuda.h maps them to _v2 since 11.0, and
@@ -436,19 +439,13 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 SIM_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
 {
     SIM_COUNT(cuDevicePrimaryCtxRelease);
-    REQUIRE_INIT();
-    sim_device *d;
-    CUresult r = get_device(dev, &d);
-    return r ? r : sim_cuda_result(sim_primary_release(d));
+    return on_primary(dev, sim_primary_release);
 }
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
 {
     SIM_COUNT(cuDevicePrimaryCtxReset);
-    REQUIRE_INIT();
-    sim_device *d;
-    CUresult r = get_device(dev, &d);
-    return r ? r : sim_cuda_result(sim_primary_reset(d));
+    return on_primary(dev, sim_primary_reset);
 }
 
 /* CU_CTX_FLAGS_MASK, and the scheduling values CU_CTX_SCHED_MASK allows:

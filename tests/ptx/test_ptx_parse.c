@@ -285,4 +285,11 @@ Test(ptx_parse, a_weak_variable_defined_twice_is_one_variable)
     ptx_module_free(m);
     assert_refused(HEADER ".weak .global .u64 env;\n.weak .global .u32 env;\n.visible .entry k()\n{\n\tret;\n}\n",
                    ".weak variable defined again with another size");
+    /* .common, as numba declares its environment pointers, likewise. */
+    const char *common = HEADER ".common .global .align 8 .u64 env;\n.common .global .align 8 .u64 env;\n"
+                                ".visible .entry k()\n{\n\tret;\n}\n";
+    m = ptx_module_parse(common, strlen(common), err, sizeof err);
+    cr_assert_not_null(m, "%s", err);
+    cr_assert_eq(m->nvars, 1u);
+    ptx_module_free(m);
 }

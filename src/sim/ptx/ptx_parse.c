@@ -1195,7 +1195,9 @@ static bool parse_module_item(parser *p)
         ptx_token *t = tok(p);
         if (tok_eq(t, ".visible") || tok_eq(t, ".weak") || tok_eq(t, ".common") ||
             tok_eq(t, ".noinline")) {
-            is_weak = is_weak || tok_eq(t, ".weak");
+            /* .common symbols, like .weak ones, may be defined by several linked
+             * inputs (numba's environment pointers are .common). */
+            is_weak = is_weak || tok_eq(t, ".weak") || tok_eq(t, ".common");
             next(p);
         } else if (tok_eq(t, ".extern")) {
             is_extern = true;
