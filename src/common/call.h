@@ -239,25 +239,6 @@ gg_status gg__enter_refused(gg__call *c, gg__context *ctx);
 gg_status gg__enter_failed(gg__call *c, int n);
 gg_status gg__enter_switch(gg__call *c, gg__context *ctx, gg__nctx current);
 
-/* Fails fast if the context is DEAD (CONTEXT_DEAD, original cause attached)
- * or FORKED; otherwise makes it current. One driver call (get current) when
- * it is current already: the caller's context is asked, never cached, since
- * code outside gpuguard may change it at any time. */
-GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
-{
-    if (GG__UNLIKELY(ctx->fork_generation != gg__fork_generation_now()) ||
-        GG__UNLIKELY(atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD))
-        return gg__enter_refused(c, ctx);
-    c->ctx = ctx;
-    gg__nctx current; /* read only when the driver answered (wrote it) */
-    int n = GG__BACKEND->ctx_get_current(GG__BACKEND->self, &current);
-    if (GG__UNLIKELY(n != 0))
-        return gg__enter_failed(c, n);
-    if (GG__LIKELY(current == ctx->native))
-        return GG_OK; /* c->switched stays false; c->saved is read only when switched */
-    return gg__enter_switch(c, ctx, current);
-}
-
 /* gg__enter for a call that passed gg__require_library itself (or tested
  * the fork generation against the library's as it does: gg__destroy), on a
  * context it pinned (the hot paths): the context's fork generation is then the
@@ -278,6 +259,17 @@ GG__HOT gg_status gg__enter_required(gg__call *c, gg__context *ctx)
     if (GG__LIKELY(current == ctx->native))
         return GG_OK;
     return gg__enter_switch(c, ctx, current);
+}
+
+/* Fails fast if the context is DEAD (CONTEXT_DEAD, original cause attached)
+ * or FORKED; otherwise makes it current. One driver call (get current) when
+ * it is current already: the caller's context is asked, never cached, since
+ * code outside gpuguard may change it at any time. */
+GG__HOT gg_status gg__enter(gg__call *c, gg__context *ctx)
+{
+    if (GG__UNLIKELY(ctx->fork_generation != gg__fork_generation_now()))
+        return gg__enter_refused(c, ctx);
+    return gg__enter_required(c, ctx);
 }
 
 void gg__leave_restore(gg__call *c);
