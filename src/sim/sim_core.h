@@ -552,6 +552,9 @@ uint64_t sim_timeline_start(const sim_stream *s, const sim_op *op);
 /* An op of s ended at device time end_ns: s's next op starts no earlier,
  * and the device's clock has reached it. Called by whoever runs s's ops. */
 void sim_timeline_ended(sim_stream *s, uint64_t end_ns);
+/* sim_timeline_ended for an op that took no device time and started at
+ * at_ns, a time device time has already reached: only s's cursor moves. */
+void sim_timeline_reached(sim_stream *s, uint64_t at_ns);
 /* CLOCK_MONOTONIC in ns: the device time of work that runs in real time
  * (copies do not count; C-function kernels and misbehave rules do). */
 uint64_t sim_wall_ns(void);

@@ -64,6 +64,11 @@ uint64_t sim_timeline_start(const sim_stream *s, const sim_op *op)
     return later(atomic_load(&s->cursor_ns), op->ready_ns);
 }
 
+void sim_timeline_reached(sim_stream *s, uint64_t at_ns)
+{
+    atomic_store(&s->cursor_ns, later(atomic_load(&s->cursor_ns), at_ns));
+}
+
 void sim_timeline_ended(sim_stream *s, uint64_t end_ns)
 {
     /* One runner per stream at a time (its worker, or the submitting
