@@ -74,7 +74,11 @@ while (($#)); do
     esac
     shift
 done
-for arg in "${runner_args[@]}"; do [[ "$arg" == --json ]] && json_given=1; done
+python_given=""
+for ((i = 0; i < ${#runner_args[@]}; i++)); do
+    [[ "${runner_args[i]}" == --json ]] && json_given=1
+    [[ "${runner_args[i]}" == --python ]] && python_given="${runner_args[i + 1]:-}"
+done
 [[ "$build_dir" = /* ]] || build_dir="$GG_ROOT/$build_dir"
 
 if ((build)); then
@@ -83,6 +87,10 @@ if ((build)); then
     fi
     cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGG_BUILD_TESTS=OFF -DGG_BUILD_GPU_CHECK=ON
                 -DGG_WERROR=OFF)
+    # gpuguard_py is built for the interpreter the Python checks will run
+    # (on the first GPU machine CMake chose /usr/bin/python3 while the one
+    # with PyTorch was a virtual environment's).
+    [[ -n "$python_given" ]] && cmake_args+=(-DPython3_EXECUTABLE="$python_given")
     mkdir -p "$build_dir"
     if [[ -n "$deps_dir" ]]; then
         compgen -G "$deps_dir/*.deb" >/dev/null || die "no .deb files in $deps_dir"
@@ -97,10 +105,15 @@ if ((build)); then
     # the build goes to a log, shown when it fails (--verbose shows it all).
     log="$build_dir/build.log"
     build_steps() {
-        cmake -S "$GG_ROOT" -B "$build_dir" "${cmake_args[@]}" &&
-        cmake --build "$build_dir" -j"$(nproc)" --target gg_gpu_check &&
+        cmake -S "$GG_ROOT" -B "$build_dir" "${cmake_args[@]}" || return 1
+        cmake --build "$build_dir" -j"$(nproc)" --target gg_gpu_check || return 1
         # The Python checks need gpuguard_py, built when Python's headers exist.
-        if cmake --build "$build_dir" --target help | grep -q 'gpuguard_py'; then
+        # The target list is read whole first: under pipefail, grep -q leaving
+        # early made the pipeline fail with SIGPIPE on a long list (seen on the
+        # first GPU run, where gpuguard_py was then never built).
+        local targets
+        targets="$(cmake --build "$build_dir" --target help)" || return 1
+        if [[ "$targets" == *gpuguard_py* ]]; then
             cmake --build "$build_dir" -j"$(nproc)" --target gpuguard_py
         fi
     }
