@@ -12,6 +12,7 @@
  *    +- WaitTimeoutError (TimeoutError)  a host-side wait passed its deadline
  *    +- ContextDeadError                 the context is DEAD: recover() it
  *    |   +- IllegalAddressError, LaunchFailedError, LaunchTimeoutError
+ *    |   +- ProcessPoisonedError         a sticky error reached the whole process
  *    +- ForkedError                      GPU object used in a fork() child
  *    +- CancelledError                   a chunked launch was cancelled
  *    +- WatchdogRiskError, UnsupportedError, DriverError, BusyError, InternalError
@@ -81,6 +82,9 @@ static const class_spec specs[] = {
     { GG_ALREADY_INITIALIZED, "AlreadyInitializedError", false, NULL, "gpuguard was already initialised." },
     { GG_BUSY, "BusyError", false, NULL, "The object is in use by another operation." },
     { GG_INTERNAL, "InternalError", false, NULL, "Internal error in gpuguard." },
+    { GG_PROCESS_POISONED, "ProcessPoisonedError", true, NULL,
+      "A sticky error reached the whole process (CUDA keeps it for every context, even after all are "
+      "destroyed): recover() cannot help; only a new process can use the GPU." },
 };
 
 static int add_class(PyObject *module, const char *name, PyObject *bases, const char *doc, PyObject *dict,

@@ -95,7 +95,8 @@ extern "C" {
     X(DRIVER, 18, "the driver reported an error (see the native code)")          \
     X(ALREADY_INITIALIZED, 19, "gg_init was already called")                     \
     X(BUSY, 20, "the object is in use by another operation")                     \
-    X(INTERNAL, 21, "internal error in gpuguard")
+    X(INTERNAL, 21, "internal error in gpuguard")                                \
+    X(PROCESS_POISONED, 22, "a sticky error reached the whole process: only a new process can use the GPU")
 
 /** What every call returns: GG_OK (0) or why it failed (the list above,
  * with each status's message; gg_status_name, gg_status_string). */
@@ -167,8 +168,9 @@ typedef enum gg_attribution {
     GG_ATTRIBUTION_NONE = 0,   /**< no launch is blamed: the error is not from a launch, or
                                     launches gpuguard cannot judge may be to blame (another gg
                                     context's on the same native context: HIP has one per
-                                    device, a primary context is everyone's; the message says
-                                    whose) */
+                                    device, a primary context is everyone's; with sticky errors
+                                    that reach the whole process (CUDA), any other gg context's;
+                                    the message says whose) */
     GG_ATTRIBUTION_EXACT = 1,  /**< exactly one launch could have failed */
     GG_ATTRIBUTION_WINDOW = 2  /**< one of several unobserved launches failed, or one whose
                                     record was overwritten (see gg_culprit) */
@@ -322,7 +324,8 @@ typedef struct gg_init_desc {
  * GPUGUARD_FAULT_REPORT (a path in an existing, writable folder:
  * gg_fault_counts_json is written there at gg_shutdown or exit),
  * GPUGUARD_FAIL_HOST_ALLOC (N: the N-th host allocation gpuguard makes
- * fails, once; for `gpuguard sweep --host-alloc`). Every keyword of every
+ * fails, once; for `gpuguard sweep --host-alloc`), GPUGUARD_STICKY_SCOPE
+ * (auto|process|context: how far a sticky error reaches, gg_context_recover). Every keyword of every
  * variable is matched ignoring ASCII case, whatever the locale
  * (GPUGUARD_TIMELINE=ON, GPUGUARD_LOG=Debug); paths are taken as written;
  * numbers are plain decimal digits (no spaces or signs).
@@ -444,9 +447,12 @@ typedef struct gg_context_desc {
  * current context is left as it was. GG_OK and *out set; out NULL, a
  * device that does not exist or a desc->watchdog out of range:
  * GG_INVALID_ARGUMENT, *out {0}; 4096 live contexts: GG_OUT_OF_MEMORY;
- * GG_NOT_INITIALIZED, GG_FORKED; driver failures as classified
- * (GG_NO_DEVICE, GG_OUT_OF_MEMORY, GG_DRIVER...). The caller owns the
- * context: gg_context_destroy it (gg_shutdown reports it as a leak). */
+ * GG_NOT_INITIALIZED, GG_FORKED; a poisoned process (see
+ * gg_context_recover): GG_PROCESS_POISONED, with no driver call when
+ * gpuguard saw the poisoning death, else from the driver's answer (a
+ * sticky code); other driver failures as classified (GG_NO_DEVICE,
+ * GG_OUT_OF_MEMORY, GG_DRIVER...). The caller owns the context:
+ * gg_context_destroy it (gg_shutdown reports it as a leak). */
 GG_API gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out);
 /** Destroys the context and every object in it (children first), after
  * every call still using one of them has returned. Destroying the 0 id or a
@@ -474,7 +480,22 @@ GG_API gg_status gg_context_death(gg_context ctx, gg_error_info *info);
  * a gone or wrong id: GG_INVALID_HANDLE; an inherited context in a forked
  * child: GG_FORKED; GG_NOT_INITIALIZED; the driver's failure to create
  * the new context as classified (the context then stays DEAD). Concurrent
- * recovers of one context recreate it once. */
+ * recovers of one context recreate it once.
+ *
+ * Sticky errors that reach the whole process: on CUDA (measured on an H100
+ * with driver 580: docs/DRIVER-FACTS.md) a kernel's illegal address, trap
+ * or failed assert in any context makes every context of the process fail
+ * with it, and no context can be made in the process again, even after
+ * every one is destroyed. So the first such death poisons the process:
+ * every other gg context dies with it at once (gg_context_death: status
+ * GG_PROCESS_POISONED, naming the first death; no culprit of its own), and
+ * gg_context_recover and gg_context_create answer GG_PROCESS_POISONED
+ * (without tearing anything down: destroy the contexts as usual). Only a
+ * new process can use the GPU. An injected sticky fault poisons the process
+ * the same way. GPUGUARD_STICKY_SCOPE=process|context|auto overrides the
+ * backend's answer (auto: CUDA process, HIP context, the simulator its
+ * "sticky_scope" setting). Deadlines (GG_TIMEOUT) and faults that do not
+ * kill a context never poison. */
 GG_API gg_status gg_context_recover(gg_context ctx);
 /** Waits for all work in the context, at most timeout_ms (0: the library's
  * default deadline). GG_OK when all is done; GG_TIMEOUT when the deadline

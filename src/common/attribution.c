@@ -24,6 +24,7 @@
 #include "common/alloc.h"
 #include "common/call.h"
 #include "common/departed.h"
+#include "common/poison.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -417,7 +418,8 @@ void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out, gg__
      * may be what killed it. No culprit is named then. (A deadline on one
      * stream is that stream's own.) */
     gg__backend *b = gg__backend_get();
-    if (only == NULL && b != NULL && (ctx->use_primary || b->one_context_per_device)) {
+    if (only == NULL && b != NULL &&
+        (ctx->use_primary || b->one_context_per_device || gg__sticky_process_wide(b))) {
         char who[GG_NAME_MAX + 64] = "";
         bool departed = gg__departed_note(b, ctx->native, who, sizeof who) > 0;
         if (departed || gg__context_sharers_busy(ctx, who, sizeof who) > 0) {

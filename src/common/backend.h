@@ -122,6 +122,11 @@ struct gg__backend {
      * gg context on it is then treated as a primary context, reset when it
      * is recovered or destroyed dead. */
     bool one_context_per_device;
+    /* True when a sticky error of one context reaches every context of the
+     * process, and no context can be made in it afterwards (measured on
+     * CUDA: docs/DRIVER-FACTS.md, "Sticky errors reach the whole
+     * process"). GPUGUARD_STICKY_SCOPE overrides it (poison.h). */
+    bool sticky_process_wide;
 
     /* Error table: pure functions, callable at any time (even after close). */
     gg__code_class (*classify)(int native);

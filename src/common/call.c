@@ -7,6 +7,7 @@
 
 #include "common/attribution.h"
 #include "common/fork.h"
+#include "common/poison.h"
 
 static _Thread_local gg_error_info last_error;
 
@@ -350,6 +351,10 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
     atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
     pthread_mutex_unlock(&ctx->lock);
     gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
+    /* A driver's sticky error (not a deadline of gpuguard's) may reach the
+     * whole process. */
+    if (native != 0)
+        gg__poison_after_death(ctx);
 }
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,

@@ -339,6 +339,11 @@ size_t gg__contexts_snapshot(uint64_t *out, size_t max);
  * one's label into `label`. A context or list that could not be locked
  * there and then counts. Caller holds ctx->lock. */
 uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size);
+/* Marks every other live gg context DEAD with GG_PROCESS_POISONED naming
+ * `cause` (dead's death: poison.h). Locks by trylock only, retried a
+ * while: the caller may hold dead's lock; a context whose lock stays busy
+ * is skipped. Returns how many were marked. */
+size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause);
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
                             const char *b_what);

@@ -72,6 +72,18 @@ static bool parse_timeout_policy(const char *text, gg_timeout_policy *out)
     return true;
 }
 
+/* "auto", "process" or "context": how far a sticky error reaches (poison.h). */
+static bool parse_sticky_scope(const char *text, gg__sticky_scope *out)
+{
+    static const char *const names[] = { "auto", "process", "context" };
+    static const gg__sticky_scope scopes[] = { GG__STICKY_AUTO, GG__STICKY_PROCESS, GG__STICKY_CONTEXT };
+    size_t k;
+    if (!KEYWORD(text, names, &k))
+        return false;
+    *out = scopes[k];
+    return true;
+}
+
 static bool parse_timeline(const char *text, gg_timeline_mode *out)
 {
     static const char *const names[] = { "auto", "on", "off" };
@@ -208,6 +220,8 @@ gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *me
     }
     if ((v = gg__env(GG__ENV_TIMELINE)) != NULL && !parse_timeline(v, &out->timeline))
         BAD("GPUGUARD_TIMELINE='%s' is not one of auto, on, off", v);
+    if ((v = gg__env(GG__ENV_STICKY_SCOPE)) != NULL && !parse_sticky_scope(v, &out->sticky_scope))
+        BAD("GPUGUARD_STICKY_SCOPE='%s' is not one of auto, process, context", v);
     if ((v = gg__env(GG__ENV_LAUNCH_RECORDS)) != NULL &&
         (!parse_u32(v, 1, GG__LAUNCH_RECORDS_MAX, &out->launch_records) ||
          (out->launch_records & (out->launch_records - 1)) != 0))

@@ -2,6 +2,7 @@
  * what the kinds table needs of them (release, JSON). Destruction goes
  * through the one destroy path (lifetime.c). */
 #include <cjson/cJSON.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "common/departed.h"
 #include "common/fork.h"
 #include "common/lifetime.h"
+#include "common/poison.h"
 #include "common/process_exit.h"
 #include "common/wait.h"
 
@@ -216,6 +218,7 @@ uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size)
     /* Called under ctx->lock, against the usual order (the list's lock,
      * then a context's): only tried, never waited for. A lock not had
      * counts as busy, which costs a culprit, never names a wrong one. */
+    bool process_wide = gg__sticky_process_wide(b);
     uint32_t busy = 0;
     if (pthread_mutex_trylock(&contexts_lock) != 0) {
         snprintf(label, size, "another gg context (the list of contexts was busy)");
@@ -225,8 +228,11 @@ uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size)
         gg__context *other = contexts[i];
         /* Device and use_primary are fixed before a context is listed: a
          * context that cannot share ctx's native one is passed unlocked. */
-        if (other == ctx || atomic_load_explicit(&other->h.id, memory_order_acquire) == 0 ||
-            other->device != ctx->device || !(other->use_primary || one_per_device))
+        if (other == ctx || atomic_load_explicit(&other->h.id, memory_order_acquire) == 0)
+            continue;
+        /* Process-wide sticky errors: every context of the process shares
+         * ctx's fate, whatever its device and native context. */
+        if (!process_wide && (other->device != ctx->device || !(other->use_primary || one_per_device)))
             continue;
         if (pthread_mutex_trylock(&other->lock) != 0) {
             if (busy++ == 0)
@@ -235,13 +241,67 @@ uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size)
         }
         /* A DEAD sharer counts too: its unfinished launch may be the one
          * that killed both. */
-        if (atomic_load_explicit(&other->h.id, memory_order_relaxed) != 0 && other->native == ctx->native &&
+        if (atomic_load_explicit(&other->h.id, memory_order_relaxed) != 0 &&
+            (process_wide || other->native == ctx->native) &&
             gg__context_state(other) != GG_STATE_FORKED && context_busy(other) && busy++ == 0)
             snprintf(label, size, "gg context %s", gg__object_label(&other->h).text);
         pthread_mutex_unlock(&other->lock);
     }
     pthread_mutex_unlock(&contexts_lock);
     return busy;
+}
+
+/* A lock taken by trylock only, retried a while: the caller may hold a lock
+ * that the holder of this one waits for, so waiting could deadlock; giving
+ * up cannot. */
+static bool lock_without_waiting(pthread_mutex_t *m)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        if (pthread_mutex_trylock(m) == 0)
+            return true;
+        sched_yield();
+    }
+    return false;
+}
+
+size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause)
+{
+    size_t marked = 0;
+    if (!lock_without_waiting(&contexts_lock))
+        return 0;
+    for (size_t i = 0; i < context_count; i++) {
+        gg__context *other = contexts[i];
+        if (other == dead || atomic_load_explicit(&other->h.id, memory_order_acquire) == 0)
+            continue;
+        if (!lock_without_waiting(&other->lock))
+            continue; /* it finds the error at its next driver call */
+        if (atomic_load_explicit(&other->h.id, memory_order_relaxed) != 0 &&
+            atomic_load_explicit(&other->state, memory_order_relaxed) == GG__CTX_ALIVE &&
+            gg__context_state(other) == GG_STATE_ALIVE) {
+            gg_error_info *d = &other->death;
+            memset(d, 0, sizeof *d);
+            d->status = GG_PROCESS_POISONED;
+            d->native_code = cause->native_code;
+            d->native_name = cause->native_name;
+            d->gg_call = cause->gg_call;
+            d->driver_call = cause->driver_call;
+            d->context.id = other->h.birth_id;
+            /* No culprit of its own: the launch that killed it is the other
+             * context's, named in the message. */
+            snprintf(d->message, sizeof d->message,
+                     "context 0x%016llx died of %s in %s, and a sticky error reaches every context of the "
+                     "process (CUDA: docs/DRIVER-FACTS.md): this one is dead too, and only a new process can "
+                     "use the GPU; it died of: %s",
+                     (unsigned long long)cause->context.id,
+                     cause->native_name[0] ? cause->native_name : gg_status_name(cause->status), cause->gg_call,
+                     cause->message);
+            atomic_store_explicit(&other->state, GG__CTX_DEAD, memory_order_release);
+            marked++;
+        }
+        pthread_mutex_unlock(&other->lock);
+    }
+    pthread_mutex_unlock(&contexts_lock);
+    return marked;
 }
 
 /* Serialises adoptions of contexts: the check that a native context is not
@@ -340,6 +400,21 @@ gg_status gg_context_native(gg_context handle, void **native)
     return GG_OK;
 }
 
+/* A driver that answers a context's creation with a sticky error keeps an
+ * earlier one for the whole process (an earlier gg context's, or a kernel
+ * of code outside gpuguard): GG_PROCESS_POISONED, saying so. GG_OK when
+ * the code is not that. */
+static gg_status poisoned_driver_refusal(gg__call *c, int n, int device)
+{
+    if (!c->b->classify(n).sticky || !gg__sticky_process_wide(c->b))
+        return GG_OK;
+    return gg__fail_native(c, GG_PROCESS_POISONED, GG__OP_CTX_CREATE, n,
+                           "%s: creating a context on device %d returned %s%s: the driver keeps a sticky error for "
+                           "the whole process (a kernel of an earlier context, gpuguard's or not, failed), and no "
+                           "teardown brings the device back (CUDA: docs/DRIVER-FACTS.md); only a new process can "
+                           "use the GPU", c->api, device, c->b->code_name(n), c->injected ? " (injected fault)" : "");
+}
+
 gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context *out)
 {
     gg__call c = GG__CALL("gg_context_create");
@@ -361,11 +436,18 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
         return status;
     }
     gg__fork_check_pid();
+    status = gg__poison_refuse(&c, "no context can be created in this process");
+    if (status != GG_OK) {
+        gg__leave(&c);
+        return status;
+    }
 
     gg__nctx native = NULL;
     int n = gg__drv(&c, GG__OP_CTX_CREATE, c.b->ctx_create(c.b->self, device, d.use_primary, &native));
     if (n != 0) {
-        status = gg__check(&c, GG__OP_CTX_CREATE, n);
+        status = poisoned_driver_refusal(&c, n, device);
+        if (status == GG_OK)
+            status = gg__check(&c, GG__OP_CTX_CREATE, n);
         gg__leave(&c);
         return status;
     }
@@ -522,6 +604,9 @@ static gg_status recreate_native(gg__call *c, gg__context *ctx, uint64_t id)
     n = gg__drv(c, GG__OP_CTX_CREATE, c->b->ctx_create(c->b->self, ctx->device, ctx->use_primary, &fresh));
     if (n != 0) {
         ctx->native = NULL;
+        gg_status refused = poisoned_driver_refusal(c, n, ctx->device);
+        if (refused != GG_OK)
+            return refused;
         gg__code_class cls = c->b->classify(n);
         return gg__fail_native(c, cls.status, GG__OP_CTX_CREATE, n,
                                "gg_context_recover: creating a fresh context on device %d returned %s; "
@@ -568,6 +653,14 @@ gg_status gg_context_recover(gg_context handle)
         gg__leave(&c);
         gg__log(GG_LOG_DEBUG, handle.id, "gg_context_recover: context is alive; nothing to do");
         return GG_OK;
+    }
+    /* A poisoned process: no context can be made (measured: not even after
+     * every one is destroyed), so the dead native context is left for
+     * gg_context_destroy and nothing is torn down. */
+    status = gg__poison_refuse(&c, "the context cannot be recovered in this process");
+    if (status != GG_OK) {
+        gg__leave(&c);
+        return status;
     }
     if (ctx->h.adopted && !ctx->allow_reset) {
         status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_recover: context %s was adopted (gg_context_adopt) "

@@ -14,6 +14,7 @@
 #include "common/call.h"
 #include "common/fork.h"
 #include "common/library.h"
+#include "common/poison.h"
 #include "common/lifetime.h"
 #include "common/process_exit.h"
 #include "common/report.h"
@@ -271,6 +272,7 @@ gg_status gg_init(const gg_init_desc *desc)
     }
     gg__fork_note_initialized(true);
     gg__lib.fork_generation = gg__fork_generation_now();
+    gg__poison_forget();
     pthread_once(&exit_once, register_exit);
     atomic_store_explicit(&gg__lib.backend, &gg__lib.backend_storage, memory_order_release);
     pthread_mutex_unlock(&init_lock);

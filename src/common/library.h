@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "common/backend.h"
+#include "common/poison.h"
 
 typedef struct gg__config {
     char backend[16];            /* "auto", "cuda", "hip", "sim", "sim-hip" */
@@ -30,6 +31,7 @@ typedef struct gg__config {
     uint32_t launch_records;     /* records kept per stream (GPUGUARD_LAUNCH_RECORDS): a power of two */
     char *fault_plan_json;       /* malloc'd copy, or NULL */
     char fault_report_path[512]; /* GPUGUARD_FAULT_REPORT, or "" */
+    gg__sticky_scope sticky_scope; /* GPUGUARD_STICKY_SCOPE (poison.h) */
 } gg__config;
 
 typedef struct gg__library {

@@ -704,6 +704,7 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
 
     out->name = "cuda";
     out->self = d;
+    out->sticky_process_wide = d->sticky_process_wide;
     out->library = d->library;
     fill_op_names(out, d);
 

@@ -298,6 +298,11 @@ gg__backend_open_result gg__cuda_driver_load(ggcu_driver *drv, const char *libra
     /* POSIX: a pointer from dlsym converts to a function pointer. */
     drv->sim_error_detail = drv->simulated
         ? (const char *(*)(void))dlsym(drv->handle, "gg_sim_last_error_detail") : NULL;
+    drv->sticky_process_wide = true;
+    if (drv->simulated) {
+        int (*sticky_scope)(void) = (int (*)(void))dlsym(drv->handle, "gg_sim_sticky_scope");
+        drv->sticky_process_wide = sticky_scope != NULL && sticky_scope() == 1;
+    }
 
     gg__backend_open_result r = read_driver_version(drv);
     if (r.status != GG_OK) {

@@ -49,6 +49,10 @@ typedef struct ggcu_driver {
     void *handle;                    /* from dlopen; NULL once closed */
     char library[GGCU_LIBRARY_MAX];  /* the file actually loaded (absolute when known) */
     bool simulated;                  /* the library exports gg_sim_identify */
+    /* A real driver: true (measured, docs/DRIVER-FACTS.md). The simulator:
+     * what its gg_sim_sticky_scope answers (its "sticky_scope" setting);
+     * false for a simulator without that query (it kept errors per context). */
+    bool sticky_process_wide;
     /* The simulator's gg_sim_last_error_detail; NULL for a real driver. */
     const char *(*sim_error_detail)(void);
     int driver_version;              /* cuDriverGetVersion, read before anything else */

@@ -8,7 +8,9 @@ set -u
 html=$1 header=$2 checker=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sed -e 's/^\( *X(INTERNAL, 21, "internal error in gpuguard")\)$/\1 \\\n    X(FIXTURE_STATUS, 22, "a status the reference lacks")/' \
+# The status list's last entry is the one X(...) line of the header without
+# a continuation backslash: the fixture status goes after it.
+sed -e 's/^\( *X([A-Z_]*, [0-9]*, "[^"]*")\)$/\1 \\\n    X(FIXTURE_STATUS, 999, "a status the reference lacks")/' \
     -e 's/^\( *GG_STATE_FORKED = 3\)\( *\/\*\*<.*\)$/\1, \2\n    GG_STATE_FIXTURE = 4 \/**< a value the reference lacks *\//' \
     -e 's/^\( *unsigned flags; *\/\*\*< none defined yet: must be 0 \*\/\)$/\1\n    int fixture_field; \/**< a field the reference lacks *\//' \
     "$header" > "$work/gpuguard.h"

@@ -1,0 +1,151 @@
+/* Sticky errors that reach the whole process (poison.h; measured on CUDA:
+ * docs/DRIVER-FACTS.md). The first sticky death poisons the process: every
+ * other gg context dies with it at once, naming it, and makes no driver
+ * call after; recover and create are refused with GG_PROCESS_POISONED.
+ * The scope is set here with GPUGUARD_STICKY_SCOPE, so these tests hold
+ * whatever the simulator's own "sticky_scope" says; the simulator's own
+ * process-wide answers are checked in tests/sim and against the H100's
+ * (sim_sticky_probe_matches_h100). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/launches.h"
+
+static gg_test_rig rig;      /* device 1: the context that faults */
+static gg_context bystander; /* device 0 */
+
+static void open_two_contexts(const char *scope)
+{
+    setenv("GPUGUARD_STICKY_SCOPE", scope, 1);
+    gg_test_init_sim(NULL);
+    gg_test_rig_open(&rig, 1);
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "bystander" }, &bystander));
+}
+
+static void process_scope(void)
+{
+    open_two_contexts("process");
+}
+
+static void context_scope(void)
+{
+    open_two_contexts("context");
+}
+
+static void finish(void)
+{
+    GG_OK_(gg_context_destroy(bystander));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+    unsetenv("GPUGUARD_STICKY_SCOPE");
+}
+
+TestSuite(process_poison, .init = process_scope);
+
+Test(process_poison, a_sticky_death_kills_every_other_context_at_once)
+{
+    gg_buffer buf, spare;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_alloc(bystander, 64, NULL, &spare));
+    kill_with_illegal_address(&rig, buf);
+
+    /* The faulting context keeps its own culprit. */
+    gg_error_info death;
+    GG_OK_(gg_context_death(rig.ctx, &death));
+    cr_assert_eq(death.status, GG_ILLEGAL_ADDRESS);
+    cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT);
+    cr_assert_str_eq(death.culprit.kernel_name, "touch");
+
+    /* The bystander died with it, before any call of its own. */
+    cr_assert_eq(gg_context_state(bystander), GG_STATE_DEAD);
+    gg_error_info poisoned;
+    GG_OK_(gg_context_death(bystander, &poisoned));
+    cr_assert_eq(poisoned.status, GG_PROCESS_POISONED);
+    cr_assert_eq(poisoned.native_code, 700);
+    cr_assert_eq(poisoned.culprit.certainty, GG_ATTRIBUTION_NONE, "the launch that killed it is not its own");
+    cr_assert_eq(poisoned.context.id, bystander.id);
+    cr_assert(strstr(poisoned.message, "every context of the process") != NULL, "%s", poisoned.message);
+    cr_assert(strstr(poisoned.message, "touch") != NULL, "the first death's culprit is named: %s",
+              poisoned.message);
+
+    /* It fails fast, and cleans up, without reaching the driver. */
+    unsigned long long before = gg_test_sim_total_calls();
+    gg_buffer late;
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_buffer_alloc(bystander, 64, NULL, &late));
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(bystander, 0));
+    cr_assert(strstr(gg_test_last_message(), "died earlier with GG_PROCESS_POISONED") != NULL, "%s",
+              gg_test_last_message());
+    GG_OK_(gg_buffer_free(spare));
+    cr_assert_eq(gg_test_sim_total_calls(), before, "a poisoned context reached the driver");
+    finish();
+}
+
+Test(process_poison, recover_and_create_are_refused_naming_the_first_death)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    kill_with_illegal_address(&rig, buf);
+
+    unsigned long long before = gg_test_sim_total_calls();
+    GG_EXPECT(GG_PROCESS_POISONED, gg_context_recover(rig.ctx));
+    cr_assert(strstr(gg_test_last_message(), "only a new process") != NULL, "%s", gg_test_last_message());
+    cr_assert(strstr(gg_test_last_message(), gg_test_backend_in_use()->illegal_address_name) != NULL, "%s",
+              gg_test_last_message());
+    GG_EXPECT(GG_PROCESS_POISONED, gg_context_recover(bystander));
+    gg_context fresh = { 0 };
+    GG_EXPECT(GG_PROCESS_POISONED, gg_context_create(0, NULL, &fresh));
+    cr_assert_eq(fresh.id, 0);
+    cr_assert_eq(gg_test_sim_total_calls(), before, "a refusal reached the driver");
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+    finish();
+}
+
+Test(process_poison, an_injected_sticky_fault_poisons_the_process_too)
+{
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"kernel\":\"noop\",\"nth\":1,\"error\":\"illegal_address\"}]"));
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, launch_plain(rig.noop, GG_NO_STREAM));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+    cr_assert_eq(gg_context_state(bystander), GG_STATE_DEAD);
+    GG_EXPECT(GG_PROCESS_POISONED, gg_context_recover(rig.ctx));
+    finish();
+}
+
+Test(process_poison, a_deadline_does_not_poison)
+{
+    /* gpuguard's own deadline kills the context it waited on, and no other:
+     * the driver saw no error. */
+    gg_stream stream;
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "slow" }, &stream));
+    GG_OK_(launch_sleep(&rig, stream, 2000));
+    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(stream, 50));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
+    cr_assert_eq(gg_context_state(bystander), GG_STATE_ALIVE);
+    GG_OK_(gg_context_recover(rig.ctx));
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    finish();
+}
+
+TestSuite(process_poison_off, .init = context_scope);
+
+Test(process_poison_off, context_scope_keeps_the_error_to_its_context)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    kill_with_illegal_address(&rig, buf);
+    cr_assert_eq(gg_context_state(bystander), GG_STATE_ALIVE);
+    gg_buffer other;
+    GG_OK_(gg_buffer_alloc(bystander, 64, NULL, &other));
+    GG_OK_(gg_buffer_free(other));
+    finish();
+}
+
+Test(process_poison_scope, a_bad_scope_is_refused_naming_the_variable)
+{
+    setenv("GPUGUARD_STICKY_SCOPE", "device", 1);
+    gg_init_desc desc = { .backend = "sim" };
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
+    cr_assert(strstr(gg_test_last_message(), "GPUGUARD_STICKY_SCOPE='device' is not one of auto, process, context") !=
+              NULL, "%s", gg_test_last_message());
+    unsetenv("GPUGUARD_STICKY_SCOPE");
+}
