@@ -278,9 +278,13 @@ void check_dead_cleanup_silent(const gc_env *env, gc_result *r)
 void check_recover_computes(const gc_env *env, gc_result *r)
 {
     gc_session s;
+    bool recovered;
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "recover", &s) || !gc_kill_with_stray_store(r, &s) ||
-        !gc_ok(r, gg_context_recover(s.ctx), "gg_context_recover"))
+        !gc_recover_as_the_driver_allows(r, env, &s, &recovered))
         return;
+    if (!recovered)
+        return gc_note(r, "gg_context_recover and gg_context_create refused with GG_PROCESS_POISONED (the driver keeps "
+                       "the sticky error for the whole process); the context stays DEAD");
     if (gg_context_state(s.ctx) != GG_STATE_ALIVE)
         return (void)gc_fail(r, "context state %d after recovery", (int)gg_context_state(s.ctx));
     if (!gc_expect(r, gg_stream_query(s.stream), GG_INVALID_HANDLE, "gg_stream_query of a pre-recovery stream"))
@@ -314,8 +318,13 @@ static void check_device_fault(const gc_env *env, gc_result *r, const char *kern
         return;
     if (!env->hip && !env->simulated && cuda_native != 0 && e.native_code != cuda_native)
         return (void)gc_fail(r, "native code %d (%s), expected %d", e.native_code, e.native_name, cuda_native);
-    if (!gc_ok(r, gg_context_recover(s.ctx), "gg_context_recover"))
+    bool recovered;
+    if (!gc_recover_as_the_driver_allows(r, env, &s, &recovered))
         return;
+    if (!recovered)
+        return gc_note(r, "%s (%s %d), culprit %s EXACT, context DEAD; recovery refused with GG_PROCESS_POISONED "
+                       "(the driver keeps the error for the whole process)", gg_status_name(st), e.native_name,
+                       e.native_code, kernel_name);
     gc_session fresh = { .ctx = s.ctx };
     if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_load_file") ||
         !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "after" }, &fresh.stream), "gg_stream_create") ||

@@ -94,8 +94,11 @@ typedef struct worker {
     gc_result result;
     int rounds;
     bool fault;                  /* this worker kills its own context half-way */
+    bool stop_at_halfway;        /* the other worker: stops once they met (its context died too) */
     pthread_barrier_t *halfway;  /* both workers meet here after the fault */
     gg_state final_state;
+    gg_error_info death;         /* its context's, read before it is destroyed */
+    gg_status after_call;        /* stop_at_halfway: what a call in its context returned after */
 } worker;
 
 static void *work(void *arg)
@@ -112,6 +115,10 @@ static void *work(void *arg)
             met = true;
             if (w->fault)
                 break;
+            if (w->stop_at_halfway) {
+                w->after_call = gg_stream_query(s.stream);
+                break;
+            }
         }
         ok = gc_computes(&w->result, &s, 1 << 16, (uint32_t)i);
     }
@@ -119,6 +126,7 @@ static void *work(void *arg)
     if (w->halfway != NULL && !met)
         pthread_barrier_wait(w->halfway);
     w->final_state = gg_context_state(s.ctx);
+    gg_context_death(s.ctx, &w->death);
     gg_context_destroy(s.ctx);
     return NULL;
 }
@@ -152,7 +160,12 @@ void check_two_threads(const gc_env *env, gc_result *r)
     gc_note(r, "two threads, each on its own context, computed and verified 50 rounds of 2^16 values");
 }
 
-void check_fault_isolated(const gc_env *env, gc_result *r)
+/* On CUDA a sticky error reaches every context of the process (measured
+ * on an H100, driver 580: docs/DRIVER-FACTS.md): the other thread's
+ * context dies with the first, of GG_PROCESS_POISONED naming it, and is
+ * never blamed on its own launches (it had none unfinished). HIP contexts
+ * on one device are one context: nothing to check there. */
+void check_fault_other_context(const gc_env *env, gc_result *r)
 {
     if (env->hip)
         return gc_skip(r, "HIP has one context per device: contexts on one device share fate by design (README)");
@@ -161,15 +174,29 @@ void check_fault_isolated(const gc_env *env, gc_result *r)
     pthread_barrier_t halfway;
     pthread_barrier_init(&halfway, NULL, 2);
     worker w[2] = { { .env = env, .rounds = 20, .fault = true, .halfway = &halfway },
-                    { .env = env, .rounds = 20, .halfway = &halfway } };
+                    { .env = env, .rounds = 20, .halfway = &halfway, .stop_at_halfway = true } };
     bool ok = run_workers(r, w, 2);
     pthread_barrier_destroy(&halfway);
     if (!ok)
         return;
     if (w[0].final_state != GG_STATE_DEAD)
         return (void)gc_fail(r, "the faulting thread's context is %d, expected DEAD", (int)w[0].final_state);
-    if (w[1].final_state != GG_STATE_ALIVE)
-        return (void)gc_fail(r, "the other thread's context is %d after the fault, expected ALIVE",
-                             (int)w[1].final_state);
-    gc_note(r, "one thread's context died of a stray store; the other's stayed ALIVE and computed 10 more rounds");
+    if (w[0].death.status != GG_ILLEGAL_ADDRESS || w[0].death.culprit.certainty != GG_ATTRIBUTION_EXACT ||
+        strcmp(w[0].death.culprit.kernel_name, "oob_store") != 0)
+        return (void)gc_fail(r, "the faulting context died of %s, culprit '%s' (certainty %d): expected "
+                             "GG_ILLEGAL_ADDRESS, oob_store EXACT (%s)", gg_status_name(w[0].death.status),
+                             w[0].death.culprit.kernel_name, (int)w[0].death.culprit.certainty, w[0].death.message);
+    if (w[1].final_state != GG_STATE_DEAD)
+        return (void)gc_fail(r, "the other thread's context is %d after the fault, expected DEAD (the error reaches "
+                             "the whole process)", (int)w[1].final_state);
+    if (w[1].death.status != GG_PROCESS_POISONED || w[1].death.culprit.certainty != GG_ATTRIBUTION_NONE ||
+        strstr(w[1].death.message, "oob_store") == NULL)
+        return (void)gc_fail(r, "the other context died of %s (certainty %d): expected GG_PROCESS_POISONED, no "
+                             "culprit of its own, oob_store named (%s)", gg_status_name(w[1].death.status),
+                             (int)w[1].death.culprit.certainty, w[1].death.message);
+    if (w[1].after_call != GG_CONTEXT_DEAD)
+        return (void)gc_fail(r, "a call in the other context returned %s after the fault, expected GG_CONTEXT_DEAD",
+                             gg_status_name(w[1].after_call));
+    gc_note(r, "one thread's context died of a stray store (oob_store EXACT); the other's died with it of "
+            "GG_PROCESS_POISONED, naming it, and fails fast");
 }

@@ -103,4 +103,13 @@ int gc_run_helper(gc_result *r, const gc_env *env, const char *name, unsigned ti
  * open issues add, such as gg_stream_native). */
 bool gc_library_has(const char *symbol);
 
+/* After a kernel's sticky error in s->ctx: recovery as the driver allows it.
+ * CUDA keeps the error for the whole process (docs/DRIVER-FACTS.md):
+ * gg_context_recover and gg_context_create must refuse with
+ * GG_PROCESS_POISONED saying only a new process can use the GPU, and the
+ * context stays DEAD (*recovered false). HIP: gg_context_recover must
+ * succeed (*recovered true; the caller checks that it computes). False,
+ * with r failed, when the library does otherwise. */
+bool gc_recover_as_the_driver_allows(gc_result *r, const gc_env *env, gc_session *s, bool *recovered);
+
 #endif

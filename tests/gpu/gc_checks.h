@@ -23,7 +23,7 @@ void check_chunked_slices(const gc_env *env, gc_result *r);
 /* checks_process.c */
 void check_fork_child(const gc_env *env, gc_result *r);
 void check_two_threads(const gc_env *env, gc_result *r);
-void check_fault_isolated(const gc_env *env, gc_result *r);
+void check_fault_other_context(const gc_env *env, gc_result *r);
 /* checks_faultplan.c */
 void check_fault_plan_immediate(const gc_env *env, gc_result *r);
 void check_fault_plan_async(const gc_env *env, gc_result *r);

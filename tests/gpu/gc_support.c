@@ -265,3 +265,33 @@ bool gc_library_has(const char *symbol)
 {
     return dlsym(RTLD_DEFAULT, symbol) != NULL;
 }
+
+/* Recovery after a kernel's sticky error, as the driver allows it. CUDA
+ * keeps the error for the whole process (measured on an H100, driver 580:
+ * docs/DRIVER-FACTS.md): gg_context_recover and gg_context_create must
+ * refuse with GG_PROCESS_POISONED, saying that only a new process can use
+ * the GPU (new_process_after_fault proves that one can). HIP: recovery
+ * gives a context that computes. *recovered: whether it did. */
+bool gc_recover_as_the_driver_allows(gc_result *r, const gc_env *env, gc_session *s, bool *recovered)
+{
+    *recovered = false;
+    if (env->hip)
+        return gc_ok(r, gg_context_recover(s->ctx), "gg_context_recover") && (*recovered = true);
+    gg_status st = gg_context_recover(s->ctx);
+    gg_error_info e;
+    gg_last_error(&e);
+    if (st != GG_PROCESS_POISONED)
+        return gc_fail(r, "gg_context_recover returned %s, expected GG_PROCESS_POISONED (CUDA keeps a sticky error "
+                       "for the whole process): %s", gg_status_name(st), st == GG_OK ? "" : e.message);
+    if (strstr(e.message, "only a new process") == NULL)
+        return gc_fail(r, "gg_context_recover's refusal does not say what to do: %s", e.message);
+    gg_context other = { 0 };
+    st = gg_context_create(env->device, NULL, &other);
+    if (st != GG_PROCESS_POISONED) {
+        gg_context_destroy(other);
+        return gc_fail(r, "gg_context_create in the poisoned process returned %s, expected GG_PROCESS_POISONED",
+                       gg_status_name(st));
+    }
+    return gg_context_state(s->ctx) == GG_STATE_DEAD ||
+           gc_fail(r, "the context is %d after the refused recovery, expected DEAD", (int)gg_context_state(s->ctx));
+}

@@ -51,7 +51,9 @@ static const check checks[] = {
       check_dead_fails_fast, false },
     { "dead_cleanup_silent", "cleanup in the dead context prints nothing and makes no driver call",
       check_dead_cleanup_silent, false },
-    { "recover_computes", "gg_context_recover gives a context that computes", check_recover_computes, false },
+    { "recover_computes", "gg_context_recover gives a context that computes where the driver allows it; on "
+      "CUDA, which keeps a sticky error for the whole process, it refuses with GG_PROCESS_POISONED",
+      check_recover_computes, false },
     { "new_process_after_fault", "a new process computes after one died with a dead context",
       check_new_process_after_fault, false },
     { "exit_with_dead_context", "a process exiting with a dead context exits 0 with empty stderr",
@@ -59,12 +61,14 @@ static const check checks[] = {
     { "hang_released", "a kernel spinning on a host flag times out at its deadline, then is released by the "
       "flag", check_hang_released, false },
     { "hang_kills", "under the default policy a passed deadline kills the context", check_hang_kills, false },
-    { "trap", "__trap() kills the context with the culprit named; recovery computes", check_trap, false },
+    { "trap", "__trap() kills the context with the culprit named; recovery as the driver allows",
+      check_trap, false },
     { "device_assert", "a failed device-side assert kills the context with the culprit named",
       check_device_assert, true },
     { "fork_child", "a forked child gets GG_FORKED and exits 0", check_fork_child, false },
     { "two_threads", "two threads compute on two contexts at once", check_two_threads, false },
-    { "fault_isolated", "a fault in one thread's context leaves the other's ALIVE", check_fault_isolated, false },
+    { "fault_other_context", "a fault in one thread's context kills the other's too, naming it (CUDA: the error "
+      "reaches the whole process)", check_fault_other_context, false },
     { "chunked_slices", "chunked launches on a device without a watchdog keep slices near the target",
       check_chunked_slices, false },
     { "fault_plan_immediate", "an immediate fault plan over the real driver", check_fault_plan_immediate, false },

@@ -129,16 +129,27 @@ def check_torch_current_stream(args, figures):
     if not hasattr(ctx, "adopt_stream"):
         raise Skip("gpuguard_py cannot adopt a foreign stream yet (Context.adopt_stream over gg_stream_adopt, "
                    "interop, issue 15)")
-    torch_stream = torch.cuda.current_stream(args.device)
-    stream = ctx.adopt_stream(torch_stream.cuda_stream)
-    tensor = torch.zeros(N, dtype=torch.int32, device=f"cuda:{args.device}")
-    buf_ptr = tensor.data_ptr()
-    module.kernel("fill_u32").launch((N + 255) // 256, 256, "QII", (buf_ptr, 11, N), stream=stream)
-    tensor += 1  # queued by PyTorch on the same stream: runs after the fill
+    # PyTorch's current stream is its default stream unless a program
+    # chooses another; the default stream (handle 0) is no one's to adopt
+    # (gg_stream_adopt refuses it: gpuguard's own default stream is the
+    # same one). So PyTorch is given a stream of its own, made current, as
+    # a program that overlaps work does, and gpuguard adopts that one (seen
+    # on the first GPU run: the default stream's refusal failed this check).
+    torch_stream = torch.cuda.Stream(device=args.device)
+    with torch.cuda.stream(torch_stream):
+        current = torch.cuda.current_stream(args.device)
+        if current.cuda_stream == 0:
+            return "FAIL", "torch.cuda.stream() did not make the new stream current"
+        stream = ctx.adopt_stream(current.cuda_stream)
+        tensor = torch.zeros(N, dtype=torch.int32, device=f"cuda:{args.device}")
+        torch_stream.synchronize()  # the zeros are written before the fill
+        buf_ptr = tensor.data_ptr()
+        module.kernel("fill_u32").launch((N + 255) // 256, 256, "QII", (buf_ptr, 11, N), stream=stream)
+        tensor += 1  # queued by PyTorch on the same stream: runs after the fill
     torch_stream.synchronize()
     if tensor.cpu().numpy().tobytes() != expected_bytes(12):
         return "FAIL", "work on PyTorch's current stream was not ordered with gpuguard's launch"
-    return "PASS", "a gpuguard launch on PyTorch's current stream was ordered with PyTorch's own work"
+    return "PASS", "a gpuguard launch on PyTorch's current (non-default) stream was ordered with PyTorch's own work"
 
 
 CHECKS = {
