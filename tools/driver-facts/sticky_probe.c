@@ -141,7 +141,17 @@ static void scenario_own_context(CUdevice dev, const char *kind)
     say("cuCtxCreate B (bystander)", cuCtxCreate(&b, NULL, 0, dev));
     say("cuDevicePrimaryCtxRetain P", cuDevicePrimaryCtxRetain(&p, dev));
     say("cuCtxCreate A (faults)", cuCtxCreate(&a, NULL, 0, dev));
+    /* An event recorded once earlier work is done: whether the driver still
+     * answers its query after the fault (a cheaper completion mark than a
+     * write-value, if it does). */
+    CUevent before = NULL;
+    say("A: cuEventCreate", cuEventCreate(&before, CU_EVENT_DISABLE_TIMING));
+    compute("A before");
+    say("A: cuEventRecord (before the fault)", cuEventRecord(before, NULL));
+    say("A: cuEventSynchronize (before the fault)", cuEventSynchronize(before));
     fault(kind);
+    say("A: cuEventQuery of the event recorded before the fault", cuEventQuery(before));
+    say("A: cuStreamQuery of the null stream", cuStreamQuery(NULL));
     say("A: cuMemAlloc after the fault", cuMemAlloc(&(CUdeviceptr){0}, 256));
     say("cuCtxSetCurrent B", cuCtxSetCurrent(b));
     say("B: cuCtxSynchronize", cuCtxSynchronize());
