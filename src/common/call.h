@@ -344,6 +344,9 @@ uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size);
  * while: the caller may hold dead's lock; a context whose lock stays busy
  * is skipped. Returns how many were marked. */
 size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause);
+/* Marks ctx DEAD with GG_PROCESS_POISONED naming `cause`, when it is
+ * ALIVE; true when it did. Caller holds ctx->lock. */
+bool gg__context_mark_poisoned(gg__context *ctx, const gg_error_info *cause);
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
                             const char *b_what);

@@ -171,6 +171,9 @@ static gg_status context_register(gg__call *c, int device, const gg_context_desc
         gg__timeline_open(c, ctx);
     ctx->h.birth_id = id;
     atomic_store_explicit(&ctx->h.id, id, memory_order_release);
+    /* Poisoned since the caller's refusal: the poison's walk over the list
+     * may have passed it while its id was unpublished (poison.h). */
+    gg__poison_mark_new(ctx);
     *out_id = id;
     gg__log(GG_LOG_DEBUG, id, "%s context %s on device %d", adopt != NULL ? "adopted" : "created",
             gg__object_label(&ctx->h).text, device);
@@ -264,6 +267,32 @@ static bool lock_without_waiting(pthread_mutex_t *m)
     return false;
 }
 
+bool gg__context_mark_poisoned(gg__context *ctx, const gg_error_info *cause)
+{
+    if (atomic_load_explicit(&ctx->state, memory_order_relaxed) != GG__CTX_ALIVE ||
+        gg__context_state(ctx) != GG_STATE_ALIVE)
+        return false;
+    gg_error_info *d = &ctx->death;
+    memset(d, 0, sizeof *d);
+    d->status = GG_PROCESS_POISONED;
+    d->native_code = cause->native_code;
+    d->native_name = cause->native_name;
+    d->gg_call = cause->gg_call;
+    d->driver_call = cause->driver_call;
+    d->context.id = ctx->h.birth_id;
+    /* No culprit of its own: the launch that killed it is the other
+     * context's, named in the message. */
+    snprintf(d->message, sizeof d->message,
+             "context 0x%016llx died of %s in %s, and a sticky error reaches every context of the process "
+             "(CUDA: docs/DRIVER-FACTS.md): this one is dead too, and only a new process can use the GPU; it "
+             "died of: %s",
+             (unsigned long long)cause->context.id,
+             cause->native_name[0] ? cause->native_name : gg_status_name(cause->status), cause->gg_call,
+             cause->message);
+    atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
+    return true;
+}
+
 size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause)
 {
     size_t marked = 0;
@@ -275,29 +304,8 @@ size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause)
             continue;
         if (!lock_without_waiting(&other->lock))
             continue; /* it finds the error at its next driver call */
-        if (atomic_load_explicit(&other->h.id, memory_order_relaxed) != 0 &&
-            atomic_load_explicit(&other->state, memory_order_relaxed) == GG__CTX_ALIVE &&
-            gg__context_state(other) == GG_STATE_ALIVE) {
-            gg_error_info *d = &other->death;
-            memset(d, 0, sizeof *d);
-            d->status = GG_PROCESS_POISONED;
-            d->native_code = cause->native_code;
-            d->native_name = cause->native_name;
-            d->gg_call = cause->gg_call;
-            d->driver_call = cause->driver_call;
-            d->context.id = other->h.birth_id;
-            /* No culprit of its own: the launch that killed it is the other
-             * context's, named in the message. */
-            snprintf(d->message, sizeof d->message,
-                     "context 0x%016llx died of %s in %s, and a sticky error reaches every context of the "
-                     "process (CUDA: docs/DRIVER-FACTS.md): this one is dead too, and only a new process can "
-                     "use the GPU; it died of: %s",
-                     (unsigned long long)cause->context.id,
-                     cause->native_name[0] ? cause->native_name : gg_status_name(cause->status), cause->gg_call,
-                     cause->message);
-            atomic_store_explicit(&other->state, GG__CTX_DEAD, memory_order_release);
+        if (atomic_load_explicit(&other->h.id, memory_order_relaxed) != 0 && gg__context_mark_poisoned(other, cause))
             marked++;
-        }
         pthread_mutex_unlock(&other->lock);
     }
     pthread_mutex_unlock(&contexts_lock);

@@ -46,8 +46,22 @@ void gg__poison_after_death(gg__context *dead)
         atomic_store_explicit(&poisoned, true, memory_order_release);
     }
     pthread_mutex_unlock(&poison_lock);
+    /* Pairs with gg__poison_mark_new's: a context published meanwhile is
+     * seen by the walk, or sees the flag. */
+    atomic_thread_fence(memory_order_seq_cst);
     if (first)
         gg__contexts_poison_others(dead, &cause);
+}
+
+void gg__poison_mark_new(gg__context *ctx)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    gg_error_info cause;
+    if (!gg__poisoned(&cause))
+        return;
+    pthread_mutex_lock(&ctx->lock);
+    gg__context_mark_poisoned(ctx, &cause);
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 bool gg__poisoned(gg_error_info *cause)

@@ -44,6 +44,13 @@ bool gg__sticky_process_wide(const struct gg__backend *b);
  * find the error at its own next driver call. */
 void gg__poison_after_death(struct gg__context *dead);
 
+/* A context whose id was just published: marked DEAD of the poison when
+ * the process is poisoned, since the walk of gg__poison_after_death skips
+ * unpublished ids. With the fence after the poison's flag and the one
+ * here, either the walk sees the id or this sees the flag. Nothing when
+ * not poisoned. */
+void gg__poison_mark_new(struct gg__context *ctx);
+
 /* Whether the process is poisoned; *cause (may be NULL): the first death. */
 bool gg__poisoned(gg_error_info *cause);
 

@@ -7,8 +7,11 @@
  * process-wide answers are checked in tests/sim and against the H100's
  * (sim_sticky_probe_matches_h100). */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/launches.h"
 
@@ -148,4 +151,88 @@ Test(process_poison_scope, a_bad_scope_is_refused_naming_the_variable)
     cr_assert(strstr(gg_test_last_message(), "GPUGUARD_STICKY_SCOPE='device' is not one of auto, process, context") !=
               NULL, "%s", gg_test_last_message());
     unsetenv("GPUGUARD_STICKY_SCOPE");
+}
+
+/* ---- The poison racing other threads' calls, creates and destroys ------
+ *
+ * Four threads compute in contexts of their own, destroying and creating
+ * them as they go, while the main thread's context dies of an injected
+ * sticky fault. Every thread must meet the poison (a call answering
+ * GG_CONTEXT_DEAD, or a create answering GG_PROCESS_POISONED) well before
+ * its time runs out: a context that escaped the poison (created while the
+ * walk over the contexts ran) would compute on until then. */
+
+#define RACERS 4
+#define RACE_SECONDS 10.0
+
+typedef struct racer {
+    int device;
+    gg_status last; /* the status that stopped it; GG_OK: it ran out of time */
+    int rounds;
+} racer;
+
+static atomic_int racers_ready;
+static atomic_bool race_go;
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *race_work(void *arg)
+{
+    racer *w = arg;
+    gg_context ctx = { 0 };
+    gg_status st = gg_context_create(w->device, &(gg_context_desc){ .tag = "racer" }, &ctx);
+    atomic_fetch_add(&racers_ready, 1);
+    while (!atomic_load(&race_go))
+        ;
+    double end = seconds_now() + RACE_SECONDS;
+    while (st == GG_OK && seconds_now() < end) {
+        w->rounds++;
+        if (ctx.id == 0 && (st = gg_context_create(w->device, &(gg_context_desc){ .tag = "again" }, &ctx)) != GG_OK)
+            break;
+        gg_buffer b;
+        if ((st = gg_buffer_alloc(ctx, 256, NULL, &b)) != GG_OK)
+            break;
+        st = gg_memset(b, 0, 1, 256, GG_NO_STREAM);
+        if (st == GG_OK)
+            st = gg_context_synchronize(ctx, 0);
+        gg_buffer_free(b);
+        if (st == GG_OK && w->rounds % 7 == 3) {
+            st = gg_context_destroy(ctx);
+            ctx.id = 0;
+        }
+    }
+    w->last = st;
+    if (ctx.id != 0)
+        gg_context_destroy(ctx);
+    return NULL;
+}
+
+Test(process_poison, the_poison_reaches_contexts_racing_it, .timeout = 60)
+{
+    atomic_store(&racers_ready, 0);
+    atomic_store(&race_go, false);
+    racer w[RACERS];
+    pthread_t t[RACERS];
+    for (int i = 0; i < RACERS; i++) {
+        w[i] = (racer){ .device = i % 2 };
+        cr_assert_eq(pthread_create(&t[i], NULL, race_work, &w[i]), 0);
+    }
+    while (atomic_load(&racers_ready) < RACERS)
+        ;
+    atomic_store(&race_go, true);
+    nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"kernel\":\"noop\",\"nth\":1,\"error\":\"illegal_address\"}]"));
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, launch_plain(rig.noop, GG_NO_STREAM));
+    for (int i = 0; i < RACERS; i++)
+        cr_assert_eq(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < RACERS; i++)
+        cr_assert(w[i].last == GG_CONTEXT_DEAD || w[i].last == GG_PROCESS_POISONED,
+                  "racer %d stopped with %s after %d rounds (GG_OK: it computed on, unpoisoned, until its time ran "
+                  "out)", i, gg_status_name(w[i].last), w[i].rounds);
+    finish();
 }
