@@ -19,6 +19,17 @@ extern "C" {
 /* "gpuguard simulated driver <version>"; the HIP face appends " (HIP)". */
 const char *gg_sim_identify(void);
 
+/* What a device fault's sticky error (illegal address, launch failed,
+ * assert, misaligned address, launch timeout) poisons under the
+ * configuration's "sticky_scope": 1 the whole process, as a real CUDA driver
+ * does (every context answers it, and no context can be created or
+ * retained after it, for the life of the process), 0 only the faulting
+ * context. Before a successful cuInit it answers for the configuration in
+ * GPUGUARD_SIM_CONFIG now (an invalid one: the default, 1). CUDA face only
+ * (libgpuguard_sim_cuda*.so): the HIP face keeps a sticky error to its
+ * context and does not export it. */
+int gg_sim_sticky_scope(void);
+
 /* Calls of one exported driver function since the start or the last reset.
  * cu_function_name is an exported name ("cuMemAlloc_v2", "hipMalloc") or,
  * on the CUDA face, a base name ("cuMemAlloc"), which sums all its exported
@@ -97,6 +108,7 @@ void gg_sim_truth_reset(void);
 
 /* Function pointer types, for dlsym. */
 typedef const char *(*gg_sim_identify_fn)(void);
+typedef int (*gg_sim_sticky_scope_fn)(void);
 typedef unsigned long long (*gg_sim_call_count_fn)(const char *cu_function_name);
 typedef unsigned long long (*gg_sim_total_calls_fn)(void);
 typedef void (*gg_sim_reset_counts_fn)(void);

@@ -47,6 +47,18 @@
  *                                        a positive multiple of 10; which
  *                                        versions a library accepts, and its
  *                                        default, are the face's (src/sim/README.md)
+ *   "sticky_scope": "process"            what a device fault's sticky error (illegal
+ *                                        address, launch failed, assert, misaligned
+ *                                        address, launch timeout) poisons: "process":
+ *                                        every context of the process answers it, and
+ *                                        no context can be created or retained after
+ *                                        it (a real CUDA driver, measured: docs/
+ *                                        DRIVER-FACTS.md, "Sticky errors reach the
+ *                                        whole process"); "context": only the faulting
+ *                                        context. Default "process" on the CUDA faces;
+ *                                        the HIP face keeps a sticky error to its
+ *                                        context as it always has (accepts "context",
+ *                                        refuses "process": not measured on ROCm)
  * }
  *
  * With no variable set: device 0 "gpuguard sim display GPU" (watchdog on,
@@ -326,6 +338,13 @@ static sim_status parse_root(const cJSON *root, sim_config *c, perr *e)
             sim_status st = get_driver_version(k, &c->driver_version, e);
             if (st)
                 return st;
+        } else if (!strcmp(k->string, "sticky_scope")) {
+            if (cJSON_IsString(k) && !strcmp(k->valuestring, "process"))
+                c->sticky_scope = SIM_STICKY_PROCESS;
+            else if (cJSON_IsString(k) && !strcmp(k->valuestring, "context"))
+                c->sticky_scope = SIM_STICKY_CONTEXT;
+            else
+                return fail(e, "sticky_scope: expected \"process\" or \"context\"");
         } else {
             return fail(e, "top level: unknown key \"%s\"", k->string);
         }
@@ -442,26 +461,45 @@ sim_status sim_config_load(sim_config *out, char *err, size_t errlen)
 static pthread_mutex_t g_peek_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *g_peek_text;   /* the GPUGUARD_SIM_CONFIG text last peeked at */
 static int g_peek_version;
+static sim_sticky_scope g_peek_sticky_scope;
 
-int sim_config_peek_driver_version(void)
+/* Parses GPUGUARD_SIM_CONFIG again if its text changed since the last
+ * peek; the caller holds g_peek_lock. */
+static void peek_locked(void)
 {
     const char *env = getenv("GPUGUARD_SIM_CONFIG");
     const char *text = env ? env : "";
-    pthread_mutex_lock(&g_peek_lock);
-    if (!g_peek_text || strcmp(g_peek_text, text) != 0) {
-        free(g_peek_text);
-        g_peek_text = sim_strdup(text);
-        sim_config c;
-        char err[256];
-        g_peek_version = 0;
-        if (sim_config_load(&c, err, sizeof err) == SIM_OK) {
-            g_peek_version = c.driver_version;
-            sim_config_free(&c);
-        }
+    if (g_peek_text && strcmp(g_peek_text, text) == 0)
+        return;
+    free(g_peek_text);
+    g_peek_text = sim_strdup(text);
+    sim_config c;
+    char err[256];
+    g_peek_version = 0;
+    g_peek_sticky_scope = SIM_STICKY_UNSET;
+    if (sim_config_load(&c, err, sizeof err) == SIM_OK) {
+        g_peek_version = c.driver_version;
+        g_peek_sticky_scope = c.sticky_scope;
+        sim_config_free(&c);
     }
+}
+
+int sim_config_peek_driver_version(void)
+{
+    pthread_mutex_lock(&g_peek_lock);
+    peek_locked();
     int v = g_peek_version;
     pthread_mutex_unlock(&g_peek_lock);
     return v;
+}
+
+sim_sticky_scope sim_config_peek_sticky_scope(void)
+{
+    pthread_mutex_lock(&g_peek_lock);
+    peek_locked();
+    sim_sticky_scope s = g_peek_sticky_scope;
+    pthread_mutex_unlock(&g_peek_lock);
+    return s;
 }
 
 void sim_config_free(sim_config *c)

@@ -6,6 +6,10 @@
  * pending work. Destroying a context never waits for its work: hung launches
  * are cancelled through their stream's discard flag and finish on their own
  * worker thread, which holds the references it needs.
+ *
+ * Under sticky_scope "process" (sim_process_poison.c) a device fault that
+ * poisons its context poisons every other context too, and no context can
+ * be created once the process is poisoned.
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -42,8 +46,22 @@ static void drop_null_stream(sim_ctx *c)
     }
 }
 
+/* A poisoned process creates no context (CUDA: cuCtxCreate and
+ * cuDevicePrimaryCtxRetain answer the process's sticky error). */
+static sim_status process_refuses(void)
+{
+    sim_status st = sim_process_claimed();
+    if (st)
+        sim_detail("a device fault poisoned the process: no context can be made in it any more "
+                   "(sticky_scope \"process\"; only a new process computes)");
+    return st;
+}
+
 sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out)
 {
+    sim_status refused = process_refuses();
+    if (refused)
+        return refused;
     sim_ctx *c = sim_calloc(1, sizeof *c);
     if (!c)
         return SIM_ERR_OUT_OF_MEMORY;
@@ -74,6 +92,13 @@ sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out)
         drop_null_stream(c);
         sim_obj_release(&c->obj);
         return SIM_ERR_OUT_OF_MEMORY;
+    }
+    /* Claimed since the check above: the scan may have passed this
+     * context's slot before it was registered, so it refuses itself. */
+    if ((refused = process_refuses()) != SIM_OK) {
+        sim_ctx_destroy(c, false);
+        sim_obj_release(&c->obj);
+        return refused;
     }
     sim_truth_publish(c); /* keyed by the handle, which it has only now */
     *out = c;
@@ -139,8 +164,27 @@ void sim_ctx_reset(sim_ctx *c)
     sim_progress_notify();
 }
 
+/* Whether a poison of epoch would win c now (a peek: the decision is
+ * sim_ctx_poison's, under the lock). */
+static bool would_win(sim_ctx *c, unsigned epoch)
+{
+    pthread_mutex_lock(&c->lock);
+    bool wins = atomic_load(&c->epoch) == epoch && !atomic_load(&c->dying) &&
+                atomic_load(&c->sticky) == SIM_OK;
+    pthread_mutex_unlock(&c->lock);
+    return wins;
+}
+
 bool sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch, const sim_truth_slot *culprit)
 {
+    /* Process scope: every other context is poisoned (its truth written)
+     * before this one's error shows, so that whoever sees the culprit's
+     * error finds the whole process's truth written. No lock is held
+     * across it: a bystander's lock is never taken under this one. */
+    bool claimed = sim_status_is_sticky(st) && sim_process_scope() && would_win(c, epoch) &&
+                   sim_process_claim(st);
+    if (claimed)
+        sim_process_poison_others(c, st);
     pthread_mutex_lock(&c->lock);
     /* Every writer of sticky holds the context lock, so this decides who
      * wins: the truth is written for the winner only, and before the store
@@ -161,15 +205,31 @@ bool sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch, const sim_truth_s
         atomic_store(&c->sticky, (int)st);
     }
     pthread_mutex_unlock(&c->lock);
+    if (claimed) /* also when this context was reset or destroyed meanwhile: the fault happened */
+        sim_process_publish(st);
     sim_progress_notify();
     return wins;
+}
+
+void sim_ctx_poison_bystander(sim_ctx *c, sim_status st)
+{
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load(&c->dying) && atomic_load(&c->sticky) == SIM_OK) {
+        if (c->truth)
+            for (size_t i = 0; i < c->nstreams; i++)
+                sim_stream_truth_discard_queued(c->streams[i]);
+        atomic_store(&c->sticky, (int)st);
+    }
+    pthread_mutex_unlock(&c->lock);
+    sim_progress_notify();
 }
 
 sim_status sim_ctx_health(const sim_ctx *c)
 {
     if (atomic_load(&c->dying))
         return SIM_ERR_CONTEXT_DESTROYED;
-    return (sim_status)atomic_load(&c->sticky);
+    sim_status own = (sim_status)atomic_load(&c->sticky);
+    return own ? own : sim_process_sticky();
 }
 
 sim_ctx *sim_ctx_from_handle(uint64_t h)

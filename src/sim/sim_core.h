@@ -64,6 +64,13 @@ typedef enum sim_status {
     SIM_ERR_UNKNOWN
 } sim_status;
 
+/* The statuses of a device fault that poison a context for good. */
+static inline bool sim_status_is_sticky(sim_status st)
+{
+    return st == SIM_ERR_ILLEGAL_ADDRESS || st == SIM_ERR_LAUNCH_FAILED || st == SIM_ERR_ASSERT ||
+           st == SIM_ERR_MISALIGNED_ADDRESS || st == SIM_ERR_LAUNCH_TIMEOUT;
+}
+
 /* Records why the calling thread's latest failing call failed (printf-like).
  * Read back with gg_sim_last_error_detail(). */
 void sim_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -168,6 +175,13 @@ typedef struct sim_misbehave {
     atomic_ullong seen;         /* launches of that kernel seen so far */
 } sim_misbehave;
 
+/* What a device fault's sticky error poisons (the "sticky_scope" key). */
+typedef enum sim_sticky_scope {
+    SIM_STICKY_UNSET = 0,       /* not in the configuration: the face's default */
+    SIM_STICKY_PROCESS,         /* every context of the process (sim_process_poison.c) */
+    SIM_STICKY_CONTEXT          /* only the faulting context */
+} sim_sticky_scope;
+
 typedef struct sim_config {
     int ndevices;
     sim_device_config *devices;
@@ -176,6 +190,7 @@ typedef struct sim_config {
     bool fast;                  /* "fast": work completes at submission (sim_stream.c) */
     bool record_launches;       /* "record_launches": keep the ground truth (sim_truth.c) */
     int driver_version;         /* "driver_version" as given; 0: not set (the face's default) */
+    sim_sticky_scope sticky_scope; /* "sticky_scope"; a face's check replaces UNSET by its default */
 } sim_config;
 
 /* Parses the configuration text (NULL: defaults). On error returns
@@ -189,6 +204,10 @@ void sim_config_free(sim_config *c);
  * absent or the configuration is invalid. Parsed again only when the
  * variable's text changes. */
 int sim_config_peek_driver_version(void);
+/* "sticky_scope" of the configuration in GPUGUARD_SIM_CONFIG now, as
+ * sim_config_peek_driver_version reads it: UNSET when the key is absent or
+ * the configuration is invalid. */
+sim_sticky_scope sim_config_peek_sticky_scope(void);
 
 /* ---- devices ------------------------------------------------------------ */
 
@@ -322,11 +341,48 @@ void sim_ctx_reset(sim_ctx *c);
  * poisoner, and every launch still queued in the context, which will never
  * run now, DISCARDED. */
 bool sim_ctx_poison(sim_ctx *c, sim_status st, unsigned epoch, const sim_truth_slot *culprit);
-/* The sticky error, SIM_ERR_CONTEXT_DESTROYED if destroyed, else SIM_OK. */
+/* A device fault of another context poisoned the process (sticky_scope
+ * "process"): makes st c's sticky error, unless c has one or is being
+ * destroyed, writing the truth first as sim_ctx_poison does (every launch
+ * still queued in c DISCARDED; c has no culprit). Takes c's lock: the
+ * caller holds no core lock. */
+void sim_ctx_poison_bystander(sim_ctx *c, sim_status st);
+/* The sticky error, SIM_ERR_CONTEXT_DESTROYED if destroyed, else the
+ * process's sticky error (sim_process_sticky), SIM_OK if none. */
 sim_status sim_ctx_health(const sim_ctx *c);
 sim_ctx *sim_ctx_from_handle(uint64_t h);   /* retained or NULL */
 /* The null stream, retained. */
 struct sim_stream *sim_ctx_null_stream(sim_ctx *c);
+
+/* ---- the process's sticky error (sim_process_poison.c) ------------------
+ * Under "sticky_scope": "process" the first device fault whose sticky error
+ * wins its context (sim_ctx_poison) poisons the whole simulated process, as
+ * a real CUDA driver does: every other live context answers the error, and
+ * creating or retaining a context answers it from then on, for the life of
+ * the process. The order keeps the ground truth ahead of the error: claim,
+ * poison the other contexts (each writes its truth before its error
+ * shows), poison the culprit's context, publish. */
+/* Whether the configuration in force has the process poisoned by a fault. */
+bool sim_process_scope(void);
+/* Claims the process's sticky error for st (a sticky status): true for the
+ * first claim in the process only. */
+bool sim_process_claim(sim_status st);
+/* The claimed error, SIM_OK if none: what creating or retaining a context
+ * answers. */
+sim_status sim_process_claimed(void);
+/* Poisons every live context except culprit with st (the claim's), one at a
+ * time (sim_ctx_poison_bystander), with no lock held between them; contexts
+ * registered after the claim refuse themselves (sim_ctx_create). */
+void sim_process_poison_others(const sim_ctx *culprit, sim_status st);
+/* Makes the claimed error every context's health from now on, whatever its
+ * own sticky error (a primary context reset during the claim included). */
+void sim_process_publish(sim_status st);
+extern atomic_int sim_process_sticky_published SIM_HIDDEN;
+/* The published process sticky error, SIM_OK if none (read by every health check). */
+static inline sim_status sim_process_sticky(void)
+{
+    return (sim_status)atomic_load_explicit(&sim_process_sticky_published, memory_order_acquire);
+}
 
 /* Deep enough for any real program; pushing past it fails cleanly. */
 #define SIM_STACK_MAX 64

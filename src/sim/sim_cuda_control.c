@@ -44,6 +44,14 @@ SIM_EXPORT const char *gg_sim_identify(void)
     return SIM_VERSION_TEXT;
 }
 
+SIM_EXPORT int gg_sim_sticky_scope(void)
+{
+    const sim_config *c = sim_get_config();
+    /* Before a successful cuInit: what cuInit would read now. */
+    sim_sticky_scope s = c ? c->sticky_scope : sim_config_peek_sticky_scope();
+    return s == SIM_STICKY_CONTEXT ? 0 : 1;
+}
+
 /* True if export is base, base_vN or base_ptsz/_ptds. */
 static bool has_base(const char *export, const char *base)
 {

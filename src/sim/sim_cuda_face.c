@@ -34,6 +34,10 @@ static CUresult get_device(CUdevice dev, sim_device **out)
 
 sim_status sim_cuda_config_check(sim_config *c, char *err, size_t errlen)
 {
+    /* A CUDA driver's sticky error reaches the whole process (measured:
+     * docs/DRIVER-FACTS.md); "context" is the simulator's older model. */
+    if (c->sticky_scope == SIM_STICKY_UNSET)
+        c->sticky_scope = SIM_STICKY_PROCESS;
     const sim_cuda_line *line = &sim_cuda_line_in_use;
     int v = c->driver_version;
     if (v == 0 || (v >= line->min_version && v <= line->max_version))

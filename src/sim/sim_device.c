@@ -162,11 +162,23 @@ sim_status sim_device_attr(const sim_device *d, sim_attr a, int *out)
 
 /* Primary contexts: one per device, created by the first retain, destroyed
  * by the last release, reset in place by a reset. The context object keeps
- * its handle across resets, as CUDA's primary context does. */
+ * its handle across resets, as CUDA's primary context does.
+ *
+ * A poisoned process (sticky_scope "process", sim_process_poison.c) retains
+ * nothing: retain answers the process's sticky error and counts no
+ * reference. A reset there destroys the primary context instead (its
+ * handle answers CONTEXT_DESTROYED, as a driver's does after a reset in a
+ * poisoned process) and keeps the references counted, so that each retain
+ * made before is still released once with success. */
 sim_status sim_primary_retain(sim_device *d, sim_ctx **out)
 {
     pthread_mutex_lock(&d->primary_lock);
-    sim_status st = SIM_OK;
+    sim_status st = sim_process_claimed();
+    if (st) {
+        sim_detail("device %d: a device fault poisoned the process: its primary context cannot be "
+                   "retained (sticky_scope \"process\"; only a new process computes)", d->ordinal);
+        goto out;
+    }
     if (!d->primary) {
         sim_ctx *c;
         st = sim_ctx_create(d, true, &c);
@@ -187,7 +199,9 @@ sim_status sim_primary_release(sim_device *d)
     pthread_mutex_lock(&d->primary_lock);
     sim_ctx *doomed = NULL;
     sim_status st = SIM_OK;
-    if (!d->primary || d->primary_refs == 0) {
+    /* The context may be gone with references left: a reset destroyed it
+     * in a poisoned process. */
+    if (d->primary_refs == 0) {
         sim_detail("device %d: primary context released more often than retained", d->ordinal);
         st = SIM_ERR_INVALID_CONTEXT;
     } else if (--d->primary_refs == 0) {
@@ -213,8 +227,17 @@ bool sim_primary_active(sim_device *d)
 sim_status sim_primary_reset(sim_device *d)
 {
     pthread_mutex_lock(&d->primary_lock);
-    if (d->primary)
+    sim_ctx *doomed = NULL;
+    if (d->primary && sim_process_claimed() != SIM_OK) {
+        doomed = d->primary;
+        d->primary = NULL;
+    } else if (d->primary) {
         sim_ctx_reset(d->primary);
+    }
     pthread_mutex_unlock(&d->primary_lock);
+    if (doomed) {
+        sim_ctx_destroy(doomed, false);
+        sim_obj_release(&doomed->obj);
+    }
     return SIM_OK;
 }

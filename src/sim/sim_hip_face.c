@@ -27,6 +27,14 @@ static _Thread_local int t_device;
  * face has no such choice, so the key is refused rather than ignored. */
 static sim_status hip_config_check(sim_config *c, char *err, size_t errlen)
 {
+    /* The HIP face keeps a sticky error to its context, as it always has:
+     * what ROCm does to the rest of the process is not measured. */
+    if (c->sticky_scope == SIM_STICKY_PROCESS) {
+        snprintf(err, errlen, "sticky_scope: the HIP face keeps a sticky error to its context "
+                              "(\"context\"); \"process\" is the CUDA face's (libgpuguard_sim_cuda*.so)");
+        return SIM_ERR_INVALID_VALUE;
+    }
+    c->sticky_scope = SIM_STICKY_CONTEXT;
     if (c->driver_version == 0)
         return SIM_OK;
     snprintf(err, errlen, "driver_version: only the CUDA face (libgpuguard_sim_cuda*.so) "

@@ -19,8 +19,9 @@ TestSuite(ptx_device_time, .timeout = 60);
 /* Device 0: one multiprocessor, 1 ns a warp-instruction, no watchdog;
  * device 1: two of them; device 2: one, with a 1 ms watchdog (1,000,000
  * warp-instructions). */
+/* "sticky_scope": "context": a test makes contexts after a watchdog kill. */
 #define SLOTS_CONFIG                                                                         \
-    "{\"devices\":[{\"name\":\"one_sm\",\"multiprocessors\":1,\"ns_per_warp_instruction\":1}," \
+    "{\"sticky_scope\":\"context\",\"devices\":[{\"name\":\"one_sm\",\"multiprocessors\":1,\"ns_per_warp_instruction\":1}," \
     "{\"name\":\"two_sm\",\"multiprocessors\":2,\"ns_per_warp_instruction\":1},"              \
     "{\"name\":\"one_sm_wd\",\"multiprocessors\":1,\"ns_per_warp_instruction\":1,"            \
     "\"watchdog\":true,\"watchdog_ms\":1}]}"
@@ -223,8 +224,9 @@ Test(ptx_device_time, occupancy_answers_are_the_waves)
  * own test_localmem writes 40 bytes into a 4-byte array, which passes on
  * a GPU); 1, the default, faults at the first byte past the size. A store
  * of 4 bytes at each offset: the last one inside, the first one outside. */
+/* "sticky_scope": "context": each fault is followed by a context of its own. */
 #define GRANULARITY_CONFIG                                                                   \
-    "{\"devices\":[{\"name\":\"exact\"},{\"name\":\"gpu-like\",\"allocation_granularity\":256}]}"
+    "{\"sticky_scope\":\"context\",\"devices\":[{\"name\":\"exact\"},{\"name\":\"gpu-like\",\"allocation_granularity\":256}]}"
 
 static const char k_poke[] =
     ".version 7.0\n.target sm_75\n.address_size 64\n"

@@ -438,8 +438,11 @@ Test(ptx_kernels, misaligned_and_shared_out_of_range_accesses_fault)
         ".visible .entry k(.param .u64 k_p)\n{\n\t.reg .b32 %r<3>;\n"
         "\tmov.u32 %r1, sh;\n\tst.shared.u32 [%r1+64], %r2;\n\tret;\n}\n",
     };
+    /* Each round faults in a context of its own, in one process:
+     * "sticky_scope": "context", else the first fault poisons the process
+     * (the CUDA face's default) and no later round can make a context. */
     for (int i = 0; i < 2; i++) {
-        sim_test_init(NULL);
+        sim_test_init("{\"sticky_scope\":\"context\"}");
         CUcontext c = sim_test_ctx(0);
         CUdeviceptr d = upload(NULL, 64);
         void *args[] = { &d };

@@ -18,8 +18,10 @@ TestSuite(ptx_sim_time, .timeout = 60);
 /* Device 0: watchdog 100 ms at 50 ns a warp-instruction (2,000,000 of
  * them); device 1: the same watchdog at 100 ns (1,000,000); device 2: no
  * watchdog, 0.5 ns; device 3: no watchdog, 1 ms (the largest cost). */
+/* "sticky_scope": "context": its tests time out kernel after kernel, each
+ * in a context of its own, in one process. */
 #define TIME_CONFIG                                                                          \
-    "{\"devices\":[{\"name\":\"wd50\",\"watchdog\":true,\"watchdog_ms\":100,"                 \
+    "{\"sticky_scope\":\"context\",\"devices\":[{\"name\":\"wd50\",\"watchdog\":true,\"watchdog_ms\":100,"                 \
     "\"ns_per_warp_instruction\":50},"                                                       \
     "{\"name\":\"wd100\",\"watchdog\":true,\"watchdog_ms\":100,\"ns_per_warp_instruction\":100}," \
     "{\"name\":\"nowd\",\"ns_per_warp_instruction\":0.5},"                              \

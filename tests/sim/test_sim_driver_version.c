@@ -376,6 +376,29 @@ Test(sim_driver_version, exports_of_the_two_libraries)
     cr_assert_eq(p, dlsym(full.lib, "cuMemAlloc_v2"));
 }
 
+/* gg_sim_sticky_scope is exported by both CUDA libraries, each answering
+ * for its own configuration: "process" (1) by default, as a CUDA driver
+ * behaves; 0 under "sticky_scope": "context". */
+Test(sim_driver_version, both_libraries_poison_the_process_by_default)
+{
+    unsetenv("GPUGUARD_SIM_CONFIG");
+    sim full = open_sim(LIB_CUDA), old = open_sim(LIB_CUDA11);
+    typedef int (*scope_fn)(void);
+    scope_fn full_scope = (scope_fn)(uintptr_t)dlsym(full.lib, "gg_sim_sticky_scope");
+    scope_fn old_scope = (scope_fn)(uintptr_t)dlsym(old.lib, "gg_sim_sticky_scope");
+    cr_assert(full_scope && old_scope, "a CUDA library lacks gg_sim_sticky_scope");
+    cr_assert_neq((void *)(uintptr_t)full_scope, (void *)(uintptr_t)old_scope, "one definition");
+    cr_assert_eq(full_scope(), 1);
+    cr_assert_eq(old_scope(), 1);
+    cr_assert_eq(old.init(0), SUCCESS);
+    cr_assert_eq(old_scope(), 1, "after cuInit");
+    setenv("GPUGUARD_SIM_CONFIG", "{\"sticky_scope\":\"context\"}", 1);
+    cr_assert_eq(full_scope(), 0, "before cuInit, the configuration now");
+    cr_assert_eq(full.init(0), SUCCESS);
+    cr_assert_eq(full_scope(), 0);
+    cr_assert_eq(old_scope(), 1, "fixed by its own cuInit");
+}
+
 /* cuInit refuses the configuration, naming driver_version, and the
  * library keeps answering its default version. */
 static void expect_refused(const char *library, const char *config, const char *also)

@@ -114,9 +114,12 @@ Test(sim_faults, misbehave_fault_at_nth_launch)
     assert_poisoned(c, CUDA_ERROR_LAUNCH_FAILED, s, e, m);
 }
 
+/* Under "sticky_scope": "context": with the CUDA face's default, the
+ * fault on device 0 would poison c1 too (test_sim_sticky_scope.c). */
 Test(sim_faults, misbehave_rule_is_per_device)
 {
-    sim_test_init("{\"misbehave\":[{\"kernel\":\"noop\",\"device\":0,\"action\":\"fault\"}]}");
+    sim_test_init("{\"sticky_scope\":\"context\","
+                  "\"misbehave\":[{\"kernel\":\"noop\",\"device\":0,\"action\":\"fault\"}]}");
     CUcontext c1 = sim_test_ctx(1);
     CUmodule m = sim_test_module();
     CU_OK(cuLaunchKernel(sim_test_kernel(m, "noop"), 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
@@ -247,9 +250,11 @@ Test(sim_faults, slow_adds_time_per_block)
     sim_test_assert_no_leaks();
 }
 
+/* The old model, still the one "sticky_scope": "context" asks for (the
+ * CUDA face's default, "process", is test_sim_sticky_scope.c's). */
 Test(sim_faults, faults_do_not_leak_into_other_contexts)
 {
-    sim_test_init(NULL);
+    sim_test_init("{\"sticky_scope\":\"context\"}");
     CUcontext good = sim_test_ctx(1);
     CUdeviceptr g;
     CU_OK(cuMemAlloc_v2(&g, 64));
@@ -264,9 +269,11 @@ Test(sim_faults, faults_do_not_leak_into_other_contexts)
     sim_test_assert_no_leaks();
 }
 
+/* Under "sticky_scope": "context" only: in a poisoned process a reset
+ * destroys the primary context (test_sim_sticky_scope.c). */
 Test(sim_faults, primary_reset_clears_a_fault)
 {
-    sim_test_init(NULL);
+    sim_test_init("{\"sticky_scope\":\"context\"}");
     CUcontext p;
     CU_OK(cuDevicePrimaryCtxRetain(&p, 1));
     CU_OK(cuCtxPushCurrent_v2(p));

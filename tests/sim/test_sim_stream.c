@@ -264,9 +264,12 @@ static void *query_the_trap(void *p)
     return NULL;
 }
 
+/* Round after round in one process: each round's trap may poison only its
+ * own context ("sticky_scope": "context"), else the next round could not
+ * create one. */
 Test(sim_stream, query_never_answers_success_for_a_stream_whose_kernel_trapped)
 {
-    sim_test_init("{\"record_launches\": true}");
+    sim_test_init("{\"record_launches\": true, \"sticky_scope\": \"context\"}");
     CUdevice dev;
     CU_OK(cuDeviceGet(&dev, 1));
     static trap_race r; /* static: a failed assert ends this frame while the querier runs */

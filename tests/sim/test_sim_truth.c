@@ -262,9 +262,11 @@ Test(sim_truth, streams_and_positions)
 
 /* Two streams fault at about the same moment, many times: exactly one
  * launch is the poisoner, and it carries the context's sticky error. */
+/* Twenty rounds in one process: "sticky_scope": "context", so that each
+ * round's fault poisons only its own context. */
 Test(sim_truth, poisoned_context_exactly_once)
 {
-    sim_test_init(TRUTH_CONFIG);
+    sim_test_init(TRUTH_DEVICES ",\"sticky_scope\":\"context\"}");
     for (int round = 0; round < 20; round++) {
         CUcontext c = sim_test_ctx(1);
         CUmodule m = sim_test_module();

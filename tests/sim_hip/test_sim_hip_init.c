@@ -184,6 +184,18 @@ Test(sim_hip_init, driver_version_is_refused_naming_the_key)
               gg_sim_last_config_error());
 }
 
+/* "sticky_scope": the HIP face keeps a sticky error to its context (what
+ * ROCm does to the rest of the process is not measured): it accepts
+ * "context", its only model, and refuses "process", naming the key. */
+Test(sim_hip_init, sticky_scope_process_is_refused_context_accepted)
+{
+    setenv("GPUGUARD_SIM_CONFIG", "{\"sticky_scope\":\"process\"}", 1);
+    HIP_IS(hipInit(0), hipErrorInvalidValue);
+    cr_assert(strstr(gg_sim_last_config_error(), "sticky_scope") != NULL, "%s", gg_sim_last_config_error());
+    setenv("GPUGUARD_SIM_CONFIG", "{\"sticky_scope\":\"context\"}", 1);
+    HIP_OK(hipInit(0));
+}
+
 /* "devices": [] is a machine without a GPU, where ROCm 5.2's runtime
  * answers like this. */
 Test(sim_hip_init, no_device_looks_like_rocm_without_a_gpu)
