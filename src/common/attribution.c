@@ -428,6 +428,7 @@ void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out, gg__
                 memset(names, 0, sizeof *names);
                 snprintf(names->shared_with, sizeof names->shared_with, "%s", who);
                 names->shared_departed = departed;
+                names->shared_process_wide = !departed && !ctx->use_primary && !b->one_context_per_device;
             }
             out->certainty = GG_ATTRIBUTION_NONE;
             return;
@@ -485,7 +486,11 @@ void gg__culprit_text(const gg_culprit *cul, const gg__suspect_names *names, cha
         return;
     }
     if (cul->certainty == GG_ATTRIBUTION_NONE && names != NULL && names->shared_with[0] != '\0') {
-        if (names->shared_departed)
+        if (names->shared_process_wide)
+            snprintf(buf, size, "culprit unknown: %s had launches unfinished, and a sticky error reaches every "
+                     "context of the process (CUDA: docs/DRIVER-FACTS.md): one of them may be to blame",
+                     names->shared_with);
+        else if (names->shared_departed)
             snprintf(buf, size, "culprit unknown: %s, destroyed with its work still running on this native "
                      "context (shared: on HIP a device has one, and a primary context is everyone's), may be to "
                      "blame", names->shared_with);

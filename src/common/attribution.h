@@ -81,6 +81,9 @@ typedef struct gg__suspect_names {
      * may be to blame: who, and how ("shares" or "departed"); "" else. */
     char shared_with[GG_NAME_MAX + 64];
     bool shared_departed;
+    /* The sharer is another native context of the process: the sticky
+     * error reaches every context (poison.h), not only this one's users. */
+    bool shared_process_wide;
     uint64_t candidate_behind[GG_CULPRIT_CANDIDATES_MAX]; /* as suspect_behind, per candidate */
     uint64_t candidate_position[GG_CULPRIT_CANDIDATES_MAX];
 } gg__suspect_names;

@@ -36,6 +36,30 @@ static inline gg_status launch_fill(gg_test_rig *r, gg_stream s, gg_buffer buf, 
     return gg_launch(&d);
 }
 
+/* After a sticky fault in ctx, recovery as the simulator's driver allows
+ * it: its CUDA faces keep the error for the whole process (measured on a
+ * real driver: docs/DRIVER-FACTS.md), so recover is refused with
+ * GG_PROCESS_POISONED and ctx stays DEAD; its HIP face keeps errors per
+ * device context, so recover gives an ALIVE context. Returns whether it
+ * recovered. */
+static inline bool recover_as_the_driver_allows(gg_context ctx)
+{
+    if (gg_test_backend_in_use()->hip) {
+        GG_OK_(gg_context_recover(ctx));
+        cr_assert_eq(gg_context_state(ctx), GG_STATE_ALIVE);
+        return true;
+    }
+    GG_EXPECT(GG_PROCESS_POISONED, gg_context_recover(ctx));
+    cr_assert_eq(gg_context_state(ctx), GG_STATE_DEAD);
+    return false;
+}
+
+/* The simulator keeping sticky errors per context ("sticky_scope"): for
+ * tests whose subject is in-process recovery (stale ids, fresh timelines,
+ * recovering adopted contexts), which a driver that keeps errors per
+ * context allows; CUDA's drivers do not (recover_as_the_driver_allows). */
+#define PER_CONTEXT_STICKY "\"sticky_scope\": \"context\""
+
 /* Kills the rig's context with an out-of-bounds access surfacing at a sync. */
 static inline void kill_with_illegal_address(gg_test_rig *r, gg_buffer buf)
 {

@@ -53,7 +53,10 @@ Test(exit_torture, exit_while_threads_wait_and_call, .timeout = 1500)
     setenv(tb->hip ? "GPUGUARD_HIP_LIBRARY" : "GPUGUARD_CUDA_LIBRARY", tb->library, 1);
     char sim_config[256];
     int version = gg_test_sim_driver_version();
-    snprintf(sim_config, sizeof sim_config, "{\"devices\":[{},{},{}],\"misbehave\":[{\"kernel\":\"hang_me\",\"action\":\"hang\"}]%s%.0d}",
+    /* Errors kept per context: the subject is exit safety, and each worker's
+     * expected status is its own context's (under the process-wide default
+     * one worker's assert would kill the others' contexts too). */
+    snprintf(sim_config, sizeof sim_config, "{\"sticky_scope\":\"context\",\"devices\":[{},{},{}],\"misbehave\":[{\"kernel\":\"hang_me\",\"action\":\"hang\"}]%s%.0d}",
              version != 0 ? ",\"driver_version\":" : "", version);
     setenv("GPUGUARD_SIM_CONFIG", sim_config, 1);
     /* ThreadSanitizer sleeps 1 s in exit() by default (to catch races at

@@ -18,7 +18,9 @@ static gg_test_rig rig;
 
 static void setup(void)
 {
-    gg_test_init_sim("{\"record_launches\":true}");
+    /* Each length faults and recovers in one process: per-context errors
+     * (launches.h, PER_CONTEXT_STICKY). */
+    gg_test_init_sim("{\"record_launches\":true, " PER_CONTEXT_STICKY "}");
     gg_test_rig_open(&rig, 1);
 }
 

@@ -33,7 +33,12 @@ static void process_scope(void)
 
 static void context_scope(void)
 {
-    open_two_contexts("context");
+    /* The simulator too: its CUDA faces keep errors for the whole process
+     * unless told otherwise. */
+    setenv("GPUGUARD_STICKY_SCOPE", "context", 1);
+    gg_test_init_sim("{" PER_CONTEXT_STICKY "}");
+    gg_test_rig_open(&rig, 1);
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "bystander" }, &bystander));
 }
 
 static void finish(void)
@@ -201,7 +206,9 @@ static void *race_work(void *arg)
         if (st == GG_OK)
             st = gg_context_synchronize(ctx, 0);
         gg_buffer_free(b);
-        if (st == GG_OK && w->rounds % 7 == 3) {
+        /* Not on HIP: a device has one context there, and destroying a gg
+         * context on it resets it under the other racer on that device. */
+        if (st == GG_OK && w->rounds % 7 == 3 && !gg_test_backend_in_use()->hip) {
             st = gg_context_destroy(ctx);
             ctx.id = 0;
         }
@@ -234,5 +241,68 @@ Test(process_poison, the_poison_reaches_contexts_racing_it, .timeout = 60)
         cr_assert(w[i].last == GG_CONTEXT_DEAD || w[i].last == GG_PROCESS_POISONED,
                   "racer %d stopped with %s after %d rounds (GG_OK: it computed on, unpoisoned, until its time ran "
                   "out)", i, gg_status_name(w[i].last), w[i].rounds);
+    finish();
+}
+
+/* ---- auto: gpuguard asks the simulator for its scope --------------------
+ *
+ * No GPUGUARD_STICKY_SCOPE: gpuguard takes the simulator's own answer
+ * (gg_sim_sticky_scope): its CUDA faces default to "process", as the
+ * measured driver; its HIP face keeps errors per device context. */
+static void auto_scope(void)
+{
+    unsetenv("GPUGUARD_STICKY_SCOPE");
+    gg_test_init_sim(NULL);
+    gg_test_rig_open(&rig, 1);
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "bystander" }, &bystander));
+}
+
+TestSuite(process_poison_auto, .init = auto_scope);
+
+Test(process_poison_auto, the_scope_is_the_simulators_own)
+{
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    kill_with_illegal_address(&rig, buf);
+    if (gg_test_backend_in_use()->hip) {
+        cr_assert_eq(gg_context_state(bystander), GG_STATE_ALIVE);
+        GG_OK_(gg_context_recover(rig.ctx));
+    } else {
+        cr_assert_eq(gg_context_state(bystander), GG_STATE_DEAD);
+        GG_EXPECT(GG_PROCESS_POISONED, gg_context_recover(rig.ctx));
+    }
+    finish();
+}
+
+/* The other context meets the error first: B waits on its own long sleep
+ * while A's kernel faults. B's unfinished launch is no culprit (the fault
+ * was A's): with the error reaching every context of the process, B's
+ * death names none of its own launches, and says why. */
+Test(process_poison_auto, a_context_that_meets_anothers_fault_first_blames_none_of_its_launches, .timeout = 30)
+{
+    if (gg_test_backend_in_use()->hip)
+        cr_skip_test("the HIP face keeps errors per device context: B on another device never meets A's fault");
+    gg_test_rig b;
+    gg_test_rig_open(&b, 0);
+    gg_buffer buf;
+    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    uint64_t dptr = 0;
+    GG_OK_(gg_buffer_device_ptr(buf, &dptr));
+    gg_stream sa, sb;
+    GG_OK_(gg_stream_create(rig.ctx, NULL, &sa));
+    GG_OK_(gg_stream_create(b.ctx, NULL, &sb));
+    GG_OK_(launch_sleep(&rig, sa, 100));
+    GG_OK_(launch_touch(&rig, sa, dptr, 1u << 30)); /* A's: faults after 100 ms */
+    GG_OK_(launch_sleep(&b, sb, 2000));              /* B's: unfinished when it does */
+    gg_status st = gg_stream_synchronize(sb, 5000);
+    cr_assert_eq(st, GG_ILLEGAL_ADDRESS, "%s", gg_test_last_message());
+    gg_error_info death;
+    GG_OK_(gg_context_death(b.ctx, &death));
+    cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_NONE, "B's sleep must not be blamed: %s", death.message);
+    cr_assert(strstr(death.message, "a sticky error reaches every context of the process") != NULL, "%s",
+              death.message);
+    /* A died with it, of the poison, and fails fast. */
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_stream_synchronize(sa, 5000));
+    GG_OK_(gg_context_destroy(b.ctx));
     finish();
 }

@@ -19,6 +19,10 @@
 #define THIRD_ADD_ONE_FAULTS                                                                          \
     "{\"misbehave\":[{\"kernel\":\"add_one_u32\",\"action\":\"fault\",\"launch\":3},"               \
     "{\"kernel\":\"hang_me\",\"action\":\"hang\"}]}"
+/* The same, with errors kept per context: recovery is the subject. */
+#define THIRD_ADD_ONE_FAULTS_PER_CONTEXT                                                              \
+    "{\"misbehave\":[{\"kernel\":\"add_one_u32\",\"action\":\"fault\",\"launch\":3},"               \
+    "{\"kernel\":\"hang_me\",\"action\":\"hang\"}], " PER_CONTEXT_STICKY "}"
 
 static gg_test_rig rig;
 
@@ -260,7 +264,7 @@ Test(timeline, a_stale_event_does_not_hide_a_new_streams_culprit)
 
 Test(timeline, recovery_gives_the_fresh_context_a_working_timeline)
 {
-    open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
+    open_with(THIRD_ADD_ONE_FAULTS_PER_CONTEXT, GG_TIMELINE_AUTO);
     gg_error_info death = six_launches();
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
     GG_OK_(gg_context_recover(rig.ctx));

@@ -86,8 +86,12 @@ bool model_process_setup(const model_env *env)
     if (env->driver_version != 0)
         snprintf(version, sizeof version, ",\"driver_version\":%d", env->driver_version);
     char config[1024];
+    /* Errors kept per context: the model runs many seeds in one process and
+     * models a context's death, not the process-wide poison of CUDA's
+     * drivers (not modelled yet: tests/core/test_process_poison.c and
+     * tests/sim cover it). */
     snprintf(config, sizeof config,
-             "{%s\"devices\":[{\"watchdog\":true,\"watchdog_ms\":%d},{\"watchdog\":false}],"
+             "{\"sticky_scope\":\"context\",%s\"devices\":[{\"watchdog\":true,\"watchdog_ms\":%d},{\"watchdog\":false}],"
              "\"misbehave\":[{\"kernel\":\"model_fault_now\",\"action\":\"fault\"},"
              "{\"kernel\":\"model_hang\",\"action\":\"hang\"},"
              "{\"kernel\":\"model_overrun\",\"action\":\"overrun\",\"block_us\":%d}]%s}",
