@@ -76,7 +76,7 @@ unset GPUGUARD_CUDA_LIBRARY GPUGUARD_HIP_LIBRARY GPUGUARD_INTERCEPT_DRIVER GPUGU
 # gpuguard run: its own interposer and simulator, found from where it is.
 "$tool" run -v -- ./unchecked_alloc > out 2> err || fail "gpuguard run exited $?"
 grep -q '^verified 4096 elements$' out || fail "the program did not run to its end"
-grep -qF "over the interposer in $moved_libdir/gpuguard/intercept;" err || fail "not the moved copy's interposer"
+grep -qF "over the interposer in $moved_libdir/gpuguard/intercept (variant full:" err || fail "not the moved copy's interposer"
 grep -qF "CUDA driver: $moved_libdir/libgpuguard_sim_cuda.so (GPUGUARD_BACKEND=sim)" err ||
     fail "not the moved copy's simulator"
 # A plan fires through it.
@@ -111,7 +111,7 @@ grep -qF "$moved_libdir/gpuguard/intercept/libcuda.so.1" gpuguard_loaded.txt || 
 unset LD_DEBUG LD_DEBUG_OUTPUT
 LD_LIBRARY_PATH="$other_libdir" "$tool" run -v -- ./unchecked_alloc > out 2> err ||
     fail "gpuguard run with another libgpuguard exited $?"
-grep -qF "over the interposer in $moved_libdir/gpuguard/intercept;" err ||
+grep -qF "over the interposer in $moved_libdir/gpuguard/intercept (variant full:" err ||
     fail "with another libgpuguard on LD_LIBRARY_PATH, not the tool's own interposer"
 grep -qF "CUDA driver: $moved_libdir/libgpuguard_sim_cuda.so (GPUGUARD_BACKEND=sim)" err ||
     fail "with another libgpuguard on LD_LIBRARY_PATH, not the tool's own simulator"
