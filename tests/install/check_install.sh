@@ -35,7 +35,8 @@ libdir=$(dirname "$(find "$work/prefix" -name libgpuguard.so | head -1)")
 # Everything goes under --prefix (the interposer's links once went to the
 # configured prefix instead, issue 29), and the links lead to the library.
 expect_installed_under "$work/install.log" "$work/prefix"
-for face in libcuda.so.1 libamdhip64.so.5; do
+# The per-line variants too (src/intercept/README.md), e.g. cuda11/.
+for face in libcuda.so.1 libamdhip64.so.5 cuda11/libcuda.so.1 cuda11/libamdhip64.so.5; do
     if [[ ! -e "$libdir/gpuguard/intercept/$face" ]]; then
         ls -l "$libdir/gpuguard/intercept" >&2 || true
         echo "check_install: the installed interposer link $face does not lead to the library" >&2
