@@ -35,7 +35,8 @@ libdir=$(dirname "$(find "$work/prefix" -name libgpuguard.so | head -1)")
 # Everything goes under --prefix (the interposer's links once went to the
 # configured prefix instead, issue 29), and the links lead to the library.
 expect_installed_under "$work/install.log" "$work/prefix"
-for face in libcuda.so.1 libamdhip64.so.5; do
+# The per-line variants too (src/intercept/README.md), e.g. cuda11/.
+for face in libcuda.so.1 libamdhip64.so.5 cuda11/libcuda.so.1 cuda11/libamdhip64.so.5; do
     if [[ ! -e "$libdir/gpuguard/intercept/$face" ]]; then
         ls -l "$libdir/gpuguard/intercept" >&2 || true
         echo "check_install: the installed interposer link $face does not lead to the library" >&2
@@ -76,7 +77,7 @@ unset GPUGUARD_CUDA_LIBRARY GPUGUARD_HIP_LIBRARY GPUGUARD_INTERCEPT_DRIVER GPUGU
 # gpuguard run: its own interposer and simulator, found from where it is.
 "$tool" run -v -- ./unchecked_alloc > out 2> err || fail "gpuguard run exited $?"
 grep -q '^verified 4096 elements$' out || fail "the program did not run to its end"
-grep -qF "over the interposer in $moved_libdir/gpuguard/intercept;" err || fail "not the moved copy's interposer"
+grep -qF "over the interposer in $moved_libdir/gpuguard/intercept (variant full:" err || fail "not the moved copy's interposer"
 grep -qF "CUDA driver: $moved_libdir/libgpuguard_sim_cuda.so (GPUGUARD_BACKEND=sim)" err ||
     fail "not the moved copy's simulator"
 # A plan fires through it.
@@ -111,7 +112,7 @@ grep -qF "$moved_libdir/gpuguard/intercept/libcuda.so.1" gpuguard_loaded.txt || 
 unset LD_DEBUG LD_DEBUG_OUTPUT
 LD_LIBRARY_PATH="$other_libdir" "$tool" run -v -- ./unchecked_alloc > out 2> err ||
     fail "gpuguard run with another libgpuguard exited $?"
-grep -qF "over the interposer in $moved_libdir/gpuguard/intercept;" err ||
+grep -qF "over the interposer in $moved_libdir/gpuguard/intercept (variant full:" err ||
     fail "with another libgpuguard on LD_LIBRARY_PATH, not the tool's own interposer"
 grep -qF "CUDA driver: $moved_libdir/libgpuguard_sim_cuda.so (GPUGUARD_BACKEND=sim)" err ||
     fail "with another libgpuguard on LD_LIBRARY_PATH, not the tool's own simulator"

@@ -15,6 +15,7 @@
 #include "build_paths.h"
 #include "gpuguard/gpuguard.h"
 #include "intercept/intercept_places.h"
+#include "intercept_line.h"
 
 #define INTERPOSER_FILE "libcuda.so.1"
 #define SIM_CUDA_FILE "libgpuguard_sim_cuda.so"
@@ -307,7 +308,8 @@ int intercept_prepare(const char *who, const char *driver_option, const char *hi
     if (find_interposer(who, setup, interposer) != 0)
         return -1;
     int have_hip = resolve_hip_runtime(who, hip_option, interposer, setup);
-    if (have_hip < 0 || resolve_driver(who, driver_option, interposer, have_hip > 0, setup) != 0)
+    if (have_hip < 0 || resolve_driver(who, driver_option, interposer, have_hip > 0, setup) != 0 ||
+        intercept_choose_line(who, setup) != 0)
         return -1;
     const char *old = getenv("LD_LIBRARY_PATH");
     size_t size = strlen(setup->interposer_dir) + (old ? strlen(old) + 1 : 0) + 1;
@@ -322,8 +324,9 @@ int intercept_prepare(const char *who, const char *driver_option, const char *hi
 
 void intercept_describe_setup(const char *who, const intercept_setup *setup)
 {
-    fprintf(stderr, "%s: over the interposer in %s; CUDA driver: %s (%s); HIP runtime: %s (%s)\n", who,
-            setup->interposer_dir, setup->driver[0] ? setup->driver : "none",
+    fprintf(stderr, "%s: over the interposer in %s (variant %s: %s); CUDA driver: %s (%s); HIP runtime: %s (%s)\n",
+            who, setup->interposer_dir, setup->line ? setup->line : "full", setup->line_origin ? setup->line_origin : "",
+            setup->driver[0] ? setup->driver : "none",
             setup->driver_origin ? setup->driver_origin : "none", setup->hip_runtime[0] ? setup->hip_runtime : "none",
             setup->hip_runtime[0] ? setup->hip_origin : "the interposer looks in the system's places if called");
 }

@@ -38,6 +38,9 @@ typedef struct intercept_setup {
                                       or why there is none */
     char hip_runtime[PATH_MAX];    /* the HIP runtime, absolute; "": the interposer looks for it */
     const char *hip_origin;        /* how it was chosen: "--hip-runtime", ... */
+    const char *line;              /* the interposer's variant for the driver's CUDA line
+                                      (intercept_line.h): "full", "cuda11", ... */
+    const char *line_origin;       /* why that one */
     char *library_path;            /* LD_LIBRARY_PATH for the program: interposer_dir first */
 } intercept_setup;
 
@@ -55,7 +58,9 @@ typedef struct intercept_setup {
  * found either and GPUGUARD_BACKEND is not hip: a machine with only one of
  * them runs programs of either kind, and the other kind's calls fail as
  * without that library (intercept_missing_library says so after the run).
- * A library that is the interposer itself is refused. Returns 0, or -1 with
+ * A library that is the interposer itself is refused. The interposer is the
+ * variant that presents what the driver exports (intercept_choose_line).
+ * Returns 0, or -1 with
  * the reason on stderr (prefixed by `who`). Release with
  * intercept_release. */
 int intercept_prepare(const char *who, const char *driver_option, const char *hip_option, intercept_setup *setup);
