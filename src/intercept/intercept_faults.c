@@ -10,16 +10,17 @@
  * tests, where a deterministic order of rules matters more than speed.
  *
  * Sticky errors: an async rule lets its call through and latches the
- * error on the context current at the call (with no context current it is
- * returned at once instead, as libgpuguard does); on HIP, on the calling
- * thread's current device (HIP's sticky state is the device's: a HIP
- * program recovers with hipDeviceReset). From then on every call
- * made with that context current returns it, as a real driver does after a
- * launch failure, except the calls a program needs to look around, clean
- * up or start afresh (errors, versions, devices, the context stack,
- * creating another context, destroys), which a real driver also answers.
- * Destroying the context, or resetting the primary context of its device
- * (hipDeviceReset: the current device), forgets the error.
+ * error (with no context current it is returned at once instead, as
+ * libgpuguard does). CUDA: on the whole process, as a real driver keeps it
+ * (measured on an H100, driver 580: docs/DRIVER-FACTS.md): every later call
+ * in any context returns it, creating a context or retaining a primary one
+ * too, and no destroy or reset forgets it; the calls a program needs to
+ * look around and clean up (errors, versions, devices, the context stack,
+ * destroys, releases, resets) still answer, as they do on that driver.
+ * HIP: on the calling thread's current device (HIP's sticky state is the
+ * device's: a HIP program recovers with hipDeviceReset); every call made
+ * with that device current returns it, except the same kinds of call and
+ * creating or retaining a context; resetting the device forgets it.
  */
 #include "intercept.h"
 
@@ -66,6 +67,9 @@ static _Atomic uint64_t calls[GG_ICPT_TRACKED_COUNT];
 static latched_context latched[MAX_LATCHED];
 static _Atomic int latched_count;
 static bool answers_when_sticky[GG_ICPT_TRACKED_COUNT];
+
+/* Where a CUDA sticky error latches: the process (no context is 1). */
+#define CUDA_PROCESS ((uintptr_t)1)
 
 /* ---- what a plan's names mean here ------------------------------------- */
 
@@ -267,7 +271,9 @@ static void choose_answers_when_sticky(void)
         "cuDeviceTotalMem", "cuDeviceComputeCapability", "cuDeviceGetPCIBusId", "cuDeviceGetByPCIBusId",
         "cuCtxDestroy", "cuCtxDetach", "cuCtxPopCurrent", "cuCtxPushCurrent", "cuCtxSetCurrent",
         "cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset",
-        "cuDevicePrimaryCtxGetState", "cuCtxCreate", "cuDevicePrimaryCtxRetain",
+        "cuDevicePrimaryCtxGetState",
+        /* Not cuCtxCreate nor cuDevicePrimaryCtxRetain: the measured driver
+         * answers them with the error (docs/DRIVER-FACTS.md). */
     };
     /* And every device query the interposer only passes through
      * (cuDeviceGetUuid, hipDeviceGetPCIBusId...): a device outlives its
@@ -492,7 +498,7 @@ bool gg_icpt_enter(int fn, gg_icpt_call *call, int *result)
     int injected = 0;
     pthread_mutex_lock(&lock);
     if (atomic_load(&latched_count) > 0 && !answers_when_sticky[fn])
-        injected = latched_on(face, current_place(face));
+        injected = latched_on(face, face == GG_ICPT_FACE_CUDA ? CUDA_PROCESS : current_place(face));
     bool fired = false;
     for (size_t i = 0; plan != NULL && injected == 0 && call->latch == 0 && i < plan->count; i++) {
         gg__fault_rule *r = &plan->rules[i];
@@ -509,6 +515,8 @@ bool gg_icpt_enter(int fn, gg_icpt_call *call, int *result)
         }
         int code = r->has_native_error ? r->native_error : native_error(r->error);
         uintptr_t where = r->async ? current_place(face) : 0;
+        if (where != 0 && face == GG_ICPT_FACE_CUDA)
+            where = CUDA_PROCESS;
         if (where != 0) {
             call->where = where;
             call->latch = code;
@@ -554,15 +562,15 @@ static void forget(int i)
 
 void gg_icpt_context_gone(CUcontext ctx)
 {
-    pthread_mutex_lock(&lock);
-    for (int i = atomic_load(&latched_count) - 1; i >= 0; i--)
-        if (latched[i].face == GG_ICPT_FACE_CUDA && latched[i].where == (uintptr_t)ctx)
-            forget(i);
-    pthread_mutex_unlock(&lock);
+    /* A CUDA sticky error is the process's: destroying the context that
+     * met it does not bring the driver back (measured). */
+    (void)ctx;
 }
 
 void gg_icpt_primary_reset(gg_icpt_face face, int dev)
 {
+    if (face == GG_ICPT_FACE_CUDA)
+        return; /* nor does a primary reset (measured) */
     pthread_mutex_lock(&lock);
     for (int i = atomic_load(&latched_count) - 1; i >= 0; i--)
         if (latched[i].face == face && latched[i].device == dev)
