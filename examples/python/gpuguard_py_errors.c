@@ -10,9 +10,10 @@
  *    +- OutOfMemoryError
  *    +- NotReadyError
  *    +- WaitTimeoutError (TimeoutError)  a host-side wait passed its deadline
- *    +- ContextDeadError                 the context is DEAD: recover() it
+ *    +- ContextDeadError                 the context is DEAD: recover() it (or a new process)
  *    |   +- IllegalAddressError, LaunchFailedError, LaunchTimeoutError
- *    |   +- ProcessPoisonedError         a sticky error reached the whole process
+ *    |   +- ProcessPoisonedError         a sticky error reached the whole process: recover()
+ *    |                                   and new contexts refuse; only a new process helps
  *    +- ForkedError                      GPU object used in a fork() child
  *    +- CancelledError                   a chunked launch was cancelled
  *    +- WatchdogRiskError, UnsupportedError, DriverError, BusyError, InternalError
@@ -22,7 +23,10 @@
  * raised as ContextDeadError, so that `except ContextDeadError` catches
  * every failure after which the context must be recovered, except a wait
  * timeout (WaitTimeoutError; its .context_dead says whether the timeout
- * policy killed the context).
+ * policy killed the context). On CUDA a sticky error (illegal address,
+ * trap, assert, launch timeout) is kept for the whole process, so there
+ * recover() raises ProcessPoisonedError: the program goes on in a new
+ * process.
  *
  * Every instance carries the same attributes, None when they do not apply:
  * status, status_code, message, native_code, native_name, gg_call,
@@ -121,7 +125,8 @@ int ggpy_errors_add(PyObject *module)
         return -1;
     if (add_class(module, "ContextDeadError", ggpy_GpuguardError,
                   "The context is DEAD: every call in it fails fast until ctx.recover(). .cause, .culprit_kernel, "
-                  ".culprit_sequence and .certainty describe the first cause.",
+                  ".culprit_sequence and .certainty describe the first cause. After a sticky error on CUDA "
+                  "(kept for the whole process) recover() raises ProcessPoisonedError: use a new process.",
                   NULL, &context_dead_error) < 0)
         return -1;
     class_of_status[GG_CONTEXT_DEAD] = context_dead_error;

@@ -610,7 +610,12 @@ static PyMethodDef context_methods[] = {
     { "__exit__", (PyCFunction)context_exit, METH_VARARGS, "Closes the context." },
     { "recover", (PyCFunction)context_recover, METH_NOARGS,
       "Replaces a DEAD context with a fresh one on the same device; the Context stays valid,\n"
-      "every object made in it before becomes stale. Does nothing to a live context." },
+      "every object made in it before becomes stale. Does nothing to a live context.\n"
+      "On CUDA a sticky error (illegal address, trap, assert, launch timeout, in any context)\n"
+      "is kept for the whole process: recover() then raises ProcessPoisonedError (a\n"
+      "ContextDeadError) and leaves the context DEAD, and Context() raises it too; only a\n"
+      "new process (subprocess, or multiprocessing with 'spawn') can use the GPU. Over HIP,\n"
+      "whose errors stay in their context, it recovers." },
     { "synchronize", GGPY_FN(context_synchronize), METH_VARARGS | METH_KEYWORDS,
       "synchronize(timeout_ms=0): waits for all work, at most timeout_ms (0: the default deadline),\n"
       "with the GIL released." },
@@ -667,7 +672,9 @@ PyTypeObject ggpy_ContextType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Context(device=0, *, tag=None, watchdog=None, watchdog_budget_ms=0, use_primary=False)\n--\n\n"
               "A GPU context. Use it as a context manager (the block owns its lifetime) or call close().\n"
-              "A kernel fault makes it DEAD: calls in it raise ContextDeadError until recover().",
+              "A kernel fault makes it DEAD: calls in it raise ContextDeadError. On CUDA the fault's\n"
+              "error is kept for the whole process (every context dies with it; recover() and new\n"
+              "contexts raise ProcessPoisonedError: use a new process); on HIP recover() revives it.",
     .tp_weaklistoffset = offsetof(ggpy_Context, weakrefs),
     .tp_methods = context_methods,
     .tp_getset = context_getset,

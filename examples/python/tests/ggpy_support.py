@@ -4,6 +4,8 @@ Import it before gpuguard_py is initialised: it sets the simulator
 configuration the suites rely on (when ctest has not already), which is read
 once, when the driver starts.
 """
+import functools
+import json
 import os
 import subprocess
 import sys
@@ -32,6 +34,43 @@ def run_python(code, timeout=120, env=None):
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           timeout=timeout, env=full_env)
+
+
+# Set to a test's id in the fresh interpreter that in_fresh_process() starts.
+_FRESH_PROCESS_TEST = "GGPY_TEST_IN_FRESH_PROCESS"
+
+
+def in_fresh_process(sticky_scope=None, timeout=120):
+    """Decorator: the test runs alone in a fresh interpreter (this one runs
+    it there and fails with its output when it fails).
+
+    For a test that makes a sticky fault (illegal address, trap, launch
+    timeout, an injected launch_failed...): as on a real CUDA driver, the
+    simulator then keeps the error for the whole process and refuses every
+    new context, so it must not share its process with other tests.
+    sticky_scope="context" configures the simulator in that interpreter
+    to keep sticky errors per context (HIP's model), for the tests whose
+    subject is in-process recovery."""
+    def wrap(test):
+        @functools.wraps(test)
+        def run(self):
+            if os.environ.get(_FRESH_PROCESS_TEST) == self.id():
+                return test(self)
+            env = {_FRESH_PROCESS_TEST: self.id()}
+            if sticky_scope is not None:
+                given = os.environ.get("GPUGUARD_SIM_CONFIG", "{}")
+                if given.startswith("@"):
+                    with open(given[1:]) as f:
+                        given = f.read()
+                config = json.loads(given)
+                config["sticky_scope"] = sticky_scope
+                env["GPUGUARD_SIM_CONFIG"] = json.dumps(config)
+            done = subprocess.run([sys.executable, "-m", "unittest", "-v", self.id()], capture_output=True,
+                                  text=True, timeout=timeout, env=dict(os.environ, **env))
+            self.assertEqual(done.returncode, 0, f"in a fresh process:\n{done.stdout}{done.stderr}")
+            self.assertIn("Ran 1 test", done.stderr, done.stderr)
+        return run
+    return wrap
 
 
 class GpuTestCase(unittest.TestCase):

@@ -2,14 +2,20 @@
 still alive at interpreter exit, a daemon thread inside a wait at exit,
 an explicit shutdown. None of it may print, raise from a destructor, hang
 or crash. Each case runs in a fresh interpreter, whose stderr must stay
-empty."""
+empty.
+
+dead_context() makes a sticky fault: as on a real CUDA driver (the
+simulator's default), every other context of the process dies with it and
+no context can be created in that interpreter afterwards, so the cases
+make the contexts they need first."""
 import textwrap
 import time
 import unittest
 
 from ggpy_support import run_python
 
-# Loads the test kernels and kills a context with an out-of-bounds launch.
+# Loads the test kernels and kills a context with an out-of-bounds launch
+# (which poisons the process: see the docstring).
 PRELUDE = """
 import gc, os, sys
 import gpuguard_py as gg
@@ -82,21 +88,31 @@ class Lifetime(unittest.TestCase):
         # deallocates these; the module's exit hook shuts gpuguard down, and
         # its leak report (asked for with GPUGUARD_LOG) shows that it did,
         # before the process's own exit handler.
-        done = run("""
-            import ctypes
-            ctx, module, buf = dead_context()
-            alive = gg.Context(1, tag="alive at exit")
-            for obj in (ctx, module, buf, alive, alive.alloc(64, tag="leaked buffer")):
-                ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
-            print("exiting")
-        """, env={"GPUGUARD_LOG": "warn"})
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertEqual(done.stdout.strip(), "exiting")
-        self.assertIn("gg_shutdown: context 'alive at exit' (alive)", done.stderr)
-        self.assertIn("gg_shutdown: context 'doomed' (dead)", done.stderr)
-        self.assertIn("leaked gg_buffer 'leaked buffer'", done.stderr)
-        self.assertNotIn("process exit", done.stderr)
-        self.assertNotIn("Traceback", done.stderr)
+        for with_fault in (False, True):
+            with self.subTest(with_fault=with_fault):
+                # With the fault, the context made before it dies with the
+                # process's sticky error (GG_PROCESS_POISONED).
+                done = run(f"""
+                    import ctypes
+                    alive = gg.Context(1, tag="alive at exit")
+                    leaked = [alive, alive.alloc(64, tag="leaked buffer")]
+                    if {with_fault}:
+                        leaked += dead_context()
+                    for obj in leaked:
+                        ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+                    print("exiting")
+                """, env={"GPUGUARD_LOG": "warn"})
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertEqual(done.stdout.strip(), "exiting")
+                if with_fault:
+                    self.assertIn("gg_shutdown: context 'alive at exit' (dead)", done.stderr)
+                    self.assertIn("gg_shutdown: context 'doomed' (dead)", done.stderr)
+                else:
+                    self.assertIn("gg_shutdown: context 'alive at exit' (alive)", done.stderr)
+                    self.assertNotIn("doomed", done.stderr)
+                self.assertIn("leaked gg_buffer 'leaked buffer'", done.stderr)
+                self.assertNotIn("process exit", done.stderr)
+                self.assertNotIn("Traceback", done.stderr)
 
     def test_atexit_handlers_can_still_use_the_gpu(self):
         # gpuguard is shut down after everything Python runs at exit,
@@ -151,16 +167,27 @@ class Lifetime(unittest.TestCase):
                         if hasattr(obj, "close"):
                             obj.close()
 
+            def closed_and_live_rounds(rounds):
+                for round_ in range(rounds):
+                    closed = gg.Context(1)
+                    Holder(closed.alloc(16), closed.stream(), closed.event())
+                    closed.close()
+                    live = gg.Context(1)
+                    Holder(live, live.alloc(16), live.stream(), live.event(), live.load_module(KERNELS))
+
             gc.disable()
-            for round_ in range(20):
-                ctx, module, buf = dead_context()
-                Holder(ctx, module, buf, module.kernel("noop"), ctx.stream, buf.context)
-                closed = gg.Context(1)
-                Holder(closed.alloc(16), closed.stream(), closed.event())
-                closed.close()
-                live = gg.Context(1)
-                Holder(live, live.alloc(16), live.stream(), live.event(), live.load_module(KERNELS))
-                del ctx, module, buf, closed, live
+            # Live and closed contexts' objects.
+            closed_and_live_rounds(20)
+            collected = gc.collect()
+            assert collected > 0, collected
+            assert gg.live_objects() == 0, gg.dump()
+            # Then live ones again, killed by the sticky fault of another
+            # (they die with the process: GG_PROCESS_POISONED), and the
+            # culprit's own.
+            closed_and_live_rounds(20)
+            ctx, module, buf = dead_context()
+            Holder(ctx, module, buf, module.kernel("noop"), ctx.stream, buf.context)
+            del ctx, module, buf
             collected = gc.collect()
             assert collected > 0, collected
             assert gg.live_objects() == 0, gg.dump()
@@ -169,22 +196,30 @@ class Lifetime(unittest.TestCase):
         self.assertQuiet(done, "0")
 
     def test_explicit_shutdown_leaves_stale_objects_that_release_quietly(self):
-        done = run("""
-            ctx, module, buf = dead_context()
-            alive = gg.Context(1)
-            data = alive.alloc(64)
-            gg.shutdown()
-            assert not gg.initialized()
-            try:
-                data.read()
-            except gg.NotInitializedError as e:
-                print(e.status)
-            del data, alive, ctx, module, buf
-            gc.collect()
-            with gg.Context(1) as again:  # initialises again
-                print(again.upload(b"ok").read().decode())
-        """)
-        self.assertQuiet(done, "GG_NOT_INITIALIZED\nok")
+        # Without a fault, gpuguard initialises again and computes; after a
+        # sticky fault the driver still refuses a context in this process
+        # (shutdown does not clear it, as on CUDA).
+        for with_fault, after in ((False, "ok"), (True, "ProcessPoisonedError")):
+            with self.subTest(with_fault=with_fault):
+                done = run(f"""
+                    alive = gg.Context(1)
+                    data = alive.alloc(64)
+                    stale = dead_context() if {with_fault} else ()
+                    gg.shutdown()
+                    assert not gg.initialized()
+                    try:
+                        data.read()
+                    except gg.NotInitializedError as e:
+                        print(e.status)
+                    del data, alive, stale
+                    gc.collect()
+                    try:
+                        with gg.Context(1) as again:  # initialises again
+                            print(again.upload(b"ok").read().decode())
+                    except gg.ProcessPoisonedError as e:
+                        print(type(e).__name__)
+                """)
+                self.assertQuiet(done, "GG_NOT_INITIALIZED\n" + after)
 
 
 if __name__ == "__main__":
