@@ -206,9 +206,7 @@ static void *race_work(void *arg)
         if (st == GG_OK)
             st = gg_context_synchronize(ctx, 0);
         gg_buffer_free(b);
-        /* Not on HIP: a device has one context there, and destroying a gg
-         * context on it resets it under the other racer on that device. */
-        if (st == GG_OK && w->rounds % 7 == 3 && !gg_test_backend_in_use()->hip) {
+        if (st == GG_OK && w->rounds % 7 == 3) {
             st = gg_context_destroy(ctx);
             ctx.id = 0;
         }
@@ -221,6 +219,9 @@ static void *race_work(void *arg)
 
 Test(process_poison, the_poison_reaches_contexts_racing_it, .timeout = 60)
 {
+    if (gg_test_backend_in_use()->hip)
+        cr_skip_test("HIP: a device has one context, which two racers on one device would share (a destroy of "
+                     "one resets it under the other); the walk the test races is CUDA's case");
     atomic_store(&racers_ready, 0);
     atomic_store(&race_go, false);
     racer w[RACERS];
