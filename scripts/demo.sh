@@ -6,8 +6,9 @@
 # context dies, the kernel is named; on CUDA the error poisons the process,
 # so the render continues in a new one; on HIP the context is recovered),
 # then renders in watchdog-safe slices and writes build-demo/render.png
-# (pass --output PATH to write it elsewhere). It runs on a real GPU when a CUDA or HIP driver is found, else
-# on the simulated driver; GPUGUARD_BACKEND=sim or sim-hip picks the
+# (pass --output PATH to write it elsewhere). It runs on a real GPU when a
+# CUDA or HIP driver is found, else on the simulated driver;
+# GPUGUARD_BACKEND=sim or sim-hip picks the
 # simulator's CUDA or HIP face. Arguments go to render (see
 # build-demo/bin/render --help).
 # GG_DEMO_DIR=PATH builds elsewhere (relative paths are taken from the
