@@ -2,7 +2,8 @@
  * The worker pattern. After a kernel's sticky error (illegal address, trap,
  * failed assert, a watchdog's launch timeout) the CUDA driver keeps the error
  * for every context of the process, and no new context can be made in it
- * (measured: docs/DRIVER-FACTS.md); gpuguard says so with
+ * (measured for the first three, the timeout documented so:
+ * docs/DRIVER-FACTS.md); gpuguard says so with
  * GG_PROCESS_POISONED. The work then goes on in a new process: here a child
  * forked before the parent made any GPU call, so that it starts with nothing
  * inherited. (Re-executing the program, or posix_spawn of it, does as well.)

@@ -5,13 +5,14 @@
  * A GPU that drives a display (Windows TDR, X on Linux) kills any kernel
  * that runs longer than a couple of seconds, and the context with it: every
  * buffer and module in it is gone. On CUDA the error (LAUNCH_TIMEOUT) is
- * sticky for the whole process: every context of it fails, and no new one
- * can be made (docs/DRIVER-FACTS.md); only a new process can use the GPU
- * again. gg_launch_chunked runs the same launch in
- * slices of rows of blocks, times each slice, sizes the next one to a target
- * well under the budget, and waits between slices, so no single submission
- * comes near the limit. The kernel only has to take one extra parameter, the
- * slice's first row of blocks, and add it to blockIdx.y.
+ * documented as sticky for the whole process, as the illegal address
+ * measured in docs/DRIVER-FACTS.md: every context of it fails, and no new
+ * one can be made; only a new process can use the GPU again.
+ * gg_launch_chunked runs the same launch in slices of rows of blocks, times
+ * each slice, sizes the next one to a target well under the budget, and
+ * waits between slices, so no single submission comes near the limit. The
+ * kernel only has to take one extra parameter, the slice's first row of
+ * blocks, and add it to blockIdx.y.
  *
  * The program, on device 0 (the simulated driver's display GPU, watchdog on):
  *
