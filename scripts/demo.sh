@@ -2,11 +2,13 @@
 # Builds what the main demo needs into build-demo/ (the library, both faces
 # of the simulated driver and build-demo/bin/render; no tests, no
 # benchmarks) and runs it: a Mandelbrot render on device 0 that first shows
-# the display watchdog killing an unchunked launch (the context dies, the
-# kernel is named, gpuguard recovers it), then renders in watchdog-safe
-# slices and writes build-demo/render.png (pass --output PATH to write it
-# elsewhere). It runs on a real GPU when a CUDA or HIP driver is found, else
-# on the simulated driver; GPUGUARD_BACKEND=sim or sim-hip picks the
+# the display watchdog killing an unchunked launch in a worker process (the
+# context dies, the kernel is named; on CUDA the error poisons the process,
+# so the render continues in a new one; on HIP the context is recovered),
+# then renders in watchdog-safe slices and writes build-demo/render.png
+# (pass --output PATH to write it elsewhere). It runs on a real GPU when a
+# CUDA or HIP driver is found, else on the simulated driver;
+# GPUGUARD_BACKEND=sim or sim-hip picks the
 # simulator's CUDA or HIP face. Arguments go to render (see
 # build-demo/bin/render --help).
 # GG_DEMO_DIR=PATH builds elsewhere (relative paths are taken from the

@@ -4,24 +4,38 @@
  * A kernel with an off-by-a-lot bug writes past the end of its buffer. On a
  * GPU that fault is asynchronous: the launch "succeeds", the error surfaces
  * at some later, unrelated call, every call after it fails the same way, and
- * cleanup code cascades into more errors (or aborts). This program shows the
- * same failure under gpuguard, step by step:
+ * cleanup code cascades into more errors (or aborts). On CUDA the error is
+ * worse than that: the driver keeps it for every context of the process, and
+ * no new context can be made in it (measured on an H100: docs/DRIVER-FACTS.md);
+ * only a new process can use the GPU. This program shows the failure under
+ * gpuguard, step by step:
  *
  *   1. the launch returns OK; the fault surfaces at the next copy, and the
  *      error names the kernel that caused it;
  *   2. the context is DEAD: every call fails fast with the original cause,
  *      without touching the driver;
  *   3. freeing the buffers skips the driver quietly: no cascade;
- *   4. gg_context_recover gives a fresh context under the same id, and the
- *      corrected launch computes the right answer.
+ *   4. gg_context_recover says what the driver allows: GG_PROCESS_POISONED
+ *      where the error reaches the whole process (CUDA), and the corrected
+ *      launch computes the right answer in a new process; where the driver
+ *      keeps errors per context (HIP), a fresh context under the same id, and
+ *      the corrected launch in this process.
+ *
+ * The faulty run is a worker process forked before any GPU call, so that
+ * the program itself can start the new one (examples/common/example_worker.h).
  *
  *   dead_context [--device D]     (default: the simulated device 1)
+ *
+ * Exit status: 0 when the corrected launch verified, 1 on any failure, 2 for
+ * bad usage.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "example_support.h"
+#include "example_worker.h"
 
 #define N 4096u
 #define THREADS 256u
@@ -57,33 +71,75 @@ static gg_status launch_scale(gg_context ctx, const char *image, gg_buffer data,
     return gg_launch(&d);
 }
 
-/* The demonstration; *made is the context it created, for main to destroy
- * on an error path (a context's destroy releases everything in it). */
-static int run(int device, gg_context *made)
+/* What a worker needs: the device (-1: the default) and, once found, the
+ * kernel image; the context it made, for the worker to destroy on an error
+ * path (a context's destroy releases everything in it). */
+typedef struct job {
+    int device;
+    char image[4200];
+    gg_context made;
+} job;
+
+/* gg_init, the device and the kernel image; 0 or an exit status. */
+static int start(job *j, bool say_device)
 {
     TRY(example_init());
     int count = 0;
     TRY(gg_device_count(&count));
-    if (device < 0)
-        device = count > 1 ? 1 : 0; /* the simulator's device 1 has no watchdog */
+    if (j->device < 0)
+        j->device = count > 1 ? 1 : 0; /* the simulator's device 1 has no watchdog */
     gg_device_info info;
-    TRY(gg_device_info_get(device, &info));
-    printf("device %d: %s (%s)\n", device, info.name, info.simulated ? "simulated" : "real GPU");
-    char file[256], image[4200];
+    TRY(gg_device_info_get(j->device, &info));
+    if (say_device)
+        printf("device %d: %s (%s)\n", j->device, info.name, info.simulated ? "simulated" : "real GPU");
+    char file[256];
     example_image_name(&info, "dead_context", file, sizeof file);
-    if (!example_image_path(file, image, sizeof image)) {
+    if (!example_image_path(file, j->image, sizeof j->image)) {
         fprintf(stderr, "dead_context: cannot locate the kernel image %s\n", file);
         return 1;
     }
+    return 0;
+}
 
+/* The corrected launch in ctx, checked element by element. */
+static int corrected_launch(gg_context ctx, const char *image)
+{
+    static float host[N];
+    gg_buffer data;
+    gg_module module;
+    for (unsigned i = 0; i < N; i++)
+        host[i] = (float)i;
+    TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
+    TRY(gg_memcpy_htod(data, 0, host, sizeof host, GG_NO_STREAM));
+    TRY(launch_scale(ctx, image, data, N, 2.0f, &module));
+    TRY(gg_memcpy_dtoh(host, data, 0, sizeof host, GG_NO_STREAM));
+    for (unsigned i = 0; i < N; i++) {
+        if (host[i] != 2.0f * (float)i) {
+            fprintf(stderr, "dead_context: element %u is %g, expected %g\n", i, host[i], 2.0 * i);
+            return 1;
+        }
+    }
+    printf("   corrected launch: verified %u elements\n", N);
+    return 0;
+}
+
+/* Steps 1 to 4: 0 when the corrected launch ran here (the context was
+ * recovered), EXAMPLE_WORKER_POISONED when it must run in a new process,
+ * else 1. */
+static int faulty_run(job *j)
+{
+    int rc = start(j, true);
+    if (rc != 0)
+        return rc;
     gg_context ctx;
     gg_buffer data, scratch;
     gg_module module;
-    TRY(gg_context_create(device, &(gg_context_desc){ .tag = "demo" }, &ctx));
-    *made = ctx;
+    const char *image = j->image;
+    TRY(gg_context_create(j->device, &(gg_context_desc){ .tag = "demo" }, &ctx));
+    j->made = ctx;
     TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
     TRY(gg_buffer_alloc(ctx, 1024, &(gg_buffer_desc){ .tag = "scratch" }, &scratch));
-    float host[N];
+    static float host[N];
     for (unsigned i = 0; i < N; i++)
         host[i] = (float)i;
     TRY(gg_memcpy_htod(data, 0, host, sizeof host, GG_NO_STREAM));
@@ -123,43 +179,90 @@ static int run(int device, gg_context *made)
     printf("\n3. freed 2 buffers and the module: GG_OK, %llu driver calls skipped (the context's teardown "
            "frees them)\n", (unsigned long long)skipped);
 
-    /* 4. Recover and run the corrected launch. */
-    TRY(gg_context_recover(ctx));
-    printf("\n4. gg_context_recover: the context is %s again\n",
-           gg_context_state(ctx) == GG_STATE_ALIVE ? "ALIVE" : "not alive?");
-    for (unsigned i = 0; i < N; i++)
-        host[i] = (float)i;
-    TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
-    TRY(gg_memcpy_htod(data, 0, host, sizeof host, GG_NO_STREAM));
-    TRY(launch_scale(ctx, image, data, N, 2.0f, &module));
-    TRY(gg_memcpy_dtoh(host, data, 0, sizeof host, GG_NO_STREAM));
-    for (unsigned i = 0; i < N; i++) {
-        if (host[i] != 2.0f * (float)i) {
-            fprintf(stderr, "dead_context: element %u is %g, expected %g\n", i, host[i], 2.0 * i);
-            return 1;
-        }
+    /* 4. Recover, if the driver allows it: gpuguard's answer decides. */
+    s = gg_context_recover(ctx);
+    if (s == GG_PROCESS_POISONED) {
+        gg_last_error(&err);
+        /* (What it died of was said in step 1.) */
+        char *repeat = strstr(err.message, " It died of:");
+        if (repeat != NULL)
+            *repeat = '\0';
+        printf("\n4. gg_context_recover returned GG_PROCESS_POISONED:\n   %s\n", err.message);
+        /* gg_context_create says the same: no context in this process. */
+        gg_context other = { 0 };
+        gg_status again = gg_context_create(j->device, NULL, &other);
+        printf("   gg_context_create in this process: %s too\n", gg_status_name(again));
+        if (again == GG_OK)
+            gg_context_destroy(other);
+        TRY(gg_context_destroy(ctx));
+        TRY(gg_shutdown());
+        return again == GG_PROCESS_POISONED ? EXAMPLE_WORKER_POISONED : 1;
     }
-    printf("   corrected launch: verified %u elements\n", N);
+    if (s != GG_OK)
+        return fail(s, "gg_context_recover");
+    printf("\n4. gg_context_recover: the context is %s again (this driver keeps errors per context):\n"
+           "   recovered in this process\n", gg_context_state(ctx) == GG_STATE_ALIVE ? "ALIVE" : "not alive?");
+    rc = corrected_launch(ctx, image);
+    if (rc != 0)
+        return rc;
     TRY(gg_context_destroy(ctx));
     TRY(gg_shutdown());
     return 0;
 }
 
+/* The corrected launch in a new process, which can use the GPU. */
+static int fresh_run(job *j)
+{
+    int rc = start(j, false);
+    if (rc != 0)
+        return rc;
+    gg_context ctx;
+    TRY(gg_context_create(j->device, &(gg_context_desc){ .tag = "demo, new process" }, &ctx));
+    j->made = ctx;
+    printf("   a new process (pid %ld): gg_context_create returned GG_OK\n", (long)getpid());
+    rc = corrected_launch(ctx, j->image);
+    if (rc != 0)
+        return rc;
+    TRY(gg_context_destroy(ctx));
+    TRY(gg_shutdown());
+    return 0;
+}
+
+/* A worker's body: every error path ends with its context destroyed
+ * (releasing whatever is still in it, dead or alive; destroying id 0, or one
+ * already destroyed, is harmless) and gg_shutdown (safe to repeat). */
+static int faulty_worker(void *arg)
+{
+    job *j = arg;
+    int rc = faulty_run(j);
+    gg_context_destroy(j->made);
+    gg_shutdown();
+    return rc;
+}
+
+static int fresh_worker(void *arg)
+{
+    job *j = arg;
+    int rc = fresh_run(j);
+    gg_context_destroy(j->made);
+    gg_shutdown();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    int device = -1;
+    job j = { .device = -1 };
     if (argc == 3 && strcmp(argv[1], "--device") == 0)
-        device = atoi(argv[2]);
+        j.device = atoi(argv[2]);
     else if (argc != 1) {
         fprintf(stderr, "usage: dead_context [--device D]\n");
         return 2;
     }
-    gg_context ctx = { 0 };
-    int rc = run(device, &ctx);
-    /* Every error path ends here: destroying the context releases whatever
-     * is still in it (buffers, module), dead or alive; destroying id 0, or
-     * one already destroyed, is harmless. gg_shutdown is safe to repeat. */
-    gg_context_destroy(ctx);
-    gg_shutdown();
-    return rc;
+    /* No GPU call in this process: it only starts the workers. */
+    int rc = example_in_worker("dead_context", faulty_worker, &j);
+    if (rc != EXAMPLE_WORKER_POISONED)
+        return rc == 0 ? 0 : 1;
+    printf("   the work goes on in a new process, as it must after such a fault\n");
+    rc = example_in_worker("dead_context", fresh_worker, &j);
+    return rc == 0 ? 0 : 1;
 }

@@ -6,18 +6,27 @@
  * The test drives it through failures a real GPU would only produce at 3 a.m.:
  *
  *   - the allocation fails (out of memory): it must return the error and
- *     leave nothing allocated;
+ *     leave nothing allocated; the context stays usable, in this process;
  *   - the kernel faults asynchronously (as real launch failures do): it must
- *     report the context dead, name the kernel, and the caller recovers;
- *   - each kind of call it makes, failed in turn: it must never leak.
+ *     report the context dead and name the kernel. Such a fault is sticky:
+ *     on CUDA the driver keeps it for every context of the process
+ *     (docs/DRIVER-FACTS.md), so gg_context_recover answers
+ *     GG_PROCESS_POISONED and the work goes on in a new process; where the
+ *     driver keeps errors per context (HIP) the caller recovers in place;
+ *   - each kind of call it makes, failed in turn with a sticky error: it must
+ *     never leak. Each case runs in a process of its own, as a test runner
+ *     runs its cases, since a sticky fault ends the GPU's use in a process.
  *
- * The same plans work over a real GPU. Here, with no GPU, they run on the
- * simulated driver. Copy the pattern into your test suite.
+ * The worker processes are forked before this process makes any GPU call
+ * (examples/common/example_worker.h). The same plans work over a real GPU.
+ * Here, with no GPU, they run on the simulated driver. Copy the pattern into
+ * your test suite.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "example_support.h"
+#include "example_worker.h"
 
 #define N 1024u
 
@@ -79,33 +88,51 @@ static uint64_t live_objects(void)
     return n;
 }
 
-int main(void)
+/* A worker's exit status: its failures (at most 63), plus this flag when it
+ * ended with a poisoned process (gpuguard answered GG_PROCESS_POISONED). */
+#define POISONED_FLAG 64
+
+/* gg_init, the kernel image and a context on device 0; 0 or 1 (said). */
+static int setup(gg_context *ctx)
 {
     gg_status s = example_init();
     if (s != GG_OK) {
         example_report("fault_injection", s, "gg_init");
         return 1;
     }
-    /* Every early exit shuts down: nothing is left for the exit handler. */
     gg_device_info info;
     if ((s = gg_device_info_get(0, &info)) != GG_OK) {
         example_report("fault_injection", s, "gg_device_info_get");
-        gg_shutdown();
         return 1;
     }
     char file[256];
     example_image_name(&info, "dead_context", file, sizeof file); /* the `scale` kernel */
     if (!example_image_path(file, image_path, sizeof image_path)) {
         fprintf(stderr, "fault_injection: cannot locate the kernel image %s\n", file);
-        gg_shutdown();
         return 1;
     }
-    gg_context ctx;
-    if ((s = gg_context_create(0, NULL, &ctx)) != GG_OK) {
+    if ((s = gg_context_create(0, NULL, ctx)) != GG_OK) {
         example_report("fault_injection", s, "gg_context_create");
-        gg_shutdown();
         return 1;
     }
+    return 0;
+}
+
+/* Every worker ends here: nothing is left for the exit handler. */
+static int finish(gg_context ctx, bool poisoned)
+{
+    gg_context_destroy(ctx);
+    gg_shutdown();
+    return (failures < 63 ? failures : 63) | (poisoned ? POISONED_FLAG : 0);
+}
+
+/* Steps 1 to 3, in one process. */
+static int first_steps(void *unused)
+{
+    (void)unused;
+    gg_context ctx = { 0 };
+    if (setup(&ctx) != 0)
+        return finish(ctx, false) | 1;
     float data[N];
     uint64_t baseline = live_objects();
 
@@ -119,39 +146,105 @@ int main(void)
     EXPECT(scale_on_gpu(ctx, data, N, 3.0f) == GG_OUT_OF_MEMORY, "returned GG_OUT_OF_MEMORY");
     EXPECT(live_objects() == baseline, "no object left behind");
     EXPECT(gg_context_state(ctx) == GG_STATE_ALIVE, "the context is still alive (OOM is not sticky)");
+    gg_fault_clear();
+    for (unsigned i = 0; i < N; i++)
+        data[i] = (float)i;
+    EXPECT(scale_on_gpu(ctx, data, N, 3.0f) == GG_OK && data[10] == 30.0f, "works again in the same process");
 
     printf("3. the kernel faults asynchronously: the context dies, the kernel is named\n");
     gg_fault_set_plan("{\"rules\":[{\"op\":\"launch\",\"kernel\":\"scale\",\"nth\":1,"
                       "\"error\":\"illegal_address\",\"mode\":\"async\"}]}");
-    s = scale_on_gpu(ctx, data, N, 3.0f);
+    gg_status s = scale_on_gpu(ctx, data, N, 3.0f);
     gg_error_info death;
     gg_context_death(ctx, &death);
     EXPECT(s == GG_ILLEGAL_ADDRESS, "the fault surfaced at the copy back: %s", gg_status_name(s));
     EXPECT(strcmp(death.culprit.kernel_name, "scale") == 0, "culprit: kernel '%s'", death.culprit.kernel_name);
     EXPECT(live_objects() == baseline, "cleanup in the dead context released everything");
     gg_fault_clear();
-    EXPECT(gg_context_recover(ctx) == GG_OK, "recovered");
+    /* The driver decides whether this process can go on: ask gpuguard. */
+    s = gg_context_recover(ctx);
+    if (s == GG_PROCESS_POISONED) {
+        EXPECT(true, "recover: GG_PROCESS_POISONED (the driver keeps the error for the whole process)");
+        gg_context other = { 0 };
+        EXPECT(gg_context_create(0, NULL, &other) == GG_PROCESS_POISONED,
+               "a new context in this process: GG_PROCESS_POISONED too");
+        gg_context_destroy(other);
+        return finish(ctx, true);
+    }
+    EXPECT(s == GG_OK, "recovered in this process (the driver keeps errors per context): %s", gg_status_name(s));
     for (unsigned i = 0; i < N; i++)
         data[i] = (float)i;
     EXPECT(scale_on_gpu(ctx, data, N, 3.0f) == GG_OK && data[10] == 30.0f, "works again after recovery");
+    return finish(ctx, false);
+}
+
+/* Step 3 continued, where the fault poisoned the process. */
+static int in_a_new_process(void *unused)
+{
+    (void)unused;
+    gg_context ctx = { 0 };
+    if (setup(&ctx) != 0)
+        return finish(ctx, false) | 1;
+    float data[N];
+    for (unsigned i = 0; i < N; i++)
+        data[i] = (float)i;
+    EXPECT(scale_on_gpu(ctx, data, N, 3.0f) == GG_OK && data[10] == 30.0f, "works again in a new process");
+    return finish(ctx, false);
+}
+
+/* Step 4, one case: the first call of operation `op` fails with a sticky
+ * error (launch_failed). */
+static int one_failing_call(void *op_name)
+{
+    const char *op = op_name;
+    gg_context ctx = { 0 };
+    if (setup(&ctx) != 0)
+        return finish(ctx, false) | 1;
+    uint64_t baseline = live_objects();
+    float data[N];
+    for (unsigned i = 0; i < N; i++)
+        data[i] = (float)i;
+    char plan[160];
+    snprintf(plan, sizeof plan, "{\"rules\":[{\"op\":\"%s\",\"nth\":1,\"error\":\"launch_failed\"}]}", op);
+    gg_fault_set_plan(plan);
+    gg_status s = scale_on_gpu(ctx, data, N, 1.0f);
+    bool leaked = live_objects() != baseline;
+    gg_fault_clear();
+    /* Sticky: the context is dead; whether this process can have another,
+     * the driver decides (GG_PROCESS_POISONED on CUDA, GG_OK on HIP). */
+    gg_status r = gg_context_recover(ctx);
+    EXPECT(s == GG_LAUNCH_FAILED && !leaked && (r == GG_PROCESS_POISONED || r == GG_OK),
+           "%s failing: %s, nothing leaked; recover: %s", op, gg_status_name(s), gg_status_name(r));
+    return finish(ctx, r == GG_PROCESS_POISONED);
+}
+
+/* Runs one worker and counts its failures; false if it ended poisoned. */
+static bool run_worker(int (*work)(void *), void *arg)
+{
+    int rc = example_in_worker("fault_injection", work, arg);
+    if (rc < 0) {
+        failures++;
+        return true;
+    }
+    failures += rc & ~POISONED_FLAG;
+    return (rc & POISONED_FLAG) == 0;
+}
+
+int main(void)
+{
+    /* No GPU call in this process: every step runs in a worker. */
+    if (!run_worker(first_steps, NULL)) {
+        printf("   the process is poisoned: the work goes on in a new one\n");
+        run_worker(in_a_new_process, NULL);
+    }
 
     /* gpuguard sweep does this for a whole program, for every call of every
      * operation (gg_fault_counts_json tells which calls a run made). */
-    printf("4. each kind of call the function makes, failed in turn\n");
+    printf("4. each kind of call the function makes, failed in turn (each case in a new process)\n");
     static const char *const ops[] = { "alloc", "copy_htod", "module_load", "kernel_get", "launch", "copy_dtoh" };
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        char plan[160];
-        snprintf(plan, sizeof plan, "{\"rules\":[{\"op\":\"%s\",\"nth\":1,\"error\":\"launch_failed\"}]}", ops[i]);
-        gg_fault_set_plan(plan);
-        s = scale_on_gpu(ctx, data, N, 1.0f);
-        EXPECT(s != GG_OK && live_objects() == baseline, "%s failing: %s, nothing leaked", ops[i], gg_status_name(s));
-        gg_fault_clear();
-        if (gg_context_state(ctx) == GG_STATE_DEAD)
-            gg_context_recover(ctx);
-    }
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        run_worker(one_failing_call, (void *)ops[i]);
 
-    gg_context_destroy(ctx);
-    gg_shutdown();
     printf("%s: %d failure(s)\n", failures ? "FAILED" : "all error paths behaved", failures);
     return failures ? 1 : 0;
 }

@@ -4,18 +4,28 @@
  *
  * A GPU that drives a display (Windows TDR, X on Linux) kills any kernel
  * that runs longer than a couple of seconds, and the context with it: every
- * buffer and module in it is gone. gg_launch_chunked runs the same launch in
- * slices of rows of blocks, times each slice, sizes the next one to a target
- * well under the budget, and waits between slices, so no single submission
- * comes near the limit. The kernel only has to take one extra parameter, the
- * slice's first row of blocks, and add it to blockIdx.y.
+ * buffer and module in it is gone. On CUDA the error (LAUNCH_TIMEOUT) is
+ * documented as sticky for the whole process, as the illegal address
+ * measured in docs/DRIVER-FACTS.md: every context of it fails, and no new
+ * one can be made; only a new process can use the GPU again.
+ * gg_launch_chunked runs the same launch in slices of rows of blocks, times
+ * each slice, sizes the next one to a target well under the budget, and
+ * waits between slices, so no single submission comes near the limit. The
+ * kernel only has to take one extra parameter, the slice's first row of
+ * blocks, and add it to blockIdx.y.
  *
  * The program, on device 0 (the simulated driver's display GPU, watchdog on):
  *
- *   1. launches the whole image at once, on purpose: gg_launch returns OK,
- *      the watchdog kills the kernel, the next synchronize returns
- *      GG_LAUNCH_TIMEOUT, the context is DEAD and the death names the kernel;
- *   2. recovers the context with gg_context_recover;
+ *   1. launches the whole image at once, on purpose, in a worker process
+ *      forked before any GPU call (examples/common/example_worker.h):
+ *      gg_launch returns OK, the watchdog kills the kernel, the next
+ *      synchronize returns GG_LAUNCH_TIMEOUT, the context is DEAD and the
+ *      death names the kernel;
+ *   2. goes on where the driver allows: gg_context_recover answers
+ *      GG_PROCESS_POISONED where the error reaches the whole process (CUDA),
+ *      and the render continues in a new process (this program's first,
+ *      which made no GPU call); where the driver keeps errors per context
+ *      (HIP), it recovers the context and goes on in the worker;
  *   3. renders the same image with gg_launch_chunked, with a progress bar,
  *      and prints the slice statistics;
  *   4. shows that gpuguard now knows the kernel's cost: a plain launch of the
@@ -36,6 +46,7 @@
 #include <unistd.h>
 
 #include "example_support.h"
+#include "example_worker.h"
 #include "render_png.h"
 
 #define PROGRAM "render"
@@ -85,6 +96,7 @@ typedef struct options {
     bool no_chunk;          /* only the plain launch, and report its fate */
     bool no_unchunked_demo; /* skip step 1 */
     bool in_order;          /* rows of blocks top to bottom, not interleaved */
+    bool continued;         /* the run in a new process after step 1 poisoned the worker's */
     const char *output;
 } options;
 
@@ -96,9 +108,11 @@ static void usage(FILE *to)
             "usage: " PROGRAM " [options]\n"
             "\n"
             "Renders a Mandelbrot image on a GPU with a watchdog: first one launch of\n"
-            "the whole image, which the watchdog kills (the context dies and is\n"
-            "recovered), then the same image with gg_launch_chunked, which keeps every\n"
-            "slice well under the budget. Writes the image as a PNG.\n"
+            "the whole image in a worker process, which the watchdog kills (the context\n"
+            "dies; on CUDA the error reaches the whole process, so the render continues\n"
+            "in a new one; on HIP the context is recovered), then the same image with\n"
+            "gg_launch_chunked, which keeps every slice well under the budget. Writes\n"
+            "the image as a PNG.\n"
             "\n"
             "options:\n"
             "  --width W            image width in pixels (default %u, or %u on the\n"
@@ -400,9 +414,11 @@ static int run(options *o, gg_context *made)
     uint32_t budget_ms = config.watchdog_budget_ms ? config.watchdog_budget_ms : 2000;
     /* The backend too: GPUGUARD_BACKEND=sim and sim-hip give the same
      * simulated devices, over the CUDA driver API or the HIP runtime. */
-    printf("device %d: %s (%s, %s, %s backend)\n", o->device, info.name, info.simulated ? "simulated" : "real GPU",
-           info.watchdog ? "watchdog on" : "no watchdog", strcmp(gg_backend_name(), "hip") == 0 ? "HIP" : "CUDA");
-    if (info.watchdog)
+    const char *backend = strcmp(gg_backend_name(), "hip") == 0 ? "HIP" : "CUDA";
+    if (!o->continued)
+        printf("device %d: %s (%s, %s, %s backend)\n", o->device, info.name,
+               info.simulated ? "simulated" : "real GPU", info.watchdog ? "watchdog on" : "no watchdog", backend);
+    if (info.watchdog && !o->continued)
         printf("   gpuguard's watchdog budget: %u ms\n", budget_ms);
 
     char file[256], image_path[4200];
@@ -420,7 +436,7 @@ static int run(options *o, gg_context *made)
         o->height = interpreted ? PTX_SIM_HEIGHT : DEFAULT_HEIGHT;
     if (o->max_iter == 0)
         o->max_iter = interpreted ? PTX_SIM_ITERATIONS : DEFAULT_ITERATIONS;
-    if (info.simulated)
+    if (info.simulated && !o->continued)
         printf("   kernel: %s (%s)\n", file,
                interpreted ? "its PTX, interpreted; device time simulated"
                            : "the kernel's C twin; device time is the host's wall clock");
@@ -432,6 +448,9 @@ static int run(options *o, gg_context *made)
     TRY(gg_context_create(o->device, &(gg_context_desc){ .tag = "render" }, &ctx));
     *made = ctx;
     TRY(make_objects(ctx, image_path, bytes, &obj));
+    if (o->continued)
+        printf("\n2. in a new process (pid %ld): gg_context_create returned GG_OK; module and buffer loaded\n",
+               (long)getpid());
 
     /* The kernel's parameters. cuLaunchKernel-style: an array of pointers
      * to each value. block_offset is 0 for a plain launch; a chunked launch
@@ -447,8 +466,9 @@ static int run(options *o, gg_context *made)
     params[PARAM_ROW_STRIDE] = &row_stride;
     gg_launch_desc launch = { .kernel = obj.kernel, .grid = grid, .block = { BLOCK_X, BLOCK_Y, 1 },
                               .params = params, .param_count = PARAM_COUNT };
-    printf("image: %u x %u pixels, %u iterations, %u x %u blocks of %u x %u threads\n", o->width, o->height,
-           o->max_iter, grid.x, grid.y, BLOCK_X, BLOCK_Y);
+    if (!o->continued)
+        printf("image: %u x %u pixels, %u iterations, %u x %u blocks of %u x %u threads\n", o->width, o->height,
+               o->max_iter, grid.x, grid.y, BLOCK_X, BLOCK_Y);
 
     /* 1. The whole image in one launch. gpuguard would refuse a launch it
      * knows cannot fit the budget; policy ALLOW makes it launch as asked,
@@ -482,25 +502,36 @@ static int run(options *o, gg_context *made)
                        death.culprit.certainty == GG_ATTRIBUTION_EXACT ? "exact" : "one of several");
             /* The same in a user's words: what a plain CUDA program would
              * only see as "launch timeout" on its next call. */
-            printf("   in words: the display's watchdog stopped the kernel, because a GPU that drives\n"
-                   "   a screen may not run one launch longer than a couple of seconds (gpuguard's budget:\n"
-                   "   %.1f s); everything in the context went with it. gpuguard named the kernel%s\n"
-                   "   and now recovers the context.\n",
-                   budget_ms / 1000.0, death.culprit.certainty == GG_ATTRIBUTION_EXACT ? " for certain" : "");
+            printf("   in words: the display's watchdog stopped the kernel after about %.0f s of running: a GPU\n"
+                   "   that drives a screen may not run one launch longer than a couple of seconds (gpuguard's\n"
+                   "   budget: %.1f s). Everything in the context went with it; gpuguard named the kernel%s.\n",
+                   budget_ms / 1000.0, budget_ms / 1000.0,
+                   death.culprit.certainty == GG_ATTRIBUTION_EXACT ? " for certain" : "");
             if (o->no_chunk) {
                 printf("   no image: the watchdog killed the only launch (run without --no-chunk to chunk it)\n");
                 return 1;
             }
             /* 2. Everything in the dead context is gone with it. Freeing
-             * is still safe (gpuguard skips the driver); then a fresh
-             * context under the same id, and the objects made again. */
+             * is still safe (gpuguard skips the driver). Whether this
+             * process may have a fresh context, the driver decides: ask. */
             TRY(gg_buffer_free(obj.image));
             TRY(gg_module_unload(obj.module));
-            TRY(gg_context_recover(ctx));
+            s = gg_context_recover(ctx);
+            if (s == GG_PROCESS_POISONED) {
+                printf("   gg_context_recover returned GG_PROCESS_POISONED: the %s driver keeps this error for\n"
+                       "   the whole process, not only the context, and makes no new context in it. So the\n"
+                       "   render continues in a new process.\n", backend);
+                TRY(gg_context_destroy(ctx));
+                TRY(gg_shutdown());
+                return EXAMPLE_WORKER_POISONED;
+            }
+            if (s != GG_OK)
+                return fail(s, "gg_context_recover");
             TRY(make_objects(ctx, image_path, bytes, &obj));
             launch.kernel = obj.kernel; /* params[] points at obj.image_dptr */
-            printf("\n2. gg_context_recover: the context is %s again; module and buffer loaded anew\n",
-                   gg_context_state(ctx) == GG_STATE_ALIVE ? "ALIVE" : "not alive?");
+            printf("\n2. gg_context_recover: the context is %s again (the %s driver keeps this error in its\n"
+                   "   context): recovered in this process; module and buffer loaded anew\n",
+                   gg_context_state(ctx) == GG_STATE_ALIVE ? "ALIVE" : "not alive?", backend);
         } else {
             return fail(s, "gg_context_synchronize");
         }
@@ -585,6 +616,19 @@ static int run(options *o, gg_context *made)
     return 0;
 }
 
+/* run() and the cleanup of every error path: destroying the context
+ * releases whatever is still in it, dead or alive (harmless when run()
+ * already destroyed it, or made none); gg_shutdown is harmless when run()
+ * already shut down. */
+static int run_and_clean_up(void *options_)
+{
+    gg_context ctx = { 0 };
+    int rc = run(options_, &ctx);
+    gg_context_destroy(ctx);
+    gg_shutdown();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -592,13 +636,16 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o, &done);
     if (rc != 0 || done)
         return rc;
-    gg_context ctx = { 0 };
-    rc = run(&o, &ctx);
-    /* Every error path ends here: destroying the context releases whatever
-     * is still in it, dead or alive (harmless when run() already destroyed
-     * it, or made none); gg_shutdown is harmless when run() already shut
-     * down. */
-    gg_context_destroy(ctx);
-    gg_shutdown();
-    return rc;
+    if (o.no_unchunked_demo)
+        return run_and_clean_up(&o);
+    /* The launch the watchdog kills runs in a worker process, forked before
+     * this one makes any GPU call. */
+    rc = example_in_worker(PROGRAM, run_and_clean_up, &o);
+    if (rc != EXAMPLE_WORKER_POISONED)
+        return rc < 0 ? 1 : rc;
+    /* The worker's process is poisoned; this one has made no GPU call: the
+     * render goes on here, from a fresh context. */
+    o.no_unchunked_demo = true;
+    o.continued = true;
+    return run_and_clean_up(&o);
 }
