@@ -81,11 +81,12 @@ gg_status gg__poison_refuse(gg__call *c, const char *what)
     gg_error_info cause;
     if (!gg__poisoned(&cause))
         return GG_OK;
+    /* What to do comes before the first death's own message, which may be
+     * cut at GG_MESSAGE_MAX. */
     return gg__fail(c, GG_PROCESS_POISONED,
-                    "%s: %s: context 0x%016llx died of %s (%s) and the driver keeps such an error for every "
-                    "context of the process, even after every context is destroyed (CUDA: docs/DRIVER-FACTS.md); "
-                    "only a new process can use the GPU (GPUGUARD_STICKY_SCOPE=context if this driver keeps "
-                    "errors per context). It died of: %s",
+                    "%s: %s: context 0x%016llx died of %s in %s, and the driver keeps such an error for every "
+                    "context of the process (docs/DRIVER-FACTS.md): only a new process can use the GPU. It died "
+                    "of: %s",
                     c->api, what, (unsigned long long)cause.context.id,
                     cause.native_name[0] ? cause.native_name : gg_status_name(cause.status), cause.gg_call,
                     cause.message);
