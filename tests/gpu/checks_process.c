@@ -95,6 +95,7 @@ typedef struct worker {
     int rounds;
     bool fault;                  /* this worker kills its own context half-way */
     bool stop_at_halfway;        /* the other worker: stops once they met (its context died too) */
+    pthread_barrier_t *before;   /* both workers meet here, idle, before the fault (NULL: no meeting) */
     pthread_barrier_t *halfway;  /* both workers meet here after the fault */
     gg_state final_state;
     gg_error_info death;         /* its context's, read before it is destroyed */
@@ -109,6 +110,11 @@ static void *work(void *arg)
     bool ok = gc_open(&w->result, w->env, w->fault ? "faulting" : "steady", &s);
     for (int i = 0; ok && i < w->rounds; i++) {
         if (i == w->rounds / 2 && w->halfway != NULL) {
+            /* The other worker is idle when the fault comes: on CUDA the
+             * error reaches its context too, and a call of its in flight
+             * would meet it there first. */
+            if (w->before != NULL)
+                pthread_barrier_wait(w->before);
             if (w->fault)
                 ok = gc_kill_with_stray_store(&w->result, &s);
             pthread_barrier_wait(w->halfway);
@@ -122,9 +128,12 @@ static void *work(void *arg)
         }
         ok = gc_computes(&w->result, &s, 1 << 16, (uint32_t)i);
     }
-    /* A worker that failed early still meets the other at the barrier. */
-    if (w->halfway != NULL && !met)
+    /* A worker that failed early still meets the other at the barriers. */
+    if (w->halfway != NULL && !met) {
+        if (w->before != NULL)
+            pthread_barrier_wait(w->before);
         pthread_barrier_wait(w->halfway);
+    }
     w->final_state = gg_context_state(s.ctx);
     gg_context_death(s.ctx, &w->death);
     gg_context_destroy(s.ctx);
@@ -171,11 +180,13 @@ void check_fault_other_context(const gc_env *env, gc_result *r)
         return gc_skip(r, "HIP has one context per device: contexts on one device share fate by design (README)");
     if (!gc_init(r, env, NULL))
         return;
-    pthread_barrier_t halfway;
+    pthread_barrier_t before, halfway;
+    pthread_barrier_init(&before, NULL, 2);
     pthread_barrier_init(&halfway, NULL, 2);
-    worker w[2] = { { .env = env, .rounds = 20, .fault = true, .halfway = &halfway },
-                    { .env = env, .rounds = 20, .halfway = &halfway, .stop_at_halfway = true } };
+    worker w[2] = { { .env = env, .rounds = 20, .fault = true, .before = &before, .halfway = &halfway },
+                    { .env = env, .rounds = 20, .before = &before, .halfway = &halfway, .stop_at_halfway = true } };
     bool ok = run_workers(r, w, 2);
+    pthread_barrier_destroy(&before);
     pthread_barrier_destroy(&halfway);
     if (!ok)
         return;
