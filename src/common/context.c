@@ -478,9 +478,18 @@ int gg__context_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op
         if (gg__departed_leave(c->b, ctx, page))
             gg__timeline_close(c, ctx, false);
     }
-    /* A dead context's page and events go with its native teardown. */
+    /* Work still queued may write the timeline page. When the native
+     * context is destroyed right after, its teardown drops that work and
+     * then frees the page; freeing the page first let a queued write land
+     * in freed memory: an illegal address, which on CUDA poisons the whole
+     * process (seen under TSan once the simulator kept sticky errors for
+     * the process: tests/core/test_races.c, a context destroyed under its
+     * children's calls). A dead context's page and events go with its
+     * native teardown too. */
+    bool native_goes = call_driver && !gg__object_borrowed(&ctx->h) && !native_outlives(c, ctx);
+    bool free_page = alive && !(native_goes && work_maybe_pending(ctx));
     gg__retired_logs_release(ctx, alive ? c->b : NULL);
-    gg__timeline_close(c, ctx, alive);
+    gg__timeline_close(c, ctx, free_page);
     gg__launch_log_close(&ctx->default_log);
     if (!call_driver || gg__object_borrowed(&ctx->h)) /* an adopted context its owner keeps */
         return 0;
