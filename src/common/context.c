@@ -486,8 +486,10 @@ int gg__context_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op
      * the process: tests/core/test_races.c, a context destroyed under its
      * children's calls). A dead context's page and events go with its
      * native teardown too. */
+    /* An adopted context its owner keeps: the page stays with it (the
+     * owner's teardown frees it), rather than be freed under the write. */
     bool native_goes = call_driver && !gg__object_borrowed(&ctx->h) && !native_outlives(c, ctx);
-    bool free_page = alive && !(native_goes && work_maybe_pending(ctx));
+    bool free_page = alive && !((native_goes || gg__object_borrowed(&ctx->h)) && work_maybe_pending(ctx));
     gg__retired_logs_release(ctx, alive ? c->b : NULL);
     gg__timeline_close(c, ctx, free_page);
     gg__launch_log_close(&ctx->default_log);
