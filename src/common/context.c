@@ -269,8 +269,7 @@ static bool lock_without_waiting(pthread_mutex_t *m)
 
 bool gg__context_mark_poisoned(gg__context *ctx, const gg_error_info *cause)
 {
-    if (atomic_load_explicit(&ctx->state, memory_order_relaxed) != GG__CTX_ALIVE ||
-        gg__context_state(ctx) != GG_STATE_ALIVE)
+    if (gg__context_state(ctx) != GG_STATE_ALIVE) /* DEAD already, or FORKED */
         return false;
     gg_error_info *d = &ctx->death;
     memset(d, 0, sizeof *d);

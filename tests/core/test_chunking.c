@@ -105,6 +105,22 @@ Test(chunking, slices_converge_to_the_target_on_a_kernel_of_known_cost)
     gg_test_finish();
 }
 
+/* The 400-block spin of the two tests below, chunked on the watchdog
+ * device: sliced, and no slice killed, so the context is alive. How long
+ * each slice took is the machine's load as much as the chunker's choice:
+ * bench/ measures it, tests do not. Destroys the rig and finishes. */
+static void completes_in_slices(gg_launch_desc *desc)
+{
+    gg_chunk_stats stats;
+    GG_OK_(gg_launch_chunked(desc, &(gg_chunk_desc){ .offset_param = 1 }, &stats));
+    cr_assert_eq(stats.blocks, 400);
+    cr_log_info("largest slice %.1f ms for a 300 ms budget", stats.largest_slice_ms);
+    cr_assert_gt(stats.slices, 2);
+    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}
+
 Test(chunking, a_kernel_that_would_overrun_the_watchdog_completes_chunked)
 {
     open_rig(0); /* watchdog kills at 400 ms */
@@ -126,17 +142,7 @@ Test(chunking, a_kernel_that_would_overrun_the_watchdog_completes_chunked)
     GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &rig.module));
     GG_OK_(gg_kernel_get(rig.module, "spin", &spin));
     desc.kernel = spin;
-    gg_chunk_stats stats;
-    GG_OK_(gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1 }, &stats));
-    cr_assert_eq(stats.blocks, 400);
-    /* Sliced (a single launch was killed above), and no slice was killed:
-     * the context is alive. How long each slice took is the machine's
-     * load as much as the chunker's choice: bench/ measures it, tests do not. */
-    cr_log_info("largest slice %.1f ms for a 300 ms budget", stats.largest_slice_ms);
-    cr_assert_gt(stats.slices, 2);
-    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
-    GG_OK_(gg_context_destroy(rig.ctx));
-    gg_test_finish();
+    completes_in_slices(&desc);
 }
 
 /* The same launch in a process no fault has touched: chunked from the
@@ -151,14 +157,7 @@ Test(chunking, an_overlong_kernel_completes_chunked_from_the_start)
     void *params[] = { &us, &offset };
     gg_launch_desc desc = { .kernel = spin, .grid = { 400, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
                             .param_count = 2 };
-    gg_chunk_stats stats;
-    GG_OK_(gg_launch_chunked(&desc, &(gg_chunk_desc){ .offset_param = 1 }, &stats));
-    cr_assert_eq(stats.blocks, 400);
-    cr_log_info("largest slice %.1f ms for a 300 ms budget", stats.largest_slice_ms);
-    cr_assert_gt(stats.slices, 2);
-    cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
-    GG_OK_(gg_context_destroy(rig.ctx));
-    gg_test_finish();
+    completes_in_slices(&desc);
 }
 
 static bool cancel_after_three(void *user, const gg_chunk_progress *p)
