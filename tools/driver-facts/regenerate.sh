@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates sticky_kernels.ptx from sticky_kernels.cu with the CUDA
+# Regenerates sticky_kernels.ptx and memory_kernels.ptx from their .cu with the CUDA
 # toolkit's nvcc (compute_75 PTX: every GPU since Turing JIT-compiles it).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -7,3 +7,5 @@ nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 [[ -x "$nvcc" ]] || { echo "regenerate.sh: nvcc not found (set NVCC)" >&2; exit 1; }
 "$nvcc" -ptx -arch=compute_75 -o "$here/sticky_kernels.ptx" "$here/sticky_kernels.cu"
 echo "wrote $here/sticky_kernels.ptx"
+"$nvcc" -ptx -arch=compute_75 -o "$here/memory_kernels.ptx" "$here/memory_kernels.cu"
+echo "wrote $here/memory_kernels.ptx"
