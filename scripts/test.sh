@@ -68,6 +68,12 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:sup
 # driver's stream workers). Criterion itself cannot start under TSan; a TSan
 # build links the suites against a stand-in runner (cmake/GgHelpers.cmake).
 
+# Torture loops (a forked or spawned process per round) run 60 rounds
+# instead of 200 under TSan (tests/support/torture_rounds.h says why).
+if [[ "$mode" == tsan ]]; then
+    export GG_TORTURE_ROUNDS="${GG_TORTURE_ROUNDS:-60}"
+fi
+
 run=()
 if [[ "$mode" == tsan ]] &&
    (( $(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 28) > 28 )); then

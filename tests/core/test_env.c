@@ -128,3 +128,24 @@ Test(env, keywords_ignore_ascii_case_only)
     cr_assert_not(gg__keyword("\xc9nfo", info, 1, &k));
     cr_assert(gg__keyword("INFO", info, 1, &k));
 }
+
+/* ---- the test harness's torture-round count (tests/support) ------------- */
+
+#include "support/torture_rounds.h"
+
+Test(torture_rounds, takes_a_smaller_count_and_ignores_anything_else)
+{
+    unsetenv("GG_TORTURE_ROUNDS");
+    cr_assert_eq(gg_torture_rounds(200), 200);
+    static const struct { const char *text; unsigned want; } cases[] = {
+        {"60", 60}, {"1", 1}, {"200", 200}, /* the full count itself */
+        {"201", 200},                       /* one past: never more than the suite's own */
+        {"0", 200}, {"", 200}, {"6x", 200}, {"-5", 200}, {"abc", 200},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        setenv("GG_TORTURE_ROUNDS", cases[i].text, 1);
+        cr_assert_eq(gg_torture_rounds(200), cases[i].want, "GG_TORTURE_ROUNDS=\"%s\": %u rounds, want %u",
+                     cases[i].text, gg_torture_rounds(200), cases[i].want);
+    }
+    unsetenv("GG_TORTURE_ROUNDS");
+}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "support/gg_test.h"
+#include "support/torture_rounds.h"
 
 #define ROUNDS 200
 #define ROUND_LIMIT_S 30 /* the round's own alarm is 20 s */
@@ -60,8 +61,10 @@ Test(exit_torture, exit_while_threads_wait_and_call, .timeout = 1500)
              version != 0 ? ",\"driver_version\":" : "", version);
     setenv("GPUGUARD_SIM_CONFIG", sim_config, 1);
     /* ThreadSanitizer sleeps 1 s in exit() by default (to catch races at
-     * exit): 50 ms still lets the workers run on into the exit, and keeps
-     * the 200 rounds under a minute in the TSan build. */
+     * exit): 50 ms still lets the workers run on into the exit. The TSan
+     * build also runs fewer rounds (GG_TORTURE_ROUNDS, set by
+     * scripts/test.sh --tsan: 60, which still takes every exit delay of
+     * round % 50 and both exiting threads). */
     const char *tsan = getenv("TSAN_OPTIONS");
     if (tsan != NULL && strstr(tsan, "atexit_sleep_ms") == NULL) {
         char options[1024];
@@ -74,7 +77,8 @@ Test(exit_torture, exit_while_threads_wait_and_call, .timeout = 1500)
     int fd = mkstemp(output_path);
     cr_assert_geq(fd, 0);
     close(fd);
-    for (unsigned round = 0; round < ROUNDS; round++) {
+    const unsigned rounds = gg_torture_rounds(ROUNDS);
+    for (unsigned round = 0; round < rounds; round++) {
         char round_arg[16];
         snprintf(round_arg, sizeof round_arg, "%u", round);
         char *argv[] = { program, (char *)module, round_arg, NULL };

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "intercept_test_report.h"
+#include "support/torture_rounds.h"
 #include "sim_cuda.h"
 
 #define THREADS 8
@@ -244,7 +245,8 @@ Test(intercept_threads, a_child_forked_while_threads_are_inside_the_interposer_e
     for (int i = 0; i < 2; i++)
         cr_assert_eq(pthread_create(&threads[i], NULL, keep_calling, NULL), 0);
     int hung = 0, failed = 0;
-    for (int i = 0; i < 200 && hung == 0; i++) {
+    const int forks = (int)gg_torture_rounds(200);
+    for (int i = 0; i < forks && hung == 0; i++) {
         pid_t pid = fork();
         cr_assert_geq(pid, 0);
         if (pid == 0)
