@@ -33,6 +33,7 @@ typedef struct ptx_warp {
     uint32_t red_dst;         /* ... in this register */
     uint64_t *regs;           /* [register][lane] */
     uint64_t insns;           /* warp-instructions run: its simulated clock */
+    uint32_t stack_used[PTX_WARP_SIZE]; /* bytes of each lane's call stack in use (ptx_call_stack.c) */
 } ptx_warp;
 
 typedef struct ptx_block {

@@ -23,13 +23,18 @@
  * all are released. Exited threads do not count (as on sm_70 and later);
  * barrier numbers and thread counts are not told apart yet.
  *
- * Calls: expanded at load time (ptx_inline.h), so the interpreter never
- * meets one; printf is PTX_OP_VPRINTF (ptx_printf.c).
+ * Calls: expanded at load time (ptx_inline.h), except calls to recursive
+ * functions: PTX_OP_RCALL pushes a per-lane activation and branches to the
+ * callee, PTX_OP_RRET pops it and sends each lane to its own return pc
+ * (ptx_call_stack.c). All of an activation is per lane, so lanes at
+ * different depths that stand at the same pc run together, exactly.
+ * printf is PTX_OP_VPRINTF (ptx_printf.c).
  */
 #include "ptx_alu.h"
 #include "ptx_alu_warp.h"
 #include "ptx_carry.h"
 #include "ptx_block.h"
+#include "ptx_call_stack.h"
 #include "ptx_module.h"
 #include "ptx_warp_ops.h"
 
@@ -508,6 +513,33 @@ static void step(ptx_block *blk, ptx_warp *w)
             split(w, active, in->target, w->pc + 1);
         }
         return;
+    case PTX_OP_RCALL:
+        if (active && !ptx_call_enter(blk, w, in, active))
+            return; /* faulted: the block stops */
+        if (active == w->group) {
+            w->pc = blk->k->rfuncs[blk->k->rcalls[in->target].rfunc].entry;
+            settle(w);
+        } else if (active == 0) {
+            w->pc++;
+            settle(w);
+        } else {
+            split(w, active, blk->k->rfuncs[blk->k->rcalls[in->target].rfunc].entry, w->pc + 1);
+        }
+        return;
+    case PTX_OP_RRET: {
+        uint32_t ret_pc[PTX_WARP_SIZE];
+        if (active && !ptx_call_return(blk, w, in, active, ret_pc))
+            return;
+        /* Each lane back at its own caller (guarded-off lanes go on): all
+         * wait at their pcs and the lowest run next. */
+        for (uint32_t m = w->group; m; m &= m - 1) {
+            unsigned lane = lowest_lane(m);
+            w->lane_pc[lane] = (active >> lane) & 1 ? ret_pc[lane] : w->pc + 1;
+        }
+        w->waiting |= w->group;
+        select_group(w);
+        return;
+    }
     case PTX_OP_RET:
     case PTX_OP_EXIT:
         w->live &= ~active;
@@ -585,7 +617,8 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     blk->nwarps = (blk->nthreads + PTX_WARP_SIZE - 1) / PTX_WARP_SIZE;
     blk->shared_bytes = (uint64_t)blk->m->extern_shared_offset + b->shared_bytes;
     blk->shared = calloc(1, blk->shared_bytes ? blk->shared_bytes : 1);
-    blk->local = calloc(blk->nthreads, blk->k->local_bytes ? blk->k->local_bytes : 1);
+    uint64_t local_bytes = ptx_kernel_thread_local_bytes(blk->k);
+    blk->local = calloc(blk->nthreads, local_bytes ? local_bytes : 1);
     ptx_warp *warps = calloc(blk->nwarps, sizeof *warps);
     uint64_t *regs = calloc((size_t)blk->nwarps * PTX_WARP_SIZE, (blk->k->nregs ? blk->k->nregs : 1) * sizeof *regs);
     if (!blk->shared || !blk->local || !warps || !regs) {

@@ -1,0 +1,85 @@
+// Recursive device functions: nvcc keeps them as real .func bodies that
+// call themselves (the interpreter runs them with per-lane call frames,
+// ptx_inline.h). Factorial and Fibonacci recurse directly, is_even/is_odd
+// mutually, digits_sum keeps a local array in every frame and reads it
+// after its recursive call returns, and depth() recurses as deep as asked
+// (for the stack bound). Each lane recurses to its own depth.
+__device__ __noinline__ unsigned long long factorial(unsigned n)
+{
+    return n <= 1 ? 1ull : n * factorial(n - 1);
+}
+
+__device__ __noinline__ int fib(int n)
+{
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+__device__ __noinline__ bool is_odd(unsigned n);
+
+__device__ __noinline__ bool is_even(unsigned n)
+{
+    return n == 0 ? true : is_odd(n - 1);
+}
+
+__device__ __noinline__ bool is_odd(unsigned n)
+{
+    return n == 0 ? false : is_even(n - 1);
+}
+
+// Each frame fills a local array from n, recurses, then reads its own
+// array again: frames must not share it.
+__device__ __noinline__ int frame_array(int n, volatile int *probe)
+{
+    int a[6];
+    for (int i = 0; i < 6; i++)
+        a[i] = n * 10 + i;
+    probe[0] = a[n % 6];
+    int below = n > 0 ? frame_array(n - 1, probe) : 0;
+    int s = 0;
+    for (int i = 0; i < 6; i++)
+        s += a[(i + n) % 6] * (i + 1);
+    return s + below;
+}
+
+// A pointer to the caller's frame passed down: the callee writes into its
+// caller's array (each activation's .local must stay addressable).
+__device__ __noinline__ void fill_down(int *slot, int n)
+{
+    int mine = 0;
+    if (n > 0)
+        fill_down(&mine, n - 1);
+    *slot = mine + n;
+}
+
+// Not a tail call (nvcc turns `1 + depth(n - 1)` into a loop): a volatile
+// local outlives the call, so each activation keeps a frame.
+__device__ __noinline__ int depth(int n)
+{
+    if (n == 0)
+        return 0;
+    volatile int keep = n;
+    int below = depth(n - 1);
+    return below + (keep == n ? 1 : 100);
+}
+
+extern "C" __global__ void recursion(const int *in, unsigned long long *fact, int *fibs, int *parity,
+                                     int *arrays, int *filled, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int v = in[i];
+    fact[i] = factorial((unsigned)v);
+    fibs[i] = fib(v);
+    parity[i] = is_even((unsigned)(v * 3 + i % 8)) ? 1 : 0;
+    volatile int probe[1];
+    arrays[i] = frame_array(v, probe);
+    int f = 0;
+    fill_down(&f, v);
+    filled[i] = f;
+}
+
+extern "C" __global__ void recursion_depth(int *out, int n)
+{
+    out[threadIdx.x] = depth(n);
+}
