@@ -14,7 +14,7 @@ TestSuite(ptx_recursion, .timeout = 120);
 
 /* ---- recursion.cu's functions, on the host ------------------------------ */
 
-static unsigned long long factorial(unsigned n) { return n <= 1 ? 1ull : n * factorial(n - 1); }
+static double factorial(unsigned n) { return n <= 1 ? 1.0 : (double)n * factorial(n - 1); }
 static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 static bool is_even(unsigned n) { return n % 2 == 0; }
 
@@ -42,7 +42,7 @@ Test(ptx_recursion, lanes_recurse_to_their_own_depths_and_match_the_host)
      * parity, 53 of 176, fit the 16 KiB stack). */
     enum { N = 80 };
     static int in[N], fibs[N], parity[N], arrays[N], filled[N];
-    static unsigned long long fact[N];
+    static double fact[N];
     for (int i = 0; i < N; i++)
         in[i] = (i * 7 + i / 32) % 16;
     in[5] = 0;
@@ -60,7 +60,7 @@ Test(ptx_recursion, lanes_recurse_to_their_own_depths_and_match_the_host)
     ptx_test_download(filled, dfill, sizeof filled);
     for (int i = 0; i < N; i++) {
         int v = in[i];
-        cr_assert_eq(fact[i], factorial((unsigned)v), "factorial(%d) at %d: %llu", v, i, fact[i]);
+        cr_assert_eq(fact[i], factorial((unsigned)v), "factorial(%d) at %d: %a", v, i, fact[i]);
         cr_assert_eq(fibs[i], fib(v), "fib(%d) at %d: %d", v, i, fibs[i]);
         cr_assert_eq(parity[i], is_even((unsigned)(v * 3 + i % 8)) ? 1 : 0, "is_even at %d", i);
         cr_assert_eq(arrays[i], frame_array(v), "frame_array(%d) at %d: %d", v, i, arrays[i]);

@@ -4,9 +4,11 @@
 // mutually, digits_sum keeps a local array in every frame and reads it
 // after its recursive call returns, and depth() recurses as deep as asked
 // (for the stack bound). Each lane recurses to its own depth.
-__device__ __noinline__ unsigned long long factorial(unsigned n)
+// In double: nvcc turns an integer n * factorial(n - 1) into a loop (the
+// product is associative), a float product it must keep in order.
+__device__ __noinline__ double factorial(unsigned n)
 {
-    return n <= 1 ? 1ull : n * factorial(n - 1);
+    return n <= 1 ? 1.0 : (double)n * factorial(n - 1);
 }
 
 __device__ __noinline__ int fib(int n)
@@ -62,7 +64,7 @@ __device__ __noinline__ int depth(int n)
     return below + (keep == n ? 1 : 100);
 }
 
-extern "C" __global__ void recursion(const int *in, unsigned long long *fact, int *fibs, int *parity,
+extern "C" __global__ void recursion(const int *in, double *fact, int *fibs, int *parity,
                                      int *arrays, int *filled, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
