@@ -69,6 +69,28 @@ Test(ptx_recursion, lanes_recurse_to_their_own_depths_and_match_the_host)
     ptx_test_end(c, m);
 }
 
+Test(ptx_recursion, a_warp_reduction_after_recursions_of_different_depths_sees_every_lane)
+{
+    CUcontext c;
+    CUmodule m;
+    CUfunction f = ptx_test_begin("recursion.ptx", "recursion_warp_sum", &c, &m);
+    enum { N = 64 };
+    static int in[N], out[N / 32];
+    for (int i = 0; i < N; i++)
+        in[i] = (i * 5 + 3) % 14; /* depths 0 to 13 within each warp */
+    CUdeviceptr din = ptx_test_upload(in, sizeof in), dout = ptx_test_upload(NULL, sizeof out);
+    void *args[] = { &din, &dout };
+    ptx_test_run(f, (unsigned[3]){ 1, 1, 1 }, (unsigned[3]){ N, 1, 1 }, 0, args);
+    ptx_test_download(out, dout, sizeof out);
+    for (int wi = 0; wi < N / 32; wi++) {
+        int want = 0;
+        for (int l = 0; l < 32; l++)
+            want += fib(in[wi * 32 + l]);
+        cr_assert_eq(out[wi], want, "warp %d: %d, want %d", wi, out[wi], want);
+    }
+    ptx_test_end(c, m);
+}
+
 /* One activation of depth() in recursion.ptx takes this many bytes of a
  * thread's call stack (test_ptx_parse_calls.c checks the layout gives it). */
 #define DEPTH_ACTIVATION_BYTES 224u

@@ -16,7 +16,9 @@
 
 /* One warp. Lanes of `group` stand at `pc` and run together; other lanes
  * that can run (`waiting`) stand at lane_pc[lane], all above pc: the warp
- * always runs the lowest pc any of its lanes stands at (see ptx_exec.c).
+ * always runs the lowest pc any of its lanes stands at (see ptx_exec.c);
+ * in a kernel with recursive calls, the lowest pc among its deepest lanes
+ * (call_depth), and `waiting` lanes at the group's depth stand above pc.
  * Lanes at a bar.sync wait in `at_barrier` (their lane_pc is the next
  * instruction) until the whole block arrives. */
 typedef struct ptx_warp {
@@ -34,6 +36,8 @@ typedef struct ptx_warp {
     uint64_t *regs;           /* [register][lane] */
     uint64_t insns;           /* warp-instructions run: its simulated clock */
     uint32_t stack_used[PTX_WARP_SIZE]; /* bytes of each lane's call stack in use (ptx_call_stack.c) */
+    uint32_t call_depth[PTX_WARP_SIZE]; /* activations on each lane's call stack */
+    bool has_calls;           /* the kernel makes recursive calls: lanes are picked by depth first */
 } ptx_warp;
 
 typedef struct ptx_block {

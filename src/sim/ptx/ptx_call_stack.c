@@ -54,6 +54,7 @@ bool ptx_call_enter(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t ac
         memcpy(frame + rf->trailer_offset, trailer, sizeof trailer);
         *ptx_lane_reg(w, rf->fp_reg, lane) = fp;
         w->stack_used[lane] = sp + rf->activation_bytes;
+        w->call_depth[lane]++;
     }
     return true;
 }
@@ -70,7 +71,7 @@ bool ptx_call_return(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t a
         uint64_t fp = *ptx_lane_reg(w, rf->fp_reg, lane);
         /* fp is the interpreter's own register; the trailer is .local the
          * program could overwrite: both are checked before use. */
-        if (fp < k->stack_base || !in_local(fp, rf->activation_bytes, bytes)) {
+        if (w->call_depth[lane] == 0 || fp < k->stack_base || !in_local(fp, rf->activation_bytes, bytes)) {
             ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS);
             return false;
         }
@@ -87,6 +88,7 @@ bool ptx_call_return(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t a
         for (uint32_t r = 0; r < rf->nregs; r++)
             memcpy(ptx_lane_reg(w, rf->reg_base + r, lane), frame + rf->save_offset + 8u * r, 8);
         w->stack_used[lane] = (uint32_t)(fp - k->stack_base);
+        w->call_depth[lane]--;
         ret_pc[lane] = (uint32_t)trailer[0];
     }
     return true;

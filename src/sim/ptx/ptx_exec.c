@@ -26,8 +26,9 @@
  * Calls: expanded at load time (ptx_inline.h), except calls to recursive
  * functions: PTX_OP_RCALL pushes a per-lane activation and branches to the
  * callee, PTX_OP_RRET pops it and sends each lane to its own return pc
- * (ptx_call_stack.c). All of an activation is per lane, so lanes at
- * different depths that stand at the same pc run together, exactly.
+ * (ptx_call_stack.c). All of an activation is per lane; in such a kernel
+ * the deepest lanes run first (select_group_by_depth), so the lanes of a
+ * call meet again at its return point.
  * printf is PTX_OP_VPRINTF (ptx_printf.c).
  */
 #include "ptx_alu.h"
@@ -61,11 +62,54 @@ static unsigned lane_count(uint32_t m)
 
 /* Picks the lanes to run next: the waiting lanes at the lowest pc (one
  * pass: a lower pc found demotes the previous lowest to `next`). */
+static void select_group_by_depth(ptx_warp *w);
+
 static void select_group(ptx_warp *w)
 {
+    if (w->has_calls) {
+        select_group_by_depth(w);
+        return;
+    }
     uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
     for (uint32_t m = w->waiting; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
+        uint32_t pc = w->lane_pc[lane];
+        if (pc < lo) {
+            next = lo;
+            lo = pc;
+            group = 1u << lane;
+        } else if (pc == lo) {
+            group |= 1u << lane;
+        } else if (pc < next) {
+            next = pc;
+        }
+    }
+    w->pc = group ? lo : w->pc;
+    w->group = group;
+    w->waiting &= ~group;
+    w->next_wait_pc = next;
+}
+
+/* select_group in a kernel with recursive calls: the waiting lanes at
+ * the lowest pc among the deepest ones. A lane that returned from a call
+ * waits until every lane deeper than it has returned too, so lanes that
+ * called from one place meet again at its return point (where a GPU
+ * reconverges them) before any goes on: warp-wide operations after a
+ * call see the whole warp. next_wait_pc: the lowest pc of the other
+ * waiting lanes at the group's depth (those it may meet while it runs;
+ * shallower ones wait for it, none is deeper). */
+static void select_group_by_depth(ptx_warp *w)
+{
+    uint32_t deepest = 0;
+    for (uint32_t m = w->waiting; m; m &= m - 1) {
+        uint32_t d = w->call_depth[lowest_lane(m)];
+        deepest = d > deepest ? d : deepest;
+    }
+    uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
+    for (uint32_t m = w->waiting; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        if (w->call_depth[lane] != deepest)
+            continue;
         uint32_t pc = w->lane_pc[lane];
         if (pc < lo) {
             next = lo;
@@ -513,19 +557,18 @@ static void step(ptx_block *blk, ptx_warp *w)
             split(w, active, in->target, w->pc + 1);
         }
         return;
-    case PTX_OP_RCALL:
-        if (active && !ptx_call_enter(blk, w, in, active))
+    case PTX_OP_RCALL: {
+        /* Calls cannot be guarded (the parser refuses it): every lane of
+         * the group calls, one level deeper than any other lane. */
+        if (!ptx_call_enter(blk, w, in, active))
             return; /* faulted: the block stops */
-        if (active == w->group) {
-            w->pc = blk->k->rfuncs[blk->k->rcalls[in->target].rfunc].entry;
-            settle(w);
-        } else if (active == 0) {
-            w->pc++;
-            settle(w);
-        } else {
-            split(w, active, blk->k->rfuncs[blk->k->rcalls[in->target].rfunc].entry, w->pc + 1);
-        }
+        uint32_t entry = blk->k->rfuncs[blk->k->rcalls[in->target].rfunc].entry;
+        for (uint32_t m = w->group; m; m &= m - 1)
+            w->lane_pc[lowest_lane(m)] = (active >> lowest_lane(m)) & 1 ? entry : w->pc + 1;
+        w->waiting |= w->group;
+        select_group(w);
         return;
+    }
     case PTX_OP_RRET: {
         uint32_t ret_pc[PTX_WARP_SIZE];
         if (active && !ptx_call_return(blk, w, in, active, ret_pc))
@@ -633,6 +676,7 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
         w->live = lanes >= PTX_WARP_SIZE ? 0xFFFFFFFFu : (1u << lanes) - 1;
         w->group = w->live;
         w->next_wait_pc = UINT32_MAX;
+        w->has_calls = blk->k->nrfuncs != 0;
         w->insns = blk->clock->block_start;
         w->regs = regs + (size_t)i * PTX_WARP_SIZE * (blk->k->nregs ? blk->k->nregs : 1);
     }

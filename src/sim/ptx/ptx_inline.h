@@ -27,10 +27,12 @@
  * and parameters live in the activation, addressed from a frame-pointer
  * register, so each activation has its own (and pointers into a caller's
  * frame stay valid). Lanes of a warp may stand at different depths: every
- * piece of an activation is per lane, so lanes at the same pc run
- * together whatever their depth, and the min-pc scheduling of
- * ptx_exec.c needs nothing more (a ret sends each lane to its own return
- * pc).
+ * piece of an activation is per lane, so each lane's results are exact
+ * whatever the order lanes run in; a ret sends each lane to its own return
+ * pc. For warp-wide operations the scheduling of ptx_exec.c runs the
+ * deepest lanes first (then the lowest pc among them), so lanes that
+ * called from one place meet again at its return point before any goes
+ * on, as a GPU reconverges them.
  *
  * The call stack of a thread is PTX_CALL_STACK_BYTES (fixed: the context's
  * CU_LIMIT_STACK_SIZE is not plumbed into the interpreter); a call whose
