@@ -24,9 +24,10 @@ typedef struct inliner {
     uint64_t max_regs, max_frame;
     uint64_t max_fp_frame;   /* while a recursive function's body is emitted: its frame's end */
     ptx_inline_error *err;
-    /* Recursion: recursive[i] for funcs[i] (it can reach itself); rfunc_of[i]
-     * its index in rfuncs once a call needs it, else -1. */
-    bool *recursive;
+    /* Recursion: recursive[i] for funcs[i] (it can reach itself; -1: not
+     * known yet); rfunc_of[i] its index in rfuncs once a call needs it,
+     * else -1. */
+    signed char *recursive;
     long *rfunc_of;
     const ptx_function **rfunc_fn;
     ptx_rfunc *rfuncs;
@@ -235,6 +236,51 @@ static bool check_signature(inliner *c, const ptx_call_site *cs, const ptx_funct
     return true;
 }
 
+/* Whether funcs[start] can reach itself through calls (it belongs to a
+ * cycle of the call graph: direct or mutual recursion): a walk over the
+ * calls of the functions it reaches, made the first time a call to it is
+ * met and remembered (c->recursive: -1 not known yet). */
+static bool is_recursive(inliner *c, size_t start, uint32_t line, bool *out)
+{
+    if (c->recursive[start] >= 0) {
+        *out = c->recursive[start] != 0;
+        return true;
+    }
+    size_t n = c->nfuncs;
+    bool *seen = calloc(n, sizeof *seen);
+    size_t *todo = malloc(n * sizeof *todo); /* each function once, start included */
+    if (!seen || !todo) {
+        free(seen);
+        free(todo);
+        return refuse(c, line, "out of memory");
+    }
+    bool found = false;
+    size_t ntodo = 0;
+    todo[ntodo++] = start;
+    seen[start] = true;
+    while (ntodo && !found) {
+        const ptx_kernel *b = &c->funcs[todo[--ntodo]].body;
+        for (size_t j = 0; j < b->ncode && !found; j++) {
+            if (b->code[j].op != PTX_OP_CALL)
+                continue;
+            const ptx_function *callee = find_function(c, c->calls[b->code[j].target].callee);
+            if (!callee || !callee->defined)
+                continue;
+            size_t ci = (size_t)(callee - c->funcs);
+            found = ci == start;
+            if (!seen[ci]) {
+                seen[ci] = true;
+                todo[ntodo++] = ci;
+            }
+        }
+    }
+    free(seen);
+    free(todo);
+    c->recursive[start] = found;
+    *out = found;
+    return true;
+}
+
 static bool emit_call(inliner *c, const ptx_insn *call, const ptx_kernel *caller, const frame *f,
                       const active_call *chain, unsigned depth)
 {
@@ -251,7 +297,10 @@ static bool emit_call(inliner *c, const ptx_insn *call, const ptx_kernel *caller
                       cs->callee);
     if (!check_signature(c, cs, fn))
         return false;
-    if (c->recursive[fn - c->funcs])
+    bool recursive = false;
+    if (!is_recursive(c, (size_t)(fn - c->funcs), cs->line, &recursive))
+        return false;
+    if (recursive)
         return emit_recursive_call(c, cs, fn, f);
     /* Not recursive: no chain can hold it twice; kept as a guard. */
     for (const active_call *a = chain; a; a = a->outer)
@@ -418,47 +467,6 @@ void ptx_inline_sort_functions(ptx_function *funcs, size_t nfuncs)
         qsort(funcs, nfuncs, sizeof *funcs, compare_functions);
 }
 
-/* recursive[i]: funcs[i] can reach itself through calls (it belongs to a
- * cycle of the call graph: direct or mutual recursion). A walk from each
- * function over the calls of the functions it reaches. */
-static bool find_recursive_functions(inliner *c)
-{
-    size_t n = c->nfuncs;
-    c->recursive = calloc(n ? n : 1, sizeof *c->recursive);
-    c->rfunc_of = malloc((n ? n : 1) * sizeof *c->rfunc_of);
-    bool *seen = malloc(n ? n : 1);
-    size_t *todo = malloc((n ? n : 1) * sizeof *todo);
-    bool ok = c->recursive && c->rfunc_of && seen && todo;
-    for (size_t start = 0; ok && start < n; start++) {
-        c->rfunc_of[start] = -1;
-        memset(seen, 0, n);
-        size_t ntodo = 0;
-        todo[ntodo++] = start;
-        while (ntodo && !c->recursive[start]) {
-            const ptx_kernel *b = &c->funcs[todo[--ntodo]].body;
-            for (size_t j = 0; j < b->ncode; j++) {
-                if (b->code[j].op != PTX_OP_CALL)
-                    continue;
-                const ptx_function *callee = find_function(c, c->calls[b->code[j].target].callee);
-                if (!callee || !callee->defined)
-                    continue;
-                size_t ci = (size_t)(callee - c->funcs);
-                if (ci == start) {
-                    c->recursive[start] = true;
-                    break;
-                }
-                if (!seen[ci]) {
-                    seen[ci] = true;
-                    todo[ntodo++] = ci;
-                }
-            }
-        }
-    }
-    free(seen);
-    free(todo);
-    return ok;
-}
-
 /* Emits the body of every recursive function a call needs (bodies may
  * call further ones: the list grows while it is walked), each with its
  * own register window after every register used so far, its frame
@@ -547,9 +555,16 @@ bool ptx_inline_kernel(ptx_kernel *k, const ptx_function *funcs, size_t nfuncs,
     err->line = 0;
     err->why[0] = '\0';
     frame top = { 0, 0, NULL, PTX_NO_REG, UINT32_MAX };
-    bool ok = find_recursive_functions(&c);
+    size_t slots = nfuncs ? nfuncs : 1;
+    c.recursive = malloc(slots * sizeof *c.recursive);
+    c.rfunc_of = malloc(slots * sizeof *c.rfunc_of);
+    bool ok = c.recursive && c.rfunc_of;
     if (!ok)
         refuse(&c, k->first_line, "out of memory");
+    for (size_t i = 0; ok && i < nfuncs; i++) {
+        c.recursive[i] = -1;
+        c.rfunc_of[i] = -1;
+    }
     ok = ok && emit_body(&c, k, &top, NULL, 0) && emit_recursive_bodies(&c);
     uint64_t stack_base = (c.max_frame + 15u) & ~(uint64_t)15u;
     if (ok && c.nrfuncs && stack_base + PTX_CALL_STACK_BYTES > MAX_FRAME_BYTES)
