@@ -86,13 +86,19 @@ extern "C" __global__ void recursion_depth(int *out, int n)
     out[threadIdx.x] = depth(n);
 }
 
+// Not recursive itself (so inlined) but calling a recursive function.
+__device__ __noinline__ int twice_fib(int n)
+{
+    return 2 * fib(n) + 1;
+}
+
 // After lanes of a warp return from recursions of different depths, a
 // warp-wide shuffle reduction needs every lane back: on a GPU they
 // reconverge at the call's return point.
 extern "C" __global__ void recursion_warp_sum(const int *in, int *out)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int s = fib(in[i]);
+    int s = twice_fib(in[i]);
     for (int offset = 16; offset > 0; offset >>= 1)
         s += __shfl_down_sync(0xffffffffu, s, offset);
     if ((threadIdx.x & 31) == 0)
