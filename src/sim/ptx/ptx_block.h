@@ -35,9 +35,12 @@ typedef struct ptx_warp {
     uint32_t red_dst;         /* ... in this register */
     uint64_t *regs;           /* [register][lane] */
     uint64_t insns;           /* warp-instructions run: its simulated clock */
-    uint32_t stack_used[PTX_WARP_SIZE]; /* bytes of each lane's call stack in use (ptx_call_stack.c) */
-    uint32_t call_depth[PTX_WARP_SIZE]; /* activations on each lane's call stack */
-    bool has_calls;           /* the kernel makes recursive calls: lanes are picked by depth first */
+    /* Only in a kernel that makes recursive calls (else NULL: a warp stays
+     * small for the others): per lane, the bytes of its call stack in use
+     * and its activations (ptx_call_stack.c); lanes are then picked by
+     * depth first. */
+    uint32_t *stack_used;
+    uint32_t *call_depth;
 } ptx_warp;
 
 typedef struct ptx_block {

@@ -66,7 +66,7 @@ static void select_group_by_depth(ptx_warp *w);
 
 static void select_group(ptx_warp *w)
 {
-    if (w->has_calls) {
+    if (w->call_depth) {
         select_group_by_depth(w);
         return;
     }
@@ -664,9 +664,13 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     blk->local = calloc(blk->nthreads, local_bytes ? local_bytes : 1);
     ptx_warp *warps = calloc(blk->nwarps, sizeof *warps);
     uint64_t *regs = calloc((size_t)blk->nwarps * PTX_WARP_SIZE, (blk->k->nregs ? blk->k->nregs : 1) * sizeof *regs);
-    if (!blk->shared || !blk->local || !warps || !regs) {
+    /* Per warp: stack_used[32] then call_depth[32]. */
+    uint32_t *call_state = blk->k->nrfuncs ? calloc((size_t)blk->nwarps * 2 * PTX_WARP_SIZE, sizeof *call_state)
+                                           : NULL;
+    if (!blk->shared || !blk->local || !warps || !regs || (blk->k->nrfuncs && !call_state)) {
         free(warps);
         free(regs);
+        free(call_state);
         return false;
     }
     for (unsigned i = 0; i < blk->nwarps; i++) {
@@ -676,7 +680,10 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
         w->live = lanes >= PTX_WARP_SIZE ? 0xFFFFFFFFu : (1u << lanes) - 1;
         w->group = w->live;
         w->next_wait_pc = UINT32_MAX;
-        w->has_calls = blk->k->nrfuncs != 0;
+        if (call_state) {
+            w->stack_used = call_state + (size_t)i * 2 * PTX_WARP_SIZE;
+            w->call_depth = w->stack_used + PTX_WARP_SIZE;
+        }
         w->insns = blk->clock->block_start;
         w->regs = regs + (size_t)i * PTX_WARP_SIZE * (blk->k->nregs ? blk->k->nregs : 1);
     }
@@ -776,6 +783,7 @@ void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_si
     if (thread_insns)
         *thread_insns += blk.thread_insns;
     free(warps ? warps[0].regs : NULL);
+    free(warps ? warps[0].stack_used : NULL);
     free(warps);
     free(blk.shared);
     free(blk.local);
