@@ -98,17 +98,109 @@ Test(ptx_parse_calls, refusals_name_the_call)
                    "PTX line 12: function inc defined twice");
 }
 
-Test(ptx_parse_calls, recursion_is_refused_direct_and_mutual)
+/* The kernel's code: how many PTX_OP_CALL (none may be left), RCALL and
+ * RRET it holds. */
+static void count_calls(const ptx_kernel *k, unsigned *rcall, unsigned *rret)
 {
-    /* f calls itself (the call is on line 9). */
-    assert_refused(HEADER ".func f()\n{\n\t{\n\tcall.uni f, ();\n\t}\n\tret;\n}\n"
+    *rcall = *rret = 0;
+    for (size_t i = 0; i < k->ncode; i++) {
+        cr_assert_neq(k->code[i].op, PTX_OP_CALL, "a call left at %zu", i);
+        *rcall += k->code[i].op == PTX_OP_RCALL;
+        *rret += k->code[i].op == PTX_OP_RRET;
+    }
+}
+
+Test(ptx_parse_calls, recursion_direct_and_mutual_gets_real_calls)
+{
+    /* f calls itself: one body after k's, called from k and from itself. */
+    ptx_module *m = assert_parses(HEADER ".func f()\n{\n\t{\n\tcall.uni f, ();\n\t}\n\tret;\n}\n"
+                                  ".visible .entry k()\n{\n\t{\n\tcall.uni f, ();\n\t}\n\tret;\n}\n");
+    const ptx_kernel *k = ptx_module_kernel(m, "k");
+    unsigned rcall, rret;
+    count_calls(k, &rcall, &rret);
+    cr_assert_eq(rcall, 2);
+    cr_assert_eq(rret, 2, "f's ret and the one the parser ends every body with");
+    cr_assert_eq(k->nrfuncs, 1);
+    cr_assert_eq(k->nrcalls, 2);
+    cr_assert_eq(k->stack_bytes, PTX_CALL_STACK_BYTES);
+    cr_assert_eq(k->code[k->rfuncs[0].entry].op, PTX_OP_RCALL, "f's first instruction is its call");
+    ptx_module_free(m);
+    /* a calls b, b calls a, and a non-recursive inc inlined into b: both
+     * recursive functions get a body; inc is copied into b's. */
+    m = assert_parses(HEADER ".func b();\n.func a()\n{\n\t{\n\tcall.uni b, ();\n\t}\n\tret;\n}\n"
+                      ".func b()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], %r1;\n"
+                      "\t.param .b32 retval0;\n\tcall.uni (retval0), inc, (param0);\n\tld.param.b32 %r1, [retval0+0];\n"
+                      "\t}\n\t{\n\tcall.uni a, ();\n\t}\n\tret;\n}\n"
+                      ".visible .entry k()\n{\n\t{\n\tcall.uni a, ();\n\t}\n\tret;\n}\n" INC_DEF);
+    k = ptx_module_kernel(m, "k");
+    count_calls(k, &rcall, &rret);
+    cr_assert_eq(rcall, 3, "k->a, a->b, b->a");
+    cr_assert_eq(rret, 4, "two per body (see above)");
+    cr_assert_eq(k->nrfuncs, 2);
+    /* b's window: its frame pointer, its 2 registers, inc's 3. */
+    for (size_t r = 0; r < k->nrfuncs; r++)
+        if (k->rfuncs[r].nparams == 0 && k->rfuncs[r].save_offset > 0)
+            cr_assert_eq(k->rfuncs[r].nregs, 1 + 2 + 3);
+    ptx_module_free(m);
+}
+
+Test(ptx_parse_calls, a_non_recursive_call_graph_has_no_call_stack)
+{
+    ptx_module *m = assert_parses(HEADER INC_DECL
+                                  ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 5;\n"
+                                  CALL_INC(".param .b32 retval0;\n") "\tret;\n}\n" INC_DEF);
+    const ptx_kernel *k = ptx_module_kernel(m, "k");
+    unsigned rcall, rret;
+    count_calls(k, &rcall, &rret);
+    cr_assert_eq(rcall + rret, 0);
+    cr_assert_eq(k->nrfuncs + k->nrcalls, 0);
+    cr_assert_eq(k->stack_bytes, 0);
+    cr_assert_eq(ptx_kernel_thread_local_bytes(k), k->local_bytes);
+    ptx_module_free(m);
+}
+
+Test(ptx_parse_calls, what_recursive_functions_cannot_do_is_refused)
+{
+    /* printf inside a recursive function (its call on line 9). */
+    assert_refused(HEADER ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n"
+                   ".func f()\n{\n\t{\n\t.param .b64 param0;\n\t.param .b64 param1;\n"
+                   "\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n"
+                   "\t{\n\tcall.uni f, ();\n\t}\n\tret;\n}\n"
                    ".visible .entry k()\n{\n\t{\n\tcall.uni f, ();\n\t}\n\tret;\n}\n",
-                   "PTX line 7: recursive call to f");
-    /* a calls b, b calls a: b's call (line 13) closes the cycle. */
-    assert_refused(HEADER ".func b();\n.func a()\n{\n\t{\n\tcall.uni b, ();\n\t}\n\tret;\n}\n"
-                   ".func b()\n{\n\t{\n\tcall.uni a, ();\n\t}\n\tret;\n}\n"
-                   ".visible .entry k()\n{\n\t{\n\tcall.uni a, ();\n\t}\n\tret;\n}\n",
-                   "PTX line 15: recursive call to a");
+                   "PTX line 11: printf inside a recursive function is not supported");
+    /* A .local symbol's address moved into a 16-bit register. */
+    assert_refused(HEADER ".func f()\n{\n\t.local .align 4 .b8 d[8];\n\t.reg .b16 %h<2>;\n"
+                   "\tmov.u16 %h1, d;\n\t{\n\tcall.uni f, ();\n\t}\n\tret;\n}\n"
+                   ".visible .entry k()\n{\n\t{\n\tcall.uni f, ();\n\t}\n\tret;\n}\n",
+                   "PTX line 8: this use of a .local address in a recursive function is not supported");
+}
+
+/* The layout test_ptx_recursion.c's stack bound counts on: one activation
+ * of depth() in recursion.ptx. */
+Test(ptx_parse_calls, recursion_fixture_activation_layout)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/recursion.ptx", GG_PTX_FIXTURE_DIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *src = malloc((size_t)n + 1);
+    cr_assert_eq(fread(src, 1, (size_t)n, f), (size_t)n);
+    src[n] = '\0';
+    fclose(f);
+    ptx_module *m = assert_parses(src);
+    free(src);
+    const ptx_kernel *k = ptx_module_kernel(m, "recursion_depth");
+    cr_assert_not_null(k);
+    cr_assert_eq(k->nrfuncs, 1);
+    /* params 2 x 16, frame 16, 20 registers (fp + 19) x 8, trailer 16 */
+    cr_assert_eq(k->rfuncs[0].activation_bytes, 224, "update test_ptx_recursion.c's DEPTH_ACTIVATION_BYTES");
+    k = ptx_module_kernel(m, "recursion");
+    cr_assert_not_null(k);
+    cr_assert_eq(k->nrfuncs, 6, "factorial fib is_even is_odd frame_array fill_down");
+    ptx_module_free(m);
 }
 
 /* A chain f0 <- f1 <- ... <- f{depth-1}, k calling f{depth-1}: calls nested

@@ -16,7 +16,9 @@
 
 /* One warp. Lanes of `group` stand at `pc` and run together; other lanes
  * that can run (`waiting`) stand at lane_pc[lane], all above pc: the warp
- * always runs the lowest pc any of its lanes stands at (see ptx_exec.c).
+ * always runs the lowest pc any of its lanes stands at (see ptx_exec.c);
+ * in a kernel with recursive calls, the lowest pc among its deepest lanes
+ * (call_depth), and `waiting` lanes at the group's depth stand above pc.
  * Lanes at a bar.sync wait in `at_barrier` (their lane_pc is the next
  * instruction) until the whole block arrives. */
 typedef struct ptx_warp {
@@ -33,6 +35,12 @@ typedef struct ptx_warp {
     uint32_t red_dst;         /* ... in this register */
     uint64_t *regs;           /* [register][lane] */
     uint64_t insns;           /* warp-instructions run: its simulated clock */
+    /* Only in a kernel that makes recursive calls (else NULL: a warp stays
+     * small for the others): per lane, the bytes of its call stack in use
+     * and its activations (ptx_call_stack.c); lanes are then picked by
+     * depth first. */
+    uint32_t *stack_used;
+    uint32_t *call_depth;
 } ptx_warp;
 
 typedef struct ptx_block {

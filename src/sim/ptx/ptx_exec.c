@@ -23,13 +23,19 @@
  * all are released. Exited threads do not count (as on sm_70 and later);
  * barrier numbers and thread counts are not told apart yet.
  *
- * Calls: expanded at load time (ptx_inline.h), so the interpreter never
- * meets one; printf is PTX_OP_VPRINTF (ptx_printf.c).
+ * Calls: expanded at load time (ptx_inline.h), except calls to recursive
+ * functions: PTX_OP_RCALL pushes a per-lane activation and branches to the
+ * callee, PTX_OP_RRET pops it and sends each lane to its own return pc
+ * (ptx_call_stack.c). All of an activation is per lane; in such a kernel
+ * the deepest lanes run first (select_group_by_depth), so the lanes of a
+ * call meet again at its return point.
+ * printf is PTX_OP_VPRINTF (ptx_printf.c).
  */
 #include "ptx_alu.h"
 #include "ptx_alu_warp.h"
 #include "ptx_carry.h"
 #include "ptx_block.h"
+#include "ptx_call_stack.h"
 #include "ptx_module.h"
 #include "ptx_warp_ops.h"
 
@@ -56,11 +62,54 @@ static unsigned lane_count(uint32_t m)
 
 /* Picks the lanes to run next: the waiting lanes at the lowest pc (one
  * pass: a lower pc found demotes the previous lowest to `next`). */
+static void select_group_by_depth(ptx_warp *w);
+
 static void select_group(ptx_warp *w)
 {
+    if (w->call_depth) {
+        select_group_by_depth(w);
+        return;
+    }
     uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
     for (uint32_t m = w->waiting; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
+        uint32_t pc = w->lane_pc[lane];
+        if (pc < lo) {
+            next = lo;
+            lo = pc;
+            group = 1u << lane;
+        } else if (pc == lo) {
+            group |= 1u << lane;
+        } else if (pc < next) {
+            next = pc;
+        }
+    }
+    w->pc = group ? lo : w->pc;
+    w->group = group;
+    w->waiting &= ~group;
+    w->next_wait_pc = next;
+}
+
+/* select_group in a kernel with recursive calls: the waiting lanes at
+ * the lowest pc among the deepest ones. A lane that returned from a call
+ * waits until every lane deeper than it has returned too, so lanes that
+ * called from one place meet again at its return point (where a GPU
+ * reconverges them) before any goes on: warp-wide operations after a
+ * call see the whole warp. next_wait_pc: the lowest pc of the other
+ * waiting lanes at the group's depth (those it may meet while it runs;
+ * shallower ones wait for it, none is deeper). */
+static void select_group_by_depth(ptx_warp *w)
+{
+    uint32_t deepest = 0;
+    for (uint32_t m = w->waiting; m; m &= m - 1) {
+        uint32_t d = w->call_depth[lowest_lane(m)];
+        deepest = d > deepest ? d : deepest;
+    }
+    uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
+    for (uint32_t m = w->waiting; m; m &= m - 1) {
+        unsigned lane = lowest_lane(m);
+        if (w->call_depth[lane] != deepest)
+            continue;
         uint32_t pc = w->lane_pc[lane];
         if (pc < lo) {
             next = lo;
@@ -508,6 +557,32 @@ static void step(ptx_block *blk, ptx_warp *w)
             split(w, active, in->target, w->pc + 1);
         }
         return;
+    case PTX_OP_RCALL: {
+        /* Calls cannot be guarded (the parser refuses it): every lane of
+         * the group calls, one level deeper than any other lane. */
+        if (!ptx_call_enter(blk, w, in, active))
+            return; /* faulted: the block stops */
+        uint32_t entry = blk->k->rfuncs[blk->k->rcalls[in->target].rfunc].entry;
+        for (uint32_t m = w->group; m; m &= m - 1)
+            w->lane_pc[lowest_lane(m)] = (active >> lowest_lane(m)) & 1 ? entry : w->pc + 1;
+        w->waiting |= w->group;
+        select_group(w);
+        return;
+    }
+    case PTX_OP_RRET: {
+        uint32_t ret_pc[PTX_WARP_SIZE];
+        if (active && !ptx_call_return(blk, w, in, active, ret_pc))
+            return;
+        /* Each lane back at its own caller (guarded-off lanes go on): all
+         * wait at their pcs and the lowest run next. */
+        for (uint32_t m = w->group; m; m &= m - 1) {
+            unsigned lane = lowest_lane(m);
+            w->lane_pc[lane] = (active >> lane) & 1 ? ret_pc[lane] : w->pc + 1;
+        }
+        w->waiting |= w->group;
+        select_group(w);
+        return;
+    }
     case PTX_OP_RET:
     case PTX_OP_EXIT:
         w->live &= ~active;
@@ -585,12 +660,17 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     blk->nwarps = (blk->nthreads + PTX_WARP_SIZE - 1) / PTX_WARP_SIZE;
     blk->shared_bytes = (uint64_t)blk->m->extern_shared_offset + b->shared_bytes;
     blk->shared = calloc(1, blk->shared_bytes ? blk->shared_bytes : 1);
-    blk->local = calloc(blk->nthreads, blk->k->local_bytes ? blk->k->local_bytes : 1);
+    uint64_t local_bytes = ptx_kernel_thread_local_bytes(blk->k);
+    blk->local = calloc(blk->nthreads, local_bytes ? local_bytes : 1);
     ptx_warp *warps = calloc(blk->nwarps, sizeof *warps);
     uint64_t *regs = calloc((size_t)blk->nwarps * PTX_WARP_SIZE, (blk->k->nregs ? blk->k->nregs : 1) * sizeof *regs);
-    if (!blk->shared || !blk->local || !warps || !regs) {
+    /* Per warp: stack_used[32] then call_depth[32]. */
+    uint32_t *call_state = blk->k->nrfuncs ? calloc((size_t)blk->nwarps * 2 * PTX_WARP_SIZE, sizeof *call_state)
+                                           : NULL;
+    if (!blk->shared || !blk->local || !warps || !regs || (blk->k->nrfuncs && !call_state)) {
         free(warps);
         free(regs);
+        free(call_state);
         return false;
     }
     for (unsigned i = 0; i < blk->nwarps; i++) {
@@ -600,6 +680,10 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
         w->live = lanes >= PTX_WARP_SIZE ? 0xFFFFFFFFu : (1u << lanes) - 1;
         w->group = w->live;
         w->next_wait_pc = UINT32_MAX;
+        if (call_state) {
+            w->stack_used = call_state + (size_t)i * 2 * PTX_WARP_SIZE;
+            w->call_depth = w->stack_used + PTX_WARP_SIZE;
+        }
         w->insns = blk->clock->block_start;
         w->regs = regs + (size_t)i * PTX_WARP_SIZE * (blk->k->nregs ? blk->k->nregs : 1);
     }
@@ -699,6 +783,7 @@ void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_si
     if (thread_insns)
         *thread_insns += blk.thread_insns;
     free(warps ? warps[0].regs : NULL);
+    free(warps ? warps[0].stack_used : NULL);
     free(warps);
     free(blk.shared);
     free(blk.local);

@@ -15,11 +15,37 @@
  * function reuse the same registers and frame: a thread is inside at most
  * one of them at a time, and both are per thread.
  *
- * Limits, each refused at load time with the call's line: recursion
- * (direct or mutual), calls nested deeper than PTX_MAX_CALL_DEPTH, more
- * than PTX_MAX_INLINED_INSNS instructions in a module once calls are
- * expanded, and calls to functions without a body (other than vprintf and
- * __assertfail, which the interpreter implements).
+ * Recursion. A function that can reach itself through calls (a cycle of
+ * the call graph: direct or mutual recursion) cannot be inlined. Its code
+ * is emitted once per kernel, after the kernel's own, with the
+ * non-recursive functions it calls inlined into it; every call to it
+ * (from the kernel, an inlined function or a recursive one) becomes
+ * PTX_OP_RCALL and its ret PTX_OP_RRET, run by ptx_call_stack.c with a
+ * per-lane call stack in .local (ptx_ir.h, ptx_rfunc, for the layout of
+ * one activation). Its registers are a window of its own, saved in the
+ * new activation on each call and restored by its ret; its .local frame
+ * and parameters live in the activation, addressed from a frame-pointer
+ * register, so each activation has its own (and pointers into a caller's
+ * frame stay valid). Lanes of a warp may stand at different depths: every
+ * piece of an activation is per lane, so each lane's results are exact
+ * whatever the order lanes run in; a ret sends each lane to its own return
+ * pc. For warp-wide operations the scheduling of ptx_exec.c runs the
+ * deepest lanes first (then the lowest pc among them), so lanes that
+ * called from one place meet again at its return point before any goes
+ * on, as a GPU reconverges them.
+ *
+ * The call stack of a thread is PTX_CALL_STACK_BYTES (fixed: the context's
+ * CU_LIMIT_STACK_SIZE is not plumbed into the interpreter); a call whose
+ * activation would not fit faults at run time with ILLEGAL_ADDRESS (a
+ * sticky error; see src/sim/README.md for why that answer).
+ *
+ * Limits, each refused at load time with the call's line: inlined calls
+ * nested deeper than PTX_MAX_CALL_DEPTH, more than PTX_MAX_INLINED_INSNS
+ * instructions in a module once calls are expanded, calls to functions
+ * without a body (other than vprintf and __assertfail, which the
+ * interpreter implements), printf inside a recursive function, a .local
+ * address in a recursive function used other than as [symbol+imm] or
+ * mov of the symbol's address, and one activation larger than the stack.
  */
 #ifndef GG_PTX_INLINE_H
 #define GG_PTX_INLINE_H
@@ -28,6 +54,7 @@
 
 #define PTX_MAX_CALL_DEPTH 64u
 #define PTX_MAX_INLINED_INSNS (1u << 19) /* 184 bytes each: at most 96 MiB */
+#define PTX_CALL_STACK_BYTES 16384u /* per thread, for recursive calls */
 #define PTX_MAX_CALL_ARGS 256u /* numba passes 5 + 2 x ndim per array: six 1-D arrays are 42 */
 
 /* One `call` as written: the .param slots it names, in the caller's frame. */
@@ -70,5 +97,8 @@ void ptx_inline_sort_functions(ptx_function *funcs, size_t nfuncs);
 bool ptx_inline_kernel(ptx_kernel *k, const ptx_function *funcs, size_t nfuncs,
                        const ptx_call_site *calls, size_t ncalls, uint32_t extern_shared_offset,
                        size_t *budget, ptx_inline_error *err);
+
+/* Frees k's recursion tables (rfuncs, rcalls) and empties them. */
+void ptx_kernel_free_calls(ptx_kernel *k);
 
 #endif

@@ -87,7 +87,13 @@ typedef enum ptx_opcode {
     /* set.CmpOp{.BoolOp}.dtype.stype d, a, b{, c}: a setp whose result is
      * written as dtype's true (1.0, or all ones for integers) or 0;
      * type = dtype, type2 = stype. */
-    PTX_OP_SET
+    PTX_OP_SET,
+    /* A call into a recursive function (ptx_inline.h, ptx_call_stack.c):
+     * target = its ptx_rcall in the kernel's rcalls. */
+    PTX_OP_RCALL,
+    /* A recursive function's ret: target = its ptx_rfunc in the kernel's
+     * rfuncs; each lane pops its own frame and goes back to its own caller. */
+    PTX_OP_RRET
 } ptx_opcode;
 
 /* ptx_insn.subop of atom, red and redux.sync. */
@@ -235,6 +241,39 @@ typedef struct ptx_variable {
     bool weak;            /* defined .weak: a later .weak definition of it is this one */
 } ptx_variable;
 
+/* A function of the kernel's call graph that can reach itself (direct or
+ * mutual recursion): its code is emitted once, after the kernel's, and run
+ * with real calls. One activation of it, at the lane's frame pointer fp (a
+ * .local offset) in the lane's call stack:
+ *   [fp, fp + save_offset): its parameters (param_offset[i]) then its own
+ *       .local frame (its locals, the .param slots of its calls, the frames
+ *       of the non-recursive functions inlined into it);
+ *   [save_offset, trailer_offset): its register window as it was before
+ *       the call (an outer activation's, restored by its ret);
+ *   [trailer_offset, +16): the return pc (u64) and where the return value
+ *       goes (u64, a .local offset).
+ * Registers [reg_base, reg_base + nregs) are its window; fp_reg (inside
+ * it) holds fp. */
+typedef struct ptx_rfunc {
+    uint32_t entry;           /* instruction index of its first instruction */
+    uint32_t reg_base, nregs, fp_reg;
+    uint32_t nparams, nrets;  /* the return value is parameter 0 when nrets */
+    uint32_t *param_offset, *param_size;
+    uint32_t save_offset, trailer_offset;
+    uint32_t activation_bytes; /* what one call takes of the lane's stack */
+} ptx_rfunc;
+
+/* One call site of a recursive function: the caller's .param slots, as
+ * offsets from the caller's frame pointer (caller_fp, a register) or, for
+ * a caller with a fixed frame (caller_fp == PTX_NO_REG), from 0. */
+typedef struct ptx_rcall {
+    uint32_t rfunc;
+    uint32_t caller_fp;
+    uint32_t ret_dst;         /* where the return value goes (if the callee has one) */
+    uint32_t nargs;
+    uint32_t *arg_src;        /* where each argument is */
+} ptx_rcall;
+
 typedef struct ptx_kernel {
     char *name;
     unsigned nparams;
@@ -246,9 +285,23 @@ typedef struct ptx_kernel {
     ptx_insn *code;
     size_t ncode;
     uint32_t nregs;          /* register slots per thread */
-    uint32_t local_bytes;    /* .local per thread */
+    uint32_t local_bytes;    /* .local per thread (its fixed frames) */
     uint32_t first_line;
+    /* Recursion (ptx_inline.h): the recursive functions it reaches, their
+     * call sites, and each thread's call stack, stack_bytes of .local from
+     * stack_base (0 bytes when it makes no recursive call). */
+    ptx_rfunc *rfuncs;
+    size_t nrfuncs;
+    ptx_rcall *rcalls;
+    size_t nrcalls;
+    uint32_t stack_base, stack_bytes;
 } ptx_kernel;
+
+/* .local bytes per thread: its fixed frames, then its call stack. */
+static inline uint64_t ptx_kernel_thread_local_bytes(const ptx_kernel *k)
+{
+    return k->stack_bytes ? (uint64_t)k->stack_base + k->stack_bytes : k->local_bytes;
+}
 
 /* Where symbol addresses live, as generic addresses. Device allocations of
  * the simulator sit at 0x7d0000000000 and up, mapped host memory in the

@@ -1,5 +1,6 @@
 /* PTX modules: recognition, lifetime and lookup (see ptx_module.h). */
 #include "ptx_module.h"
+#include "ptx_inline.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ void ptx_module_free(ptx_module *m)
         free(k->param_sizes);
         free(k->param_aligns);
         free(k->code);
+        ptx_kernel_free_calls(k);
     }
     free(m->kernels);
     for (size_t i = 0; i < m->nvars; i++)
