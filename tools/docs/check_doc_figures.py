@@ -20,8 +20,9 @@ How it is checked (a heuristic, kept simple on purpose):
   path to a script or a results file of the repository (bench/..., tools/...,
   scripts/..., .ci/..., a .sh/.py/.txt/.json/.csv file), or the words
   "measured by" / "produced by" / "regenerate". A fenced code block (a
-  sample output) may instead be sourced by the block just before it, the
-  sentence that introduces it.
+  sample output) or a table may instead be sourced by the block just
+  before it, the sentence that introduces it; a list item by its list's
+  introduction (the last block before it that is not a list item).
 - A line holding a documented constant or a limit the code enforces, not a
   measurement, is opted out with the HTML comment `<!-- figure: constant -->`
   on that line. Only constants may be marked so.
@@ -131,21 +132,27 @@ def figures(block_lines):
 
 
 def has_source(block_lines):
-    return any(SOURCE.search(line) for line in block_lines)
+    return SOURCE.search("\n".join(block_lines)) is not None
 
 
 def check(path, shown):
     with open(path, encoding="utf-8") as f:
         lines = f.read().splitlines()
     bad = []
-    previous = None
+    previous = None  # the block just before this one
+    intro = None     # the last block that is not a list item: a list's intro
     for kind, start, block_lines in blocks(lines):
+        is_item = kind == "text" and LIST_ITEM.match(block_lines[0]) is not None
         found = figures(block_lines)
         if found and not has_source(block_lines):
-            sourced_by_intro = kind == "code" and previous is not None and has_source(previous)
-            if not sourced_by_intro:
+            # a sample output, or a table, introduced by a sourced sentence;
+            # a list item whose list's intro names the source
+            introducer = intro if is_item else previous if kind in ("code", "table") else None
+            if introducer is None or not has_source(introducer):
                 bad.append((start, found))
         previous = block_lines
+        if not is_item:
+            intro = block_lines
     for start, found in bad:
         shown_figures = ", ".join(dict.fromkeys(found))
         print(f"{shown}:{start}: figure without a source: {shown_figures}")
