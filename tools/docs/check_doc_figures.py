@@ -13,10 +13,12 @@ How it is checked (a heuristic, kept simple on purpose):
   with `|`), headings, and fenced code blocks.
 - A figure is a number followed by a unit of time (ns, us, µs, ms, s, sec,
   seconds, minutes, min, hours), a percentage, a measured size (KB, MB, GB,
-  KiB, MiB, GiB), "instructions", a speed-up ("3x faster", "3×"), "passed",
-  or a count "N of M" (tests passing).
+  KiB, MiB, GiB), "instructions", a speed-up ("2x", "2×", "3 times
+  faster"), "passed", or a count "N of M" (tests passing). A number with no
+  unit, or one written in words, is not seen.
 - A block with a figure must cite a source somewhere in it: a backticked
-  command (`bash ...`, `ctest ...`, `gpuguard ...`, `valgrind ...`, ...) or a
+  command (`bash ...`, `ctest ...`, `gpuguard ...`, `valgrind ...`, COMMANDS
+  below; `build/bin/PROG ...`, `./PROG`; a VAR=value may come first) or a
   path to a script or a results file of the repository (bench/..., tools/...,
   scripts/..., .ci/..., a .sh/.py/.txt/.json/.csv file), or the words
   "measured by" / "produced by" / "regenerate". A fenced code block (a
@@ -64,12 +66,14 @@ FIGURE = re.compile(
     r"|\s(?:tests?\s)?(?:passed|pass|passing)\b"
     r"|\sof\s\d+\b)")
 
+COMMANDS = (r"bash|sh|ctest|cmake|gpuguard|valgrind|callgrind_annotate|python3|/usr/bin/python3|"
+            r"/usr/bin/time|time|perf|objdump|wc|git|nvidia-smi|gg_bench\w*|bench_\w+|gg_gpu_check")
+ENV = r"(?:[A-Z][A-Z0-9_]*=\S*\s+)*"  # VAR=value before a command
 SOURCE = re.compile(
     # a backticked command: a command word, then its arguments or nothing
-    r"`(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:bash|sh|ctest|cmake|gpuguard|valgrind|python3|/usr/bin/python3|/usr/bin/time|perf|"
-    r"nvidia-smi|gg_bench\w*|bench_\w+|gg_gpu_check)(?:\s[^`]*)?`"
+    r"`" + ENV + r"(?:" + COMMANDS + r")(?:\s[^`]*)?`"
     # a backticked path to something run: ./prog, build/bin/prog ARGS
-    r"|`(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:\./|build/bin/)[^`]+`"
+    r"|`" + ENV + r"(?:\./|build/bin/)[^`]+`"
     # a path to a script, a benchmark or a results file of the repository
     r"|(?:^|[\s(\[`])(?:bench|tools|scripts|\.ci)/[\w.+\-/]*\w"
     r"|[\w\-/]+\.(?:sh|py|txt|json|csv|log)\b"
