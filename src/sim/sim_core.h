@@ -542,6 +542,9 @@ typedef struct sim_stream {
     sim_ctx *ctx;               /* retained */
     bool is_null;
     bool blocking;              /* synchronizes with the null stream */
+    bool per_thread;            /* a thread's per-thread default stream (blocking; the
+                                 * ground truth names it CU_STREAM_PER_THREAD, 0x2);
+                                 * set before the thread first submits to it */
     pthread_mutex_t run_lock;   /* fast mode: numbers and runs one op at a time */
     pthread_mutex_t qlock;
     pthread_cond_t qcv;
@@ -559,6 +562,9 @@ typedef struct sim_stream {
 } sim_stream;
 
 #define SIM_STREAM_NON_BLOCKING 1u
+/* The handle value that names the calling thread's per-thread default
+ * stream (CU_STREAM_PER_THREAD): what the ground truth records for it. */
+#define SIM_PER_THREAD_STREAM_VALUE 0x2u
 
 sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_stream **out);
 /* Returns at once; the worker exits after the pending work. */
