@@ -239,6 +239,10 @@ Test(sim_per_thread, per_thread_stream_is_not_destroyed_by_the_user_and_ends_wit
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, use_per_thread_stream, c), 0);
     pthread_join(t, NULL);
+    /* Closed at the thread's exit; its worker lets go of it shortly after. */
+    struct timespec t0 = sim_test_now();
+    while (gg_sim_live_objects() != before && sim_test_ms_since(t0) < 10000)
+        sim_test_sleep_ms(5);
     cr_assert_eq(gg_sim_live_objects(), before, "the exited thread's stream is still live");
     CU_OK(cuStreamSynchronize(PER_THREAD));
     cr_assert_eq(gg_sim_live_objects(), before + 1);
