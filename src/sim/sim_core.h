@@ -542,6 +542,9 @@ typedef struct sim_stream {
     sim_ctx *ctx;               /* retained */
     bool is_null;
     bool blocking;              /* synchronizes with the null stream */
+    bool per_thread;            /* a thread's per-thread default stream (blocking; the
+                                 * ground truth names it CU_STREAM_PER_THREAD, 0x2);
+                                 * set before the thread first submits to it */
     pthread_mutex_t run_lock;   /* fast mode: numbers and runs one op at a time */
     pthread_mutex_t qlock;
     pthread_cond_t qcv;
@@ -559,6 +562,9 @@ typedef struct sim_stream {
 } sim_stream;
 
 #define SIM_STREAM_NON_BLOCKING 1u
+/* The handle value that names the calling thread's per-thread default
+ * stream (CU_STREAM_PER_THREAD): what the ground truth records for it. */
+#define SIM_PER_THREAD_STREAM_VALUE 0x2u
 
 sim_status sim_stream_create(sim_ctx *c, unsigned flags, bool is_null, sim_stream **out);
 /* Returns at once; the worker exits after the pending work. */
@@ -663,6 +669,7 @@ typedef struct sim_module {
     uint64_t data_dptr;
     sim_alloc *data_alloc;
     int ptx_version;            /* .version major*10+minor; 0: not PTX */
+    unsigned max_registers;     /* the CU_JIT_MAX_REGISTERS it was linked with; 0: none */
     pthread_mutex_t lock;
     struct sim_function **fns;  /* handed out, so the same name gives the same handle */
     size_t nfns, capfns;
@@ -704,9 +711,21 @@ typedef struct sim_function_info {
     unsigned static_shared;     /* static .shared bytes: its own and the module scope's */
     unsigned const_bytes;       /* the module's .const variables' bytes */
     unsigned local_bytes;       /* .local bytes per thread */
-    unsigned nregs;             /* register slots the kernel declares (.reg) */
+    unsigned nregs;             /* registers per thread (sim_function_get_info) */
     int ptx_version;            /* .version as major*10+minor */
 } sim_function_info;
+/* Registers a thread may use on every CUDA architecture since compute 3.5:
+ * a real driver's NUM_REGS never exceeds it. */
+#define SIM_MAX_REGISTERS_PER_THREAD 255u
+/* The first line cuLinkComplete gives a linked image when the link had
+ * CU_JIT_MAX_REGISTERS (followed by the value and a newline): a PTX
+ * comment, so the image stays PTX, that carries the cap to the module
+ * loaded from it, as a real cubin carries its kernels' register counts. */
+#define SIM_JIT_MAX_REGISTERS_LINE "// gpuguard simulated driver: CU_JIT_MAX_REGISTERS "
+/* What cuFuncGetAttribute reports of f: nregs is min(the slots its .reg
+ * declarations take, SIM_MAX_REGISTERS_PER_THREAD, the module's
+ * CU_JIT_MAX_REGISTERS if any): a bound the registers a real ptxas
+ * allocates also respect, not that number (not modelled). */
 void sim_function_get_info(const sim_function *f, sim_function_info *out);
 /* Whether len bytes of PTX text would load (the JIT linker checks each
  * input as it is added, then their concatenation): SIM_OK, or

@@ -157,7 +157,10 @@ CUresult sim_cuda_result(sim_status st);
 
 /* Shared helpers of the face. */
 CUresult sim_cuda_enter(sim_ctx **c);               /* init + current live context */
-sim_status sim_cuda_stream(CUstream h, sim_ctx *cur, sim_stream **out); /* NULL/legacy/per-thread = null stream of cur */
+/* The stream h of cur, retained (sim_face_stream_of): NULL and CU_STREAM_LEGACY
+ * are cur's null stream, CU_STREAM_PER_THREAD (and NULL in a _ptsz / _ptds
+ * export) the calling thread's per-thread default stream of cur. */
+sim_status sim_cuda_stream(CUstream h, sim_ctx *cur, sim_stream **out);
 extern const sim_face sim_cuda_face;               /* the face's rules for the shared calls */
 /* cuLaunchKernel without the count: launches on stream hStream of the
  * current context, with kernelParams or the `extra` list. */

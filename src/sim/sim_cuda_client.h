@@ -122,6 +122,7 @@ typedef enum CUfunction_attribute_enum {
 } CUfunction_attribute;
 
 typedef enum CUjit_option_enum {
+    CU_JIT_MAX_REGISTERS = 0,
     CU_JIT_WALL_TIME = 2,
     CU_JIT_INFO_LOG_BUFFER = 3,
     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,

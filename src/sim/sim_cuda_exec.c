@@ -2,10 +2,12 @@
  * CUDA face: streams, events, modules and launches.
  *
  * Stream and event calls work on the object's own context (current or not);
- * the NULL stream (and CU_STREAM_LEGACY / CU_STREAM_PER_THREAD, which the
- * simulator does not distinguish) means the current context's null stream.
+ * the NULL stream and CU_STREAM_LEGACY mean the current context's null
+ * stream, CU_STREAM_PER_THREAD (and NULL in the _ptsz / _ptds exports) the
+ * calling thread's per-thread default stream of it (sim_cuda_per_thread.c).
  */
 #include "sim_cuda.h"
+#include "sim_cuda_per_thread.h"
 
 #define CU_STREAM_LEGACY_HANDLE 0x1u
 #define CU_STREAM_PER_THREAD_HANDLE 0x2u
@@ -40,6 +42,8 @@ const sim_face sim_cuda_face = {
     .current = current,
     .enter = enter,
     .is_null_stream = is_null_stream,
+    .is_per_thread_stream = sim_cuda_is_per_thread_stream,
+    .per_thread_stream = sim_cuda_per_thread_stream,
     .by_device = false,
 };
 

@@ -22,7 +22,12 @@
  * The log options of cuLinkCreate are kept (CUDA requires optionValues to
  * stay valid until cuLinkDestroy): a failing step writes its reason into
  * the error log, cuLinkComplete the info log, each size slot getting the
- * bytes written; other options are accepted and have no effect.
+ * bytes written. CU_JIT_MAX_REGISTERS (an unsigned int; cuda.h gives no
+ * range: 0 means no cap, a value above 255 caps nothing beyond the
+ * architecture's 255) travels with the linked image on its first line
+ * (SIM_JIT_MAX_REGISTERS_LINE), and the module loaded from it reports
+ * NUM_REGS no higher. Other options, and every per-input option, are
+ * accepted and have no effect.
  */
 #include "sim_alloc.h"
 #include "sim_cuda.h"
@@ -43,6 +48,8 @@ typedef struct link_state {
     char *info_log, *error_log; /* CU_JIT_*_LOG_BUFFER */
     void **info_size, **error_size; /* their size slots in the caller's optionValues */
     size_t info_cap, error_cap; /* the buffers' sizes, as cuLinkCreate got them */
+    unsigned max_registers;     /* CU_JIT_MAX_REGISTERS; 0: not given (or 0: no cap) */
+    char *image;                /* cuLinkComplete's image, when it differs from text */
 } link_state;
 
 static link_state *state_of(CUlinkState h)
@@ -64,6 +71,8 @@ static CUresult read_options(unsigned n, CUjit_option *options, void **values, l
         case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: s->info_size = &values[i]; break;
         case CU_JIT_ERROR_LOG_BUFFER: s->error_log = values[i]; break;
         case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: s->error_size = &values[i]; break;
+        /* The value is an unsigned int in the pointer's slot. */
+        case CU_JIT_MAX_REGISTERS: s->max_registers = (unsigned)(uintptr_t)values[i]; break;
         default:
             if ((unsigned)options[i] >= CU_JIT_NUM_OPTIONS) {
                 sim_detail("cuLink: option %d is not a CUjit_option", (int)options[i]);
@@ -281,6 +290,22 @@ SIM_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, con
     return r;
 }
 
+/* The linked text behind the CU_JIT_MAX_REGISTERS line (s->image; made
+ * again by each cuLinkComplete, since inputs may have been added). */
+static sim_status image_with_cap(link_state *s)
+{
+    char line[80];
+    int n = snprintf(line, sizeof line, "%s%u\n", SIM_JIT_MAX_REGISTERS_LINE, s->max_registers);
+    char *image = sim_malloc((size_t)n + s->len + 1);
+    if (!image)
+        return SIM_ERR_OUT_OF_MEMORY;
+    memcpy(image, line, (size_t)n);
+    memcpy(image + n, s->text, s->len + 1);
+    free(s->image);
+    s->image = image;
+    return SIM_OK;
+}
+
 /* The linked image stays the linker's until cuLinkDestroy, as CUDA's. */
 SIM_EXPORT CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
@@ -304,12 +329,14 @@ SIM_EXPORT CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *s
         /* Together: two inputs may define the same name. */
         r = sim_cuda_result(sim_module_check_ptx(s->text, s->len, false));
     }
+    if (!r && s->max_registers)
+        r = sim_cuda_result(image_with_cap(s));
     write_logs(s, r, "gpuguard simulated driver: PTX inputs linked into one PTX module");
     if (r)
         return r;
-    *cubinOut = s->text;
+    *cubinOut = s->image ? s->image : s->text;
     if (sizeOut)
-        *sizeOut = s->len + 1;
+        *sizeOut = strlen(*cubinOut) + 1;
     return CUDA_SUCCESS;
 }
 
@@ -322,6 +349,7 @@ SIM_EXPORT CUresult cuLinkDestroy(CUlinkState state)
         return CUDA_ERROR_INVALID_HANDLE;
     }
     s->magic = 0;
+    free(s->image);
     free(s->text);
     free(s);
     return CUDA_SUCCESS;

@@ -25,6 +25,8 @@ static sim_status lookup(const sim_face *f, uint64_t h, sim_kind kind, const cha
 
 sim_status sim_face_stream_of(const sim_face *f, uint64_t h, sim_ctx *c, sim_stream **out)
 {
+    if (f->is_per_thread_stream && f->is_per_thread_stream(h))
+        return f->per_thread_stream(c, out);
     if (f->is_null_stream(h)) {
         *out = sim_ctx_null_stream(c);
         return *out ? SIM_OK : SIM_ERR_CONTEXT_DESTROYED;

@@ -20,6 +20,10 @@ typedef struct sim_face {
     sim_status (*current)(sim_ctx **c);  /* ready + current context, retained, any health */
     sim_status (*enter)(sim_ctx **c);    /* current, and the context is healthy */
     bool (*is_null_stream)(uint64_t h);  /* h means a context's null stream */
+    /* NULL, or: h names the calling thread's per-thread default stream (in
+     * this call); per_thread_stream then gives that stream of c, retained. */
+    bool (*is_per_thread_stream)(uint64_t h);
+    sim_status (*per_thread_stream)(sim_ctx *c, sim_stream **out);
     bool by_device;                      /* details name devices and explain lookup misses */
 } sim_face;
 
@@ -30,8 +34,10 @@ int sim_face_error_code(sim_status st);
 
 /* ---- streams ------------------------------------------------------------ */
 
-/* The stream h of context c, retained: c's null stream for a null-stream
- * handle, else a live stream of c (INVALID_HANDLE if it is not). */
+/* The stream h of context c, retained: the calling thread's per-thread
+ * default stream of c for a handle the face says names it, c's null stream
+ * for another null-stream handle, else a live stream of c (INVALID_HANDLE
+ * if it is not). */
 sim_status sim_face_stream_of(const sim_face *f, uint64_t h, sim_ctx *c, sim_stream **out);
 /* A stream of the current context, if valid (else INVALID_VALUE). */
 sim_status sim_face_stream_create(const sim_face *f, bool valid, unsigned int flags,

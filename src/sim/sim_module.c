@@ -119,6 +119,17 @@ static int ptx_text_version(const char *text)
     return (int)(major * 10 + minor);
 }
 
+/* The CU_JIT_MAX_REGISTERS a linked image carries on its first line
+ * (SIM_JIT_MAX_REGISTERS_LINE); 0: none. */
+static unsigned jit_max_registers(const char *text)
+{
+    size_t n = strlen(SIM_JIT_MAX_REGISTERS_LINE);
+    unsigned value = 0;
+    if (strncmp(text, SIM_JIT_MAX_REGISTERS_LINE, n) != 0 || sscanf(text + n, "%u", &value) != 1)
+        return 0;
+    return value;
+}
+
 static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module **out)
 {
     char err[512];
@@ -132,6 +143,7 @@ static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module 
     if (st)
         return st;
     m->ptx_version = ptx_text_version(text);
+    m->max_registers = jit_max_registers(text);
     st = place_module_data(c, m);
     if (st) {
         sim_registry_remove(&m->obj);
@@ -555,7 +567,15 @@ void sim_function_get_info(const sim_function *f, sim_function_info *out)
         if (m->vars[i].space == PTX_SPACE_CONST)
             out->const_bytes += (unsigned)m->vars[i].bytes;
     out->local_bytes = f->ptx->local_bytes;
+    /* The interpreter's virtual registers (every .reg slot) are what the
+     * PTX asks for; ptxas allocates at most the architecture's 255 and at
+     * most what the JIT was told. (.maxnreg, which caps it too, is not
+     * read: the parser does not record it.) */
     out->nregs = f->ptx->nregs;
+    if (out->nregs > SIM_MAX_REGISTERS_PER_THREAD)
+        out->nregs = SIM_MAX_REGISTERS_PER_THREAD;
+    if (f->mod->max_registers && out->nregs > f->mod->max_registers)
+        out->nregs = f->mod->max_registers;
     out->ptx_version = f->mod->ptx_version;
 }
 

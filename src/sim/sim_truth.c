@@ -162,7 +162,9 @@ sim_status sim_truth_accept(sim_stream *s, const char *kernel, sim_mb_action mis
     sim_truth_record *r = &log->records[log->count];
     memset(r, 0, sizeof *r);
     r->pub.number = (unsigned long long)log->count + 1;
-    r->pub.stream = s->is_null ? 0 : (unsigned long long)s->obj.handle;
+    r->pub.stream = s->is_null      ? 0
+                    : s->per_thread ? SIM_PER_THREAD_STREAM_VALUE
+                                    : (unsigned long long)s->obj.handle;
     r->pub.stream_position = (unsigned long long)position;
     size_t n = strlen(kernel);
     r->pub.kernel_length = n;

@@ -286,10 +286,33 @@ Test(sim_driver_version, unknown_names_flags_and_arguments)
     }
     void *p;
     int st;
+    /* As the 535 driver answered (data/real_driver_535_procaddr.txt, "flags"):
+     * flags 0 and 1 the legacy export, 2 and 3 (PER_THREAD_DEFAULT_STREAM)
+     * the _ptsz one. */
     for (uint64_t flags = 0; flags <= 3; flags++) {
+        void *want = dlsym(s.lib, flags & 2 ? "cuLaunchKernel_ptsz" : "cuLaunchKernel");
+        cr_assert_not_null(want);
         cr_assert_eq(s.gpa2("cuLaunchKernel", &p, 13000, flags, &st), SUCCESS);
-        cr_assert_eq(p, dlsym(s.lib, "cuLaunchKernel"), "flags %d", (int)flags);
+        cr_assert_eq(p, want, "flags %d", (int)flags);
         cr_assert_eq(s.gpa1("cuLaunchKernel", &p, 13000, flags), SUCCESS);
+        cr_assert_eq(p, want, "flags %d", (int)flags);
+    }
+    /* The per-thread form of a _v2 name, of a 9.2 name, and a name with no
+     * per-thread form (the legacy export, whatever the flags). */
+    const char *const per_thread[][3] = {
+        { "cuMemcpyHtoD", "cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2_ptds" },
+        { "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync_v2_ptsz" },
+        { "cuStreamGetCtx", "cuStreamGetCtx", "cuStreamGetCtx_ptsz" },
+        { "cuMemAlloc", "cuMemAlloc_v2", "cuMemAlloc_v2" },
+    };
+    for (size_t i = 0; i < sizeof per_thread / sizeof per_thread[0]; i++) {
+        for (uint64_t flags = 0; flags <= 2; flags += 2) {
+            const char *want = per_thread[i][flags ? 2 : 1];
+            cr_assert_eq(s.gpa2(per_thread[i][0], &p, 12000, flags, &st), SUCCESS);
+            cr_assert_eq(st, 0);
+            cr_assert_eq(p, dlsym(s.lib, want), "%s flags %d: not %s", per_thread[i][0],
+                         (int)flags, want);
+        }
     }
     const uint64_t bad_flags[] = { 4, 5, 1u << 20, UINT64_MAX };
     for (size_t i = 0; i < sizeof bad_flags / sizeof bad_flags[0]; i++) {

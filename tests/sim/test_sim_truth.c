@@ -219,7 +219,9 @@ Test(sim_truth, hang_on_watchdog_device_times_out)
 }
 
 /* Numbers follow acceptance in the context, positions acceptance on each
- * stream; every name of the null stream is recorded as 0. */
+ * stream; every name of the null stream is recorded as 0, the calling
+ * thread's per-thread default stream (CU_STREAM_PER_THREAD) as 0x2, a
+ * stream of its own with positions of its own. */
 Test(sim_truth, streams_and_positions)
 {
     sim_test_init(TRUTH_CONFIG);
@@ -231,9 +233,9 @@ Test(sim_truth, streams_and_positions)
     const CUstream order[] = { s1, s2, NULL, s1, CU_STREAM_LEGACY_VALUE, s2,
                                CU_STREAM_PER_THREAD_VALUE, s1 };
     const unsigned long long want_stream[] = { stream_value(s1), stream_value(s2), 0,
-                                               stream_value(s1), 0, stream_value(s2), 0,
+                                               stream_value(s1), 0, stream_value(s2), 0x2,
                                                stream_value(s1) };
-    const unsigned long long want_position[] = { 1, 1, 1, 2, 2, 2, 3, 3 };
+    const unsigned long long want_position[] = { 1, 1, 1, 2, 2, 2, 1, 3 };
     const size_t n = sizeof order / sizeof order[0];
     for (size_t i = 0; i < n; i++) {
         CU_OK(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, order[i], NULL, NULL));
