@@ -717,15 +717,25 @@ typedef struct sim_function_info {
 /* Registers a thread may use on every CUDA architecture since compute 3.5:
  * a real driver's NUM_REGS never exceeds it. */
 #define SIM_MAX_REGISTERS_PER_THREAD 255u
+/* The smallest CU_JIT_MAX_REGISTERS ptxas honours (a smaller one is raised
+ * to it): 24 on every architecture from sm_75 to sm_120 (ptxas 13.0, and
+ * the H100's driver: docs/DRIVER-FACTS.md, "Register caps"). */
+#define SIM_MIN_REGISTER_CAP 24u
+/* NUM_REGS of a function: its virtual registers, bounded by .maxnreg when
+ * the PTX declares one (0: none; it wins over the JIT option), else by
+ * CU_JIT_MAX_REGISTERS (0: none), each raised to SIM_MIN_REGISTER_CAP and
+ * ignored above SIM_MAX_REGISTERS_PER_THREAD, which bounds it always. An
+ * upper bound on what ptxas allocates, which the simulator does not model. */
+unsigned sim_function_register_bound(unsigned virtual_registers, unsigned maxnreg, unsigned jit_max_registers);
 /* The first line cuLinkComplete gives a linked image when the link had
  * CU_JIT_MAX_REGISTERS (followed by the value and a newline): a PTX
  * comment, so the image stays PTX, that carries the cap to the module
  * loaded from it, as a real cubin carries its kernels' register counts. */
 #define SIM_JIT_MAX_REGISTERS_LINE "// gpuguard simulated driver: CU_JIT_MAX_REGISTERS "
-/* What cuFuncGetAttribute reports of f: nregs is min(the slots its .reg
- * declarations take, SIM_MAX_REGISTERS_PER_THREAD, the module's
- * CU_JIT_MAX_REGISTERS if any): a bound the registers a real ptxas
- * allocates also respect, not that number (not modelled). */
+/* What cuFuncGetAttribute reports of f: nregs is
+ * sim_function_register_bound of the slots its .reg declarations take, its
+ * .maxnreg and the module's CU_JIT_MAX_REGISTERS: a bound the registers a
+ * real ptxas allocates also respect, not that number (not modelled). */
 void sim_function_get_info(const sim_function *f, sim_function_info *out);
 /* Whether len bytes of PTX text would load (the JIT linker checks each
  * input as it is added, then their concatenation): SIM_OK, or

@@ -119,6 +119,32 @@ static int ptx_text_version(const char *text)
     return (int)(major * 10 + minor);
 }
 
+/* A register cap as ptxas takes it: 0 (none) for 0 or more than 255 ("will
+ * be ignored"), else at least SIM_MIN_REGISTER_CAP ("adjusting ... to lower
+ * bound of 24"). */
+static unsigned register_cap_taken(unsigned asked)
+{
+    if (asked == 0 || asked > SIM_MAX_REGISTERS_PER_THREAD)
+        return 0;
+    return asked < SIM_MIN_REGISTER_CAP ? SIM_MIN_REGISTER_CAP : asked;
+}
+
+unsigned sim_function_register_bound(unsigned virtual_registers, unsigned maxnreg, unsigned jit_max_registers)
+{
+    /* Measured on an H100, driver 580.159.04 (docs/DRIVER-FACTS.md,
+     * "Register caps"): .maxnreg decides whatever the JIT option says (40
+     * under a cap of 16 and of 38); CU_JIT_MAX_REGISTERS below 24 gives 24,
+     * above 255 is ignored. ptxas 13.0 treats .maxnreg alike (10 gives 24,
+     * 300 "will be ignored"). The interpreter's virtual registers (every
+     * .reg slot) are what the PTX asks for: ptxas allocates at most those. */
+    unsigned cap = register_cap_taken(maxnreg);
+    if (cap == 0)
+        cap = register_cap_taken(jit_max_registers);
+    if (cap == 0)
+        cap = SIM_MAX_REGISTERS_PER_THREAD;
+    return virtual_registers < cap ? virtual_registers : cap;
+}
+
 /* The CU_JIT_MAX_REGISTERS a linked image carries on its first line
  * (SIM_JIT_MAX_REGISTERS_LINE); 0: none. */
 static unsigned jit_max_registers(const char *text)
@@ -567,15 +593,7 @@ void sim_function_get_info(const sim_function *f, sim_function_info *out)
         if (m->vars[i].space == PTX_SPACE_CONST)
             out->const_bytes += (unsigned)m->vars[i].bytes;
     out->local_bytes = f->ptx->local_bytes;
-    /* The interpreter's virtual registers (every .reg slot) are what the
-     * PTX asks for; ptxas allocates at most the architecture's 255 and at
-     * most what the JIT was told. (.maxnreg, which caps it too, is not
-     * read: the parser does not record it.) */
-    out->nregs = f->ptx->nregs;
-    if (out->nregs > SIM_MAX_REGISTERS_PER_THREAD)
-        out->nregs = SIM_MAX_REGISTERS_PER_THREAD;
-    if (f->mod->max_registers && out->nregs > f->mod->max_registers)
-        out->nregs = f->mod->max_registers;
+    out->nregs = sim_function_register_bound(f->ptx->nregs, f->ptx->max_registers, f->mod->max_registers);
     out->ptx_version = f->mod->ptx_version;
 }
 

@@ -1,7 +1,10 @@
 /* cuFuncGetAttribute(NUM_REGS) as a real driver bounds it: never above the
  * architecture's 255 registers per thread, nor above the
  * CU_JIT_MAX_REGISTERS the JIT linker was given (cuLinkCreate), which the
- * linked image carries to the module loaded from it, even from a copy. */
+ * linked image carries to the module loaded from it, even from a copy; a
+ * cap below 24 is raised to 24 and one above 255 ignored, and a kernel's
+ * .maxnreg decides over the option (measured on an H100, driver
+ * 580.159.04: docs/DRIVER-FACTS.md, "Register caps"). */
 #include "sim_test.h"
 
 #include <stdint.h>
@@ -13,11 +16,18 @@ TestSuite(sim_link_registers, .timeout = 60);
 #define NUM_REGS ((CUfunction_attribute)4)
 #define MAX_THREADS_PER_BLOCK ((CUfunction_attribute)0)
 
-/* many_regs declares 300 32-bit registers, few_regs 10. */
+/* many_regs declares 300 32-bit registers, few_regs 10; the maxnreg_*
+ * kernels 300 each, under .maxnreg 40, 10 and 300. */
 static char g_ptx[] = ".version 7.5\n.target sm_75\n.address_size 64\n"
                       ".visible .entry many_regs()\n{\n\t.reg .b32 %r<300>;\n"
                       "\tmov.u32 %r1, 1;\n\tret;\n}\n"
                       ".visible .entry few_regs()\n{\n\t.reg .b32 %r<10>;\n"
+                      "\tmov.u32 %r1, 1;\n\tret;\n}\n"
+                      ".visible .entry maxnreg_40()\n.maxnreg 40\n{\n\t.reg .b32 %r<300>;\n"
+                      "\tmov.u32 %r1, 1;\n\tret;\n}\n"
+                      ".visible .entry maxnreg_10()\n.maxnreg 10\n{\n\t.reg .b32 %r<300>;\n"
+                      "\tmov.u32 %r1, 1;\n\tret;\n}\n"
+                      ".visible .entry maxnreg_300()\n.maxnreg 300\n{\n\t.reg .b32 %r<300>;\n"
                       "\tmov.u32 %r1, 1;\n\tret;\n}\n";
 
 static int attr(CUmodule m, const char *kernel, CUfunction_attribute a)
@@ -67,17 +77,30 @@ Test(sim_link_registers, num_regs_is_bounded_by_255_and_max_registers)
     int max_threads = attr(plain, "many_regs", MAX_THREADS_PER_BLOCK);
     CU_OK(cuModuleUnload(plain));
 
+    /* .maxnreg alone: 40 stays, 10 is raised to 24, 300 is ignored. */
+    CU_OK(cuModuleLoadData(&plain, g_ptx));
+    cr_assert_eq(attr(plain, "maxnreg_40", NUM_REGS), 40);
+    cr_assert_eq(attr(plain, "maxnreg_10", NUM_REGS), 24);
+    cr_assert_eq(attr(plain, "maxnreg_300", NUM_REGS), 255);
+    CU_OK(cuModuleUnload(plain));
+
     const struct {
         uintptr_t max;  /* CU_JIT_MAX_REGISTERS */
         int many, few;  /* NUM_REGS then */
+        int maxnreg_300; /* the kernel whose .maxnreg is ignored takes the option */
     } cases[] = {
-        { 16, 16, few },
-        { 38, 38, few },
-        { 255, 255, few },
-        { 256, 255, few },  /* above the architecture: the architecture's bound */
-        { 0, 255, few },    /* 0: no cap */
-        { 8, 8, 8 },        /* below a kernel's own count caps it too */
-        { ((uintptr_t)1 << 32) | 16, 16, few }, /* an unsigned int: the slot's low 32 bits */
+        { 38, 38, few, 38 },
+        { 25, 25, few, 25 },
+        { 24, 24, few, 24 },  /* the lowest cap ptxas honours */
+        { 23, 24, few, 24 },  /* one below: raised to 24 */
+        { 16, 24, few, 24 },
+        { 8, 24, few, 24 },   /* below few_regs' own count: raised, so few_regs keeps its own */
+        { 1, 24, few, 24 },
+        { 255, 255, few, 255 },
+        { 256, 255, few, 255 }, /* one above the architecture: ignored */
+        { 1000, 255, few, 255 },
+        { 0, 255, few, 255 },   /* 0: no cap */
+        { ((uintptr_t)1 << 32) | 38, 38, few, 38 }, /* an unsigned int: the slot's low 32 bits */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (sizeof(uintptr_t) < 8 && cases[i].max > UINT32_MAX)
@@ -86,6 +109,12 @@ Test(sim_link_registers, num_regs_is_bounded_by_255_and_max_registers)
         cr_assert_eq(attr(m, "many_regs", NUM_REGS), cases[i].many, "max %llu",
                      (unsigned long long)cases[i].max);
         cr_assert_eq(attr(m, "few_regs", NUM_REGS), cases[i].few, "max %llu",
+                     (unsigned long long)cases[i].max);
+        /* .maxnreg decides over the option (40 under 1 to 1000 alike), and
+         * is raised to 24 like the option. */
+        cr_assert_eq(attr(m, "maxnreg_40", NUM_REGS), 40, "max %llu", (unsigned long long)cases[i].max);
+        cr_assert_eq(attr(m, "maxnreg_10", NUM_REGS), 24, "max %llu", (unsigned long long)cases[i].max);
+        cr_assert_eq(attr(m, "maxnreg_300", NUM_REGS), cases[i].maxnreg_300, "max %llu",
                      (unsigned long long)cases[i].max);
         /* Registers are not counted at launch (src/sim/README.md): the
          * thread limit stays the device's. */

@@ -281,6 +281,7 @@ typedef struct ptx_kernel {
     char **param_names;
     unsigned *param_aligns;  /* alignment of each .param: its .align, else its type's size */
     uint32_t max_threads;    /* threads per block .maxntid/.reqntid allow; 0: not declared */
+    uint32_t max_registers;  /* .maxnreg: the registers ptxas may allocate a thread; 0: not declared */
     uint32_t static_shared_bytes; /* its own .shared (declared in its body), laid out alone */
     ptx_insn *code;
     size_t ncode;

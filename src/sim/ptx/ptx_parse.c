@@ -1140,11 +1140,13 @@ static bool parse_entry(parser *p)
         return false;
     /* Performance directives (.maxntid 256, 1, 1 ...): hints, ignored,
      * except the thread limit of .maxntid / .reqntid, which
-     * cuFuncGetAttribute(MAX_THREADS_PER_BLOCK) reports. */
+     * cuFuncGetAttribute(MAX_THREADS_PER_BLOCK) reports, and .maxnreg,
+     * which bounds its NUM_REGS (sim_module.c). */
     while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] == '.' &&
            (tok_eq(tok(p), ".maxntid") || tok_eq(tok(p), ".reqntid") || tok_eq(tok(p), ".minnctapersm") ||
             tok_eq(tok(p), ".maxnctapersm") || tok_eq(tok(p), ".maxnreg") || tok_eq(tok(p), ".noreturn"))) {
         bool ntid = tok_eq(tok(p), ".maxntid") || tok_eq(tok(p), ".reqntid");
+        bool nreg = tok_eq(tok(p), ".maxnreg");
         uint64_t threads = 1;
         next(p);
         while (tok(p)->kind == PTX_TOK_WORD && tok(p)->text[0] >= '0' && tok(p)->text[0] <= '9') {
@@ -1154,6 +1156,8 @@ static bool parse_entry(parser *p)
                 return false;
             if (n <= 0 || n > 1024 * 1024)
                 return fail_at(p, at, "directive value out of range (1 to 1048576)");
+            if (nreg)
+                k->max_registers = (uint32_t)n;
             threads *= (uint64_t)n;
             if (threads > UINT32_MAX) /* saturated: no later product can wrap */
                 threads = (uint64_t)UINT32_MAX + 1;
