@@ -2,7 +2,11 @@
  * tests): cuMemAllocManaged, its pointer attributes, address ranges,
  * cuStreamAttachMemAsync and the device attributes that announce it. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim_test.h"
 
@@ -192,4 +196,64 @@ Test(sim_managed, device_attributes_announce_managed_memory_without_concurrency)
     cr_assert_eq(attr(ATTR_MANAGED_MEMORY, 0), 1);
     cr_assert_eq(attr(ATTR_CONCURRENT_MANAGED, 0), 0);
     cr_assert_eq(attr(ATTR_HOST_POINTER_FOR_REGISTERED, 0), 1);
+}
+
+/* Child outcomes of one allocation-failure run. */
+enum { RUN_OK = 0, RUN_ALLOC_OOM = 1, RUN_SETUP_FAILED = 2, RUN_WRONG = 3 };
+
+/* In a child, with the simulator's at-th host allocation failing
+ * (GPUGUARD_SIM_FAIL_HOST_ALLOC: counted per process), sets up a context
+ * and makes one managed allocation and one registration: OUT_OF_MEMORY
+ * from either must leave the device's free memory and the registrations
+ * as they were, and the same call must then succeed. */
+static int failing_run(int at)
+{
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", at);
+        setenv("GPUGUARD_SIM_FAIL_HOST_ALLOC", v, 1);
+        unsetenv("GPUGUARD_SIM_CONFIG");
+        CUcontext c;
+        size_t before = 0, after = 0, total = 0;
+        if (cuInit(0) || cuCtxCreate_v2(&c, 0, 0) || cuMemGetInfo_v2(&before, &total))
+            _exit(RUN_SETUP_FAILED);
+        static unsigned char buf[8192] __attribute__((aligned(4096)));
+        CUdeviceptr d = 0;
+        CUresult r = cuMemAllocManaged(&d, 4096, ATTACH_GLOBAL);
+        CUresult g = cuMemHostRegister_v2(buf, 64, 0);
+        int oom = r == CUDA_ERROR_OUT_OF_MEMORY || g == CUDA_ERROR_OUT_OF_MEMORY;
+        if ((r && r != CUDA_ERROR_OUT_OF_MEMORY) || (g && g != CUDA_ERROR_OUT_OF_MEMORY))
+            _exit(RUN_WRONG);
+        if (r == CUDA_ERROR_OUT_OF_MEMORY &&
+            (cuMemGetInfo_v2(&after, &total) || after != before || d != 0))
+            _exit(RUN_WRONG);
+        if (g == CUDA_ERROR_OUT_OF_MEMORY && cuMemHostUnregister(buf) != CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)
+            _exit(RUN_WRONG);
+        /* The countdown fails once: both calls work now. */
+        if ((r && cuMemAllocManaged(&d, 4096, ATTACH_GLOBAL)) || (g && cuMemHostRegister_v2(buf, 64, 0)))
+            _exit(RUN_WRONG);
+        if (cuMemFree_v2(d) || cuMemHostUnregister(buf))
+            _exit(RUN_WRONG);
+        _exit(oom ? RUN_ALLOC_OOM : RUN_OK);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status), "allocation %d failing: the child died", at);
+    return WEXITSTATUS(status);
+}
+
+Test(sim_managed, host_allocation_failures_are_out_of_memory_and_leave_nothing, .timeout = 120)
+{
+    int oom = 0, ok = 0;
+    for (int at = 1; at <= 400 && !ok; at++) {
+        int run = failing_run(at);
+        cr_assert_neq(run, RUN_WRONG, "allocation %d failing: a wrong answer or state", at);
+        oom += run == RUN_ALLOC_OOM;
+        ok = run == RUN_OK;
+        cr_log_info("allocation %d failing: run %d", at, run);
+    }
+    cr_assert_geq(oom, 2, "the managed allocation's and the registration's own allocations");
+    cr_assert(ok, "past the last allocation the run succeeds");
 }
