@@ -1,7 +1,7 @@
 /*
  * CUDA face, for clients beyond gpuguard: 16- and 32-bit and 2D memsets,
- * pitched allocations, address ranges, registered host memory, and
- * cuModuleLoadDataEx.
+ * pitched allocations, address ranges, managed memory, registered host
+ * memory, and cuModuleLoadDataEx.
  *
  * Memsets follow the rules of the 8-bit ones (sim_cuda_memory.c): they run
  * on a stream of the current context, the synchronous forms on its null
@@ -208,6 +208,65 @@ SIM_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, C
     if (psize)
         *psize = size;
     return CUDA_SUCCESS;
+}
+
+/* ---- managed memory ------------------------------------------------------ */
+
+/* CUmemAttach_flags (cuda.h). */
+#define CU_MEM_ATTACH_GLOBAL 0x1u
+#define CU_MEM_ATTACH_HOST 0x2u
+#define CU_MEM_ATTACH_SINGLE 0x4u
+
+/* Host memory the device reaches at the same address (sim_memory.c);
+ * counted against the device's memory like cuMemAlloc, so the simulator
+ * never oversubscribes (a device of compute capability 6.0 or later on
+ * Linux may). The attach flag changes nothing here: the host and the
+ * kernels, which run on the host, always see the same bytes. */
+SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    SIM_COUNT(cuMemAllocManaged);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    uint64_t d = 0;
+    sim_status st = SIM_ERR_INVALID_VALUE;
+    if (!dptr)
+        sim_detail("cuMemAllocManaged: NULL result pointer");
+    else if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+        sim_detail("cuMemAllocManaged: flags 0x%x (CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST)", flags);
+    else if (!(st = sim_mem_alloc_managed(c, bytesize, &d)))
+        *dptr = d;
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
+}
+
+/* Attaching changes nothing here (see cuMemAllocManaged); what CUDA
+ * refuses is refused: a stream of another context, flags other than one
+ * of GLOBAL, HOST, SINGLE, an address that does not start a managed
+ * allocation of the current context, a length other than 0 or its size. */
+SIM_EXPORT CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                           unsigned int flags)
+{
+    SIM_COUNT(cuStreamAttachMemAsync);
+    sim_ctx *c;
+    CUresult r = sim_cuda_enter(&c);
+    if (r)
+        return r;
+    sim_stream *s = NULL;
+    size_t off = 0;
+    sim_status st = SIM_ERR_INVALID_VALUE;
+    sim_alloc *a = sim_mem_find(c, dptr, SIM_CLOCK_NOW, &off);
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST && flags != CU_MEM_ATTACH_SINGLE)
+        sim_detail("cuStreamAttachMemAsync: flags 0x%x", flags);
+    else if (!a || !a->managed || off != 0 || (length != 0 && length != a->size))
+        sim_detail("cuStreamAttachMemAsync: 0x%llx + %zu is not a whole managed allocation of the context",
+                   (unsigned long long)dptr, length);
+    else if (!(st = sim_cuda_stream(hStream, c, &s)))
+        sim_obj_release(&s->obj);
+    sim_alloc_release(a);
+    sim_obj_release(&c->obj);
+    return sim_cuda_result(st);
 }
 
 /* ---- registered host memory ------------------------------------------------ */
