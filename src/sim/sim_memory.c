@@ -147,7 +147,10 @@ static sim_status alloc_bytes(sim_ctx *c, size_t bytes, bool managed, uint64_t *
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (managed && host != MAP_FAILED)
         va = (uint64_t)(uintptr_t)host;
-    if ((!managed && va + span > SIM_VA_BASE + SIM_VA_SPAN) || !a || host == MAP_FAILED) {
+    /* A managed address inside the fake range (possible only when its
+     * reservation failed) could later alias a device address: refused. */
+    bool in_fake_range = va >= SIM_VA_BASE && va - SIM_VA_BASE < SIM_VA_SPAN;
+    if ((managed ? in_fake_range : va + span > SIM_VA_BASE + SIM_VA_SPAN) || !a || host == MAP_FAILED) {
         if (host != MAP_FAILED)
             munmap(host, span);
         free(a);
