@@ -427,12 +427,18 @@ typedef struct sim_alloc {
     uint64_t freed_clock;   /* 0 while live; else ops submitted before it still see it */
     unsigned pending_frees; /* streams that must pass the free before it is retired */
     bool module_data;       /* a module's variables: freed by its unload, not by cuMemFree */
+    bool managed;           /* managed memory: dptr == host, the host uses it in place */
 } sim_alloc;
 
 /* When looking up from the host, now: freed allocations are invisible. */
 #define SIM_CLOCK_NOW UINT64_MAX
 
 sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr);
+/* Managed memory (cuMemAllocManaged): like sim_mem_alloc (the same
+ * accounting against the device's memory, refusals and table, freed by
+ * sim_mem_free), but *dptr is the address of the host mapping holding the
+ * bytes, so the host reads and writes the allocation at *dptr directly. */
+sim_status sim_mem_alloc_managed(sim_ctx *c, size_t bytes, uint64_t *dptr);
 sim_status sim_mem_free(sim_ctx *c, uint64_t dptr);
 /* A device allocation for a module's variables (sim_module.c): like
  * sim_mem_alloc, but sim_mem_free refuses it (INVALID_VALUE); the module
@@ -454,7 +460,8 @@ sim_alloc *sim_mem_find_any(uint64_t dptr, sim_ctx **ctx, size_t *offset);
 void sim_mem_free_passed(sim_ctx *c, sim_alloc *a);
 void sim_mem_free_all(sim_ctx *c);
 /* Host pointer for [dptr, dptr+bytes) at clock, or NULL; *pin is the
- * retained allocation to release after use. */
+ * retained allocation to release after use (NULL when the range is
+ * page-locked host memory the device reaches, sim_host_device_access). */
 void *sim_mem_map(sim_ctx *c, uint64_t dptr, size_t bytes, uint64_t clock, sim_alloc **pin);
 
 sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p);
@@ -462,13 +469,29 @@ sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p);
  * CU_MEMHOSTALLOC_DEVICEMAP, HIP's hipHostMallocMapped). Its device address
  * is the host address (unified addressing, as on 64-bit CUDA and ROCm). */
 sim_status sim_host_alloc_mapped(sim_ctx *c, size_t bytes, void **p);
+/* Frees memory from sim_host_alloc*; INVALID_VALUE for anything else
+ * (registered memory included). */
 sim_status sim_host_free(void *p);
+/* True when [p, p+bytes) lies in one page-locked allocation (registered
+ * memory is not counted: it is staged like pageable memory). */
 bool sim_host_contains(const void *p, size_t bytes);
+/* Registers the program's [p, p+bytes) as page-locked for context c
+ * (cuMemHostRegister), mapped for the device when mapped; dropped when c
+ * is destroyed. INVALID_VALUE for NULL, 0 bytes or a wrapping range, and
+ * with *overlaps set when it overlaps registered or allocated page-locked
+ * memory; OUT_OF_MEMORY when it cannot be recorded. */
+sim_status sim_host_register(sim_ctx *c, void *p, size_t bytes, bool mapped, bool *overlaps);
+/* Forgets the registration starting at p; NOT_FOUND if none starts there. */
+sim_status sim_host_unregister(void *p);
+/* The page-locked range a context of c's device reaches that contains
+ * addr (sim_host_device_access's rule): true with its start and size. */
+bool sim_host_device_range(sim_ctx *c, uint64_t addr, uint64_t *base, size_t *size);
 /* [addr, addr + bytes) as a kernel of a context of c's device reaches it
  * through unified addressing: the host address itself when it lies in one
  * page-locked host allocation made for that device (with unified
  * addressing every page-locked allocation is device-accessible at its host
- * address, as on a 64-bit CUDA system), else NULL. Freeing it while a
+ * address, as on a 64-bit CUDA system) or in a range registered for it with
+ * the device-map flag, else NULL. Freeing it while a
  * kernel still reads it is the caller's race, as on a GPU. */
 void *sim_host_device_access(sim_ctx *c, uint64_t addr, size_t bytes);
 /* The device address of host pointer p: SIM_OK only if [p, p+1) lies in a

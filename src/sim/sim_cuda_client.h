@@ -174,6 +174,7 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     X(cuMemsetD2D16Async) X(cuMemsetD2D32_v2) X(cuMemsetD2D32Async)            \
     X(cuMemAllocPitch_v2) X(cuMemGetAddressRange_v2) X(cuMemHostRegister_v2)    \
     X(cuMemHostUnregister) X(cuMemHostGetFlags) X(cuModuleLoadDataEx)           \
+    X(cuMemAllocManaged) X(cuStreamAttachMemAsync)                              \
     /* sim_cuda_memcpy_pitched.c */                                                   \
     X(cuMemcpy2D_v2) X(cuMemcpy2DAsync_v2) X(cuMemcpy2DUnaligned_v2)           \
     X(cuMemcpy3D_v2) X(cuMemcpy3DAsync_v2)                                      \
@@ -194,12 +195,12 @@ typedef enum CUoutput_mode_enum { CU_OUT_KEY_VALUE_PAIR = 0 } CUoutput_mode;
     X(cuGraphicsSubResourceGetMappedArray) X(cuGraphicsUnmapResources)          \
     X(cuGraphicsUnregisterResource) X(cuIpcCloseMemHandle)                      \
     X(cuIpcGetEventHandle) X(cuIpcGetMemHandle) X(cuIpcOpenEventHandle)         \
-    X(cuIpcOpenMemHandle_v2) X(cuMemAllocManaged)                               \
+    X(cuIpcOpenMemHandle_v2)                                                    \
     X(cuMemcpy3DPeer) X(cuMemcpy3DPeerAsync) X(cuMemcpyAtoA_v2)                 \
     X(cuMemcpyAtoD_v2) X(cuMemcpyAtoH_v2)                                       \
     X(cuMemcpyDtoA_v2) X(cuMemcpyHtoA_v2) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)  \
     X(cuModuleGetSurfRef) X(cuModuleGetTexRef)                                  \
-    X(cuParamSetTexRef) X(cuProfilerInitialize) X(cuStreamAttachMemAsync)       \
+    X(cuParamSetTexRef) X(cuProfilerInitialize)                                 \
     X(cuSurfRefGetArray) X(cuSurfRefSetArray) X(cuTexRefCreate)                 \
     X(cuTexRefDestroy) X(cuTexRefGetAddressMode) X(cuTexRefGetAddress_v2)       \
     X(cuTexRefGetArray) X(cuTexRefGetFilterMode) X(cuTexRefGetFlags)            \

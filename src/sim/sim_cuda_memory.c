@@ -265,12 +265,21 @@ SIM_EXPORT CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, c
     return write_value(stream, addr, value, 8, flags);
 }
 
-/* What CUDA answers for device memory from cuMemAlloc, found in whichever
- * context holds it (under UVA a device address names one allocation in the
- * process). An address no allocation contains is CUDA_ERROR_INVALID_VALUE,
- * as for memory the driver does not know; host allocations are not looked
- * up here (they answer the same). Attributes beyond these six:
- * CUDA_ERROR_NOT_SUPPORTED with a detail (the real driver answers them). */
+/* What CUDA answers for device memory from cuMemAlloc or
+ * cuMemAllocManaged, found in whichever context holds it (under UVA a
+ * device address names one allocation in the process). An address no
+ * allocation contains is CUDA_ERROR_INVALID_VALUE, as for memory the
+ * driver does not know; host allocations are not looked up here (they
+ * answer the same). Attributes beyond these eight:
+ * CUDA_ERROR_NOT_SUPPORTED with a detail (the real driver answers them).
+ *
+ * Managed memory: IS_MANAGED 1, MEMORY_TYPE CU_MEMORYTYPE_DEVICE
+ * (UNVERIFIED: cuda.h says CU_MEMORYTYPE_UNIFIED is never returned by the
+ * driver, and the runtime documents that managed memory may report device
+ * or host whatever its location; DEVICE is what the driver is commonly
+ * seen to answer), HOST_POINTER the same address (the host uses it in
+ * place). HOST_POINTER of memory cuMemAlloc made: INVALID_VALUE (it has no
+ * host address). */
 SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     SIM_COUNT(cuPointerGetAttribute);
@@ -284,6 +293,8 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
     case CU_POINTER_ATTRIBUTE_CONTEXT:
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
@@ -299,6 +310,7 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
         sim_detail("cuPointerGetAttribute: 0x%llx is not in a live device allocation", (unsigned long long)ptr);
         return CUDA_ERROR_INVALID_VALUE;
     }
+    CUresult r = CUDA_SUCCESS;
     switch (attribute) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
         *(CUcontext *)data = (CUcontext)(uintptr_t)c->obj.handle;
@@ -308,6 +320,18 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
         break;
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
         *(CUdeviceptr *)data = ptr;
+        break;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (a->managed) {
+            *(void **)data = (void *)(uintptr_t)ptr;
+        } else {
+            sim_detail("cuPointerGetAttribute: device memory at 0x%llx has no host address",
+                       (unsigned long long)ptr);
+            r = CUDA_ERROR_INVALID_VALUE;
+        }
+        break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(int *)data = a->managed ? 1 : 0;
         break;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
         *(int *)data = c->dev->ordinal;
@@ -321,5 +345,5 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
     }
     sim_alloc_release(a);
     sim_obj_release(&c->obj);
-    return CUDA_SUCCESS;
+    return r;
 }

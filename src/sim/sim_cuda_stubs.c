@@ -225,15 +225,6 @@ SIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle han
     return not_supported("cuIpcOpenMemHandle_v2", "inter-process sharing is not simulated");
 }
 
-SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
-{
-    SIM_COUNT(cuMemAllocManaged);
-    (void)dptr;
-    (void)bytesize;
-    (void)flags;
-    return not_supported("cuMemAllocManaged", "managed memory is not simulated");
-}
-
 SIM_EXPORT CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     SIM_COUNT(cuMemcpy3DPeer);
@@ -366,17 +357,6 @@ SIM_EXPORT CUresult cuProfilerInitialize(const char *configFile, const char *out
     (void)outputFile;
     (void)outputMode;
     return not_supported("cuProfilerInitialize", "deprecated profiler configuration is not simulated");
-}
-
-SIM_EXPORT CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
-                                           unsigned int flags)
-{
-    SIM_COUNT(cuStreamAttachMemAsync);
-    (void)hStream;
-    (void)dptr;
-    (void)length;
-    (void)flags;
-    return not_supported("cuStreamAttachMemAsync", "managed memory is not simulated");
 }
 
 SIM_EXPORT CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)

@@ -8,11 +8,17 @@
 #include <string.h>
 
 /* Checks that [d, d+bytes) starts in a live allocation of c and, if whole,
- * that it also ends inside it. */
+ * that it also ends inside it; or that it lies in page-locked host memory
+ * c's device reaches. */
 static sim_status check_range(sim_ctx *c, uint64_t d, size_t bytes, bool whole, bool by_device)
 {
     size_t off;
     sim_alloc *a = sim_mem_find(c, d, SIM_CLOCK_NOW, &off);
+    /* Page-locked host memory is a device range too under unified
+     * addressing (numba memsets a mapped array through its device
+     * pointer); the whole range must lie in it. */
+    if (!a && sim_host_device_access(c, d, bytes ? bytes : 1))
+        return SIM_OK;
     if (!a) {
         if (by_device)
             sim_detail("device address 0x%llx is not in a live allocation of device %d",

@@ -1,5 +1,6 @@
 /*
- * Device memory and page-locked host memory.
+ * Device memory and managed memory (page-locked host memory:
+ * sim_host_memory.c).
  *
  * Device addresses are fake: they are handed out from a range starting at
  * SIM_VA_BASE that is reserved PROT_NONE when the kernel lets us, with an
@@ -12,6 +13,12 @@
  * copies to it are refused), but work submitted before the free still sees
  * the allocation until every stream of the context has passed the free —
  * the same outcome as CUDA, whose cuMemFree waits for the device.
+ *
+ * Managed memory (cuMemAllocManaged) is an allocation of the same table
+ * whose device address is its host mapping's address: the host reads and
+ * writes it in place and kernels, which run on the host, reach the same
+ * bytes. It has no guard gap (a stale managed pointer may alias a later
+ * mapping of the process, as a stale host pointer may).
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -110,7 +117,13 @@ static bool table_insert(sim_ctx *c, sim_alloc *a)
     return ok;
 }
 
-sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr)
+/* A device allocation, or with managed a managed one: its bytes are the
+ * host mapping itself, at the same address for the host and for kernels
+ * (kernels run on the host here), so the host reads and writes it
+ * directly. A managed allocation counts against the device's memory like
+ * any other (no oversubscription) and has no guard gap: its address is
+ * wherever the host mapping landed. */
+static sim_status alloc_bytes(sim_ctx *c, size_t bytes, bool managed, uint64_t *dptr)
 {
     if (bytes == 0) {
         sim_detail("allocation of 0 bytes");
@@ -118,22 +131,32 @@ sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr)
     }
     pthread_once(&g_va_once, reserve_va);
     size_t pg = page_size();
-    if (bytes > SIM_VA_SPAN)
+    if (bytes > SIM_VA_SPAN) {
+        sim_detail("device %d: %zu bytes requested, more than the simulator's address range",
+                   c->dev->ordinal, bytes);
         return SIM_ERR_OUT_OF_MEMORY;
+    }
     size_t span = (bytes + pg - 1) / pg * pg;
     if (!account(c->dev, span)) {
         sim_detail("device %d: %zu bytes requested, memory_mb exhausted", c->dev->ordinal, bytes);
         return SIM_ERR_OUT_OF_MEMORY;
     }
-    uint64_t va = atomic_fetch_add(&g_va_next, span + SIM_VA_GUARD);
+    uint64_t va = managed ? 0 : atomic_fetch_add(&g_va_next, span + SIM_VA_GUARD);
     sim_alloc *a = sim_calloc(1, sizeof *a);
     void *host = mmap(NULL, span, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (va + span > SIM_VA_BASE + SIM_VA_SPAN || !a || host == MAP_FAILED) {
+    if (managed && host != MAP_FAILED)
+        va = (uint64_t)(uintptr_t)host;
+    /* A managed address inside the fake range (possible only when its
+     * reservation failed) could later alias a device address: refused. */
+    bool in_fake_range = va >= SIM_VA_BASE && va - SIM_VA_BASE < SIM_VA_SPAN;
+    if ((managed ? in_fake_range : va + span > SIM_VA_BASE + SIM_VA_SPAN) || !a || host == MAP_FAILED) {
         if (host != MAP_FAILED)
             munmap(host, span);
         free(a);
         atomic_fetch_sub(&c->dev->mem_used, span);
+        sim_detail("device %d: no host memory or address range left for %zu bytes",
+                   c->dev->ordinal, bytes);
         return SIM_ERR_OUT_OF_MEMORY;
     }
     a->dptr = va;
@@ -146,15 +169,27 @@ sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr)
     }
     a->host = host;
     a->dev = c->dev;
+    a->managed = managed;
     atomic_init(&a->refs, 1); /* the table's reference */
     sim_live_count_add(1);
     if (!table_insert(c, a)) {
         atomic_fetch_sub(&c->dev->mem_used, span);
         sim_alloc_release(a);
+        sim_detail("the context is being destroyed, or its allocation table could not grow");
         return SIM_ERR_OUT_OF_MEMORY;
     }
     *dptr = va;
     return SIM_OK;
+}
+
+sim_status sim_mem_alloc(sim_ctx *c, size_t bytes, uint64_t *dptr)
+{
+    return alloc_bytes(c, bytes, false, dptr);
+}
+
+sim_status sim_mem_alloc_managed(sim_ctx *c, size_t bytes, uint64_t *dptr)
+{
+    return alloc_bytes(c, bytes, true, dptr);
 }
 
 static sim_alloc *find(sim_ctx *c, uint64_t dptr, uint64_t clock, size_t *offset, bool by_kernel)
@@ -207,8 +242,13 @@ void *sim_mem_map(sim_ctx *c, uint64_t dptr, size_t bytes, uint64_t clock, sim_a
 {
     size_t off;
     sim_alloc *a = sim_mem_find(c, dptr, clock, &off);
-    if (!a)
-        return NULL;
+    if (!a) {
+        /* Page-locked host memory reached at its host address (unified
+         * addressing): nothing to pin, freeing it under running work is
+         * the program's race, as on a GPU. */
+        *pin = NULL;
+        return sim_host_device_access(c, dptr, bytes ? bytes : 1);
+    }
     if (bytes > a->size - off) {
         sim_alloc_release(a);
         return NULL;
@@ -337,175 +377,4 @@ void sim_mem_free_all(sim_ctx *c)
         sim_alloc_release(list[i]);
     }
     free(list);
-}
-
-/* ---- page-locked host memory: plain page-aligned memory, tracked ---- */
-
-typedef struct host_alloc {
-    struct host_alloc *next;
-    void *p;
-    size_t size;
-    sim_ctx *owner;
-    bool mapped;            /* also mapped for the device: stream writes may target it */
-} host_alloc;
-
-static pthread_mutex_t g_host_lock = PTHREAD_MUTEX_INITIALIZER;
-static host_alloc *g_host;
-
-static sim_status host_alloc_flags(sim_ctx *c, size_t bytes, bool mapped, void **p)
-{
-    if (bytes == 0) {
-        sim_detail("allocation of 0 bytes");
-        return SIM_ERR_INVALID_VALUE;
-    }
-    host_alloc *h = sim_calloc(1, sizeof *h);
-    void *mem = NULL;
-    if (!h || sim_posix_memalign(&mem, page_size(), bytes) != 0) {
-        free(h);
-        return SIM_ERR_OUT_OF_MEMORY;
-    }
-    h->p = mem;
-    h->size = bytes;
-    h->owner = c;
-    h->mapped = mapped;
-    pthread_mutex_lock(&g_host_lock);
-    h->next = g_host;
-    g_host = h;
-    pthread_mutex_unlock(&g_host_lock);
-    sim_live_count_add(1);
-    *p = mem;
-    return SIM_OK;
-}
-
-sim_status sim_host_alloc(sim_ctx *c, size_t bytes, void **p)
-{
-    return host_alloc_flags(c, bytes, false, p);
-}
-
-sim_status sim_host_alloc_mapped(sim_ctx *c, size_t bytes, void **p)
-{
-    return host_alloc_flags(c, bytes, true, p);
-}
-
-/* The allocation holding [q, q+bytes), or NULL; g_host_lock held. */
-static host_alloc *host_find(const char *q, size_t bytes)
-{
-    for (host_alloc *h = g_host; h; h = h->next) {
-        const char *b = h->p;
-        if (q >= b && q < b + h->size && bytes <= (size_t)(b + h->size - q))
-            return h;
-    }
-    return NULL;
-}
-
-sim_status sim_host_device_pointer(sim_ctx *c, const void *p, uint64_t *dptr)
-{
-    pthread_mutex_lock(&g_host_lock);
-    host_alloc *h = host_find(p, 1);
-    sim_status st = SIM_OK;
-    if (!h) {
-        sim_detail("%p is not page-locked host memory of the simulator", p);
-        st = SIM_ERR_INVALID_VALUE;
-    } else if (!h->mapped) {
-        sim_detail("%p was allocated without the device-mapped flag", p);
-        st = SIM_ERR_INVALID_VALUE;
-    } else if (h->owner->dev != c->dev) {
-        sim_detail("%p is mapped for device %d, not for the current context's device %d", p,
-                   h->owner->dev->ordinal, c->dev->ordinal);
-        st = SIM_ERR_INVALID_VALUE;
-    }
-    pthread_mutex_unlock(&g_host_lock);
-    if (!st)
-        *dptr = (uint64_t)(uintptr_t)p;
-    return st;
-}
-
-bool sim_host_mapped_contains(sim_ctx *c, uint64_t dptr, size_t bytes)
-{
-    pthread_mutex_lock(&g_host_lock);
-    host_alloc *h = host_find((const char *)(uintptr_t)dptr, bytes);
-    bool yes = h && h->mapped && h->owner->dev == c->dev;
-    pthread_mutex_unlock(&g_host_lock);
-    return yes;
-}
-
-bool sim_host_mapped_store(uint64_t dptr, uint64_t value, unsigned bytes)
-{
-    pthread_mutex_lock(&g_host_lock);
-    host_alloc *h = host_find((const char *)(uintptr_t)dptr, bytes);
-    bool ok = h && h->mapped;
-    if (ok) {
-        /* Atomic: the host may be reading the slot while the stream writes
-         * it, as with real mapped memory; readers use atomic loads. */
-        if (bytes == 8)
-            __atomic_store_n((uint64_t *)(uintptr_t)dptr, value, __ATOMIC_RELEASE);
-        else
-            __atomic_store_n((uint32_t *)(uintptr_t)dptr, (uint32_t)value, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&g_host_lock);
-    return ok;
-}
-
-sim_status sim_host_free(void *p)
-{
-    pthread_mutex_lock(&g_host_lock);
-    host_alloc **pp = &g_host;
-    while (*pp && (*pp)->p != p)
-        pp = &(*pp)->next;
-    host_alloc *h = *pp;
-    sim_status st = SIM_OK;
-    if (!h) {
-        sim_detail("%p is not page-locked host memory of the simulator", p);
-        st = SIM_ERR_INVALID_VALUE;
-    } else if ((st = sim_ctx_health(h->owner)) == SIM_OK) {
-        *pp = h->next;
-    }
-    pthread_mutex_unlock(&g_host_lock);
-    if (st)
-        return st;
-    free(h->p);
-    free(h);
-    sim_live_count_add(-1);
-    return SIM_OK;
-}
-
-void *sim_host_device_access(sim_ctx *c, uint64_t addr, size_t bytes)
-{
-    pthread_mutex_lock(&g_host_lock);
-    host_alloc *h = host_find((const char *)(uintptr_t)addr, bytes);
-    bool yes = h && h->owner->dev == c->dev;
-    pthread_mutex_unlock(&g_host_lock);
-    return yes ? (void *)(uintptr_t)addr : NULL;
-}
-
-bool sim_host_contains(const void *p, size_t bytes)
-{
-    pthread_mutex_lock(&g_host_lock);
-    bool yes = host_find(p, bytes) != NULL;
-    pthread_mutex_unlock(&g_host_lock);
-    return yes;
-}
-
-void sim_host_free_all(sim_ctx *c)
-{
-    host_alloc *doomed = NULL;
-    pthread_mutex_lock(&g_host_lock);
-    for (host_alloc **pp = &g_host; *pp;) {
-        host_alloc *h = *pp;
-        if (h->owner == c) {
-            *pp = h->next;
-            h->next = doomed;
-            doomed = h;
-        } else {
-            pp = &h->next;
-        }
-    }
-    pthread_mutex_unlock(&g_host_lock);
-    while (doomed) {
-        host_alloc *h = doomed;
-        doomed = h->next;
-        free(h->p);
-        free(h);
-        sim_live_count_add(-1);
-    }
 }
