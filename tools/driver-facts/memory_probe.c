@@ -159,12 +159,26 @@ static void scenario_managed(CUdevice dev, CUfunction fill)
         /* Not asked: cuStreamAttachMemAsync(s, m, 0, 0) (flags 0) killed the
          * probe with SIGSEGV inside driver 580.159.04 (first run). */
         say("cuStreamSynchronize", cuStreamSynchronize(s));
-        /* cuda.h 13: the _v2 forms, which take a CUmemLocation. */
+        /* cuda.h 13: the _v2 forms, which take a CUmemLocation. Looked up
+         * at run time, so that the probe also runs over a driver without
+         * them (gpuguard's simulator: "missing" is then the answer). */
         CUmemLocation on_device = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev};
         CUmemLocation on_host = {.type = CU_MEM_LOCATION_TYPE_HOST, .id = 0};
-        say("cuMemPrefetchAsync to device", cuMemPrefetchAsync(m, COUNT * sizeof(unsigned), on_device, 0, s));
-        say("cuMemPrefetchAsync to host", cuMemPrefetchAsync(m, COUNT * sizeof(unsigned), on_host, 0, s));
-        say("cuMemAdvise SET_READ_MOSTLY", cuMemAdvise(m, COUNT * sizeof(unsigned), CU_MEM_ADVISE_SET_READ_MOSTLY, on_device));
+        CUresult (*prefetch)(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream) =
+            (CUresult(*)(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream))dlsym(RTLD_DEFAULT, "cuMemPrefetchAsync_v2");
+        CUresult (*advise)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation) =
+            (CUresult(*)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation))dlsym(RTLD_DEFAULT, "cuMemAdvise_v2");
+        if (prefetch) {
+            say("cuMemPrefetchAsync to device", prefetch(m, COUNT * sizeof(unsigned), on_device, 0, s));
+            say("cuMemPrefetchAsync to host", prefetch(m, COUNT * sizeof(unsigned), on_host, 0, s));
+        } else {
+            printf("%s | cuMemPrefetchAsync to device | missing from the driver\n", g_scenario);
+            printf("%s | cuMemPrefetchAsync to host | missing from the driver\n", g_scenario);
+        }
+        if (advise)
+            say("cuMemAdvise SET_READ_MOSTLY", advise(m, COUNT * sizeof(unsigned), CU_MEM_ADVISE_SET_READ_MOSTLY, on_device));
+        else
+            printf("%s | cuMemAdvise SET_READ_MOSTLY | missing from the driver\n", g_scenario);
         say("cuStreamSynchronize", cuStreamSynchronize(s));
         say("cuStreamDestroy", cuStreamDestroy(s));
         say("cuMemFree managed", cuMemFree(m));
@@ -357,9 +371,9 @@ static void scenario_registers(void)
  * cuGetProcAddress hands out with each stream flag. */
 static void scenario_per_thread(void)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (lib == NULL)
-        lib = dlopen("libcuda.so.1", RTLD_NOW);
+    /* The driver the probe is linked with (libcuda.so.1, or the simulator
+     * standing in for it), whatever its file is called. */
+    void *lib = RTLD_DEFAULT;
     static const char *names[] = {"cuLaunchKernel", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyHtoDAsync_v2",
                                   "cuStreamSynchronize", "cuEventRecord", "cuMemsetD8_v2", "cuStreamAttachMemAsync",
                                   "cuMemPrefetchAsync", "cuLaunchCooperativeKernel", "cuStreamQuery"};
@@ -367,9 +381,9 @@ static void scenario_per_thread(void)
         char ptds[96], ptsz[96];
         snprintf(ptds, sizeof ptds, "%s_ptds", names[i]);
         snprintf(ptsz, sizeof ptsz, "%s_ptsz", names[i]);
-        void *plain = lib ? dlsym(lib, names[i]) : NULL;
-        void *per_ds = lib ? dlsym(lib, ptds) : NULL;
-        void *per_sz = lib ? dlsym(lib, ptsz) : NULL;
+        void *plain = dlsym(lib, names[i]);
+        void *per_ds = dlsym(lib, ptds);
+        void *per_sz = dlsym(lib, ptsz);
         printf("%s | dlsym %s | plain %s, _ptds %s, _ptsz %s\n", g_scenario, names[i], plain ? "yes" : "no",
                per_ds ? "yes" : "no", per_sz ? "yes" : "no");
         /* cuGetProcAddress wants the base name, without _v2. */
