@@ -99,7 +99,6 @@ Test(sim_link_registers, num_regs_is_bounded_by_255_and_max_registers)
         { 255, 255, few, 255 },
         { 256, 255, few, 255 }, /* one above the architecture: ignored */
         { 1000, 255, few, 255 },
-        { 0, 255, few, 255 },   /* 0: no cap */
         { ((uintptr_t)1 << 32) | 38, 38, few, 38 }, /* an unsigned int: the slot's low 32 bits */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -120,6 +119,13 @@ Test(sim_link_registers, num_regs_is_bounded_by_255_and_max_registers)
          * thread limit stays the device's. */
         cr_assert_eq(attr(m, "many_regs", MAX_THREADS_PER_BLOCK), max_threads);
         CU_OK(cuModuleUnload(m));
+    }
+    /* 0 is refused, as the H100's driver refuses it (docs/DRIVER-FACTS.md). */
+    {
+        CUjit_option opt = CU_JIT_MAX_REGISTERS;
+        void *val = (void *)(uintptr_t)0;
+        CUlinkState link = NULL;
+        cr_assert_eq(cuLinkCreate_v2(1, &opt, &val, &link), CUDA_ERROR_INVALID_VALUE);
     }
     /* No option at all, and the log options alone. */
     CUmodule m = link_and_load(0, NULL, NULL);
