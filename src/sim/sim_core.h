@@ -713,7 +713,12 @@ typedef struct sim_function {
 } sim_function;
 
 sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out);
-sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out);
+/* Loads a module image (PTX text, a fatbin or cubin with PTX, an ELF
+ * shared object, "gg-sim-module:<path>"). jit_max_registers: the
+ * CU_JIT_MAX_REGISTERS the load was given (0: none), which bounds the
+ * NUM_REGS of a PTX module's kernels (sim_function_register_bound) unless
+ * the image carries its own cap (SIM_JIT_MAX_REGISTERS_LINE). */
+sim_status sim_module_load_data(sim_ctx *c, const void *image, unsigned jit_max_registers, sim_module **out);
 sim_status sim_module_unload(sim_module *m);
 sim_status sim_module_function(sim_module *m, const char *name, sim_function **out);
 /* A PTX module's .global or .const variable called name: its device
