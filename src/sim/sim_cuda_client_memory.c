@@ -300,7 +300,10 @@ SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
     return overlaps ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED : sim_cuda_result(st);
 }
 
-/* p must be the start of a registered range, as CUDA requires. */
+/* p must be the start of a registered range, as CUDA requires: an
+ * address inside one, or in cuMemHostAlloc's memory, is INVALID_VALUE, an
+ * address in no page-locked memory HOST_MEMORY_NOT_REGISTERED (measured
+ * on an H100: docs/DRIVER-FACTS.md, "Registered host memory"). */
 SIM_EXPORT CUresult cuMemHostUnregister(void *p)
 {
     SIM_COUNT(cuMemHostUnregister);
@@ -310,7 +313,8 @@ SIM_EXPORT CUresult cuMemHostUnregister(void *p)
         sim_detail("cuMemHostUnregister: NULL pointer");
         return CUDA_ERROR_INVALID_VALUE;
     }
-    return sim_host_unregister(p) ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : CUDA_SUCCESS;
+    sim_status st = sim_host_unregister(p);
+    return st == SIM_ERR_NOT_FOUND ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : sim_cuda_result(st);
 }
 
 /* Flags of page-locked memory from cuMemAllocHost (none). */
