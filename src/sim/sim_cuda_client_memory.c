@@ -12,7 +12,8 @@
  *
  * Registered host memory (cuMemHostRegister_v2) is recorded by the core
  * (sim_host_memory.c) and refused twice or overlapping, as CUDA does;
- * registered with DEVICEMAP its device pointer is its host address. An
+ * with DEVICEMAP or without (measured on an H100) its device pointer is its
+ * host address. An
  * asynchronous copy from it is still staged at the call like one from
  * pageable memory (the same bytes arrive; only a program that writes the
  * buffer before the copy completes could tell).
@@ -294,8 +295,12 @@ SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     bool overlaps = false;
-    sim_status st = sim_host_register(c, p, bytesize, (Flags & CU_MEMHOSTREGISTER_DEVICEMAP) != 0,
-                                      &overlaps);
+    /* Mapped whatever the flags: an H100 (driver 580.159.04) gave memory
+     * registered with flags 0 its host address as device pointer, MAPPED 1,
+     * and let cuMemsetD8 and a kernel write it (docs/DRIVER-FACTS.md,
+     * "Limits measured after the first memory probe"); DEVICEMAP changes
+     * nothing under unified addressing. */
+    sim_status st = sim_host_register(c, p, bytesize, true, &overlaps);
     sim_obj_release(&c->obj);
     return overlaps ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED : sim_cuda_result(st);
 }
