@@ -8,17 +8,34 @@
 # =off (a table for each), which calls each direct_X and wrapped_X
 # loop exactly once (CALLS calls; a tenth for alloc/free, a quarter for the
 # copy) and prints "op direct_X wrapped_X calls" for each, under
-#   valgrind --tool=callgrind --toggle-collect='direct_*' --toggle-collect='wrapped_*'
-# then reads each loop's inclusive count (callgrind_annotate --inclusive=yes)
-# and prints, per call:
-#   direct, wrapped  the two loops, divided by their calls;
-#   overhead         wrapped - direct: what a program pays for gpuguard;
+#   valgrind --tool=callgrind --toggle-collect='direct_*' --toggle-collect='wrapped_*' \
+#       --dump-after=direct_X --dump-after=wrapped_X ...    (one dump per loop)
+# then reads each loop's counts (callgrind_driver_split.py) and prints, per
+# call:
+#   direct, wrapped  the two loops' inclusive counts, divided by their calls;
+#   overhead         wrapped - direct: what a program pays for gpuguard, if
+#                    the driver does the same work in both loops;
 #   gpuguard         overhead minus the one driver call every wrapped call
-#                    adds (cuCtxGetCurrent, counted alone by direct_get_current):
-#                    gpuguard's own code;
+#                    adds (cuCtxGetCurrent, counted alone by direct_get_current,
+#                    its loop included): gpuguard's own code, by difference;
 #   gate, no plan    wrapped minus the same loop in gg_bench_nogate, the
 #                    library built with the fault gate compiled out
-#                    (GG_BENCH_NO_FAULT_GATE; built here on demand).
+#                    (GG_BENCH_NO_FAULT_GATE; built here on demand);
+#   drv direct, drv wrapped  the driver's part of each loop: every call from
+#                    outside the simulator (libgpuguard_sim_cuda.so) into it,
+#                    inclusive (in the wrapped loop, cuCtxGetCurrent too);
+#   own              wrapped - drv wrapped - the wrapped loop function's own
+#                    instructions: gpuguard's own code counted inside the
+#                    wrapped loop alone, whatever the driver costs there. It
+#                    differs from "gpuguard" by a few instructions where the
+#                    driver does the same work in both loops (the loops' own
+#                    code: a direct launch passes eleven arguments; the
+#                    45 subtracted for cuCtxGetCurrent include its loop's 5)
+#                    and by the difference in the driver's work where not
+#                    (alloc + free: the simulator's cuMemFree scans the
+#                    contexts in creation order, and the direct loop's
+#                    context is the second). Issue 30's budgets are checked
+#                    against this column.
 set -eu
 build=${1:-build}
 calls=${2:-20000}
