@@ -111,8 +111,10 @@ GG__HOT void *gg__try_pin_in(gg__call *c, uint64_t id, gg__type type, unsigned k
         return NULL;
     void *obj = atomic_load_explicit(&slot->object, memory_order_acquire); /* R1 */
     /* After the call's first pin its record is known (pins are taken in
-     * slot order): only the first may have to attach one. */
-    gg__pin_record *p = k > 0 ? c->pins : c->pins != NULL ? c->pins : (c->pins = gg__pins());
+     * slot order): only the first may have to attach one. The first takes
+     * the thread's record without testing c->pins: if set, it is that same
+     * record (a call runs on one thread), and a fresh call's is NULL. */
+    gg__pin_record *p = k > 0 ? c->pins : (c->pins = gg__pins());
     if (GG__UNLIKELY(p == NULL) || GG__UNLIKELY(obj == NULL))
         return NULL;
     gg__pin_publish(p, k, obj);                                           /* R2 */
