@@ -15,7 +15,7 @@
  *
  * Built with the CUDA toolkit's cuda.h, linked with -lcuda (the stub at
  * build time, the real libcuda.so.1 at run time) and -ldl. */
-#include <cuda.h>
+#include "probe_support.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,32 +29,6 @@
 enum { CHILD_SECONDS = 60, PAGE = 4096, COUNT = 1024 };
 
 static const char *g_ptx;
-static const char *g_scenario;
-
-static const char *code_name(CUresult r)
-{
-    const char *name = NULL;
-    if (cuGetErrorName(r, &name) != CUDA_SUCCESS || name == NULL)
-        return "(unnamed)";
-    return name;
-}
-
-/* Prints one answer and returns it. */
-static CUresult say(const char *step, CUresult r)
-{
-    printf("%s | %s | %d %s\n", g_scenario, step, (int)r, code_name(r));
-    fflush(stdout);
-    return r;
-}
-
-/* Prints a value the driver handed out (an address, a size, a count). */
-static void value(const char *step, const char *fmt, unsigned long long v)
-{
-    printf("%s | %s | ", g_scenario, step);
-    printf(fmt, v);
-    printf("\n");
-    fflush(stdout);
-}
 
 static void pointer_attributes(const char *label, CUdeviceptr p)
 {
@@ -444,42 +418,12 @@ static int run_child(const char *scenario)
         fflush(stdout);
         _exit(0);
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    int status = wait_for_child(pid);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     printf("%s | end | child %s %d\n", scenario, WIFSIGNALED(status) ? "killed by signal" : "exited",
            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     return 1;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *text = NULL;
-    size_t size = 0, cap = 0, n;
-    char chunk[4096];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (size + n + 1 > cap) {
-            cap = (size + n + 1) * 2;
-            char *grown = realloc(text, cap);
-            if (grown == NULL) {
-                free(text);
-                fclose(f);
-                return NULL;
-            }
-            text = grown;
-        }
-        memcpy(text + size, chunk, n);
-        size += n;
-    }
-    fclose(f);
-    if (text)
-        text[size] = '\0';
-    return text;
 }
 
 int main(int argc, char **argv)

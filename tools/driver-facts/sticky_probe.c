@@ -16,7 +16,7 @@
  * Built with the CUDA toolkit's cuda.h, linked with -lcuda (the driver's
  * stub at build time, the real libcuda.so.1 at run time; gpuguard's
  * simulated driver stands in for it in a dry run without a GPU). */
-#include <cuda.h>
+#include "probe_support.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -30,23 +30,7 @@
 enum { FILL_COUNT = 4096, CHILD_SECONDS = 30 };
 
 static const char *g_ptx;
-static const char *g_scenario;
 
-static const char *code_name(CUresult r)
-{
-    const char *name = NULL;
-    if (cuGetErrorName(r, &name) != CUDA_SUCCESS || name == NULL)
-        return "(unnamed)";
-    return name;
-}
-
-/* Prints one answer and returns it, so that a caller can stop on failure. */
-static CUresult say(const char *step, CUresult r)
-{
-    printf("%s | %s | %d %s\n", g_scenario, step, (int)r, code_name(r));
-    fflush(stdout);
-    return r;
-}
 
 /* Runs fill_u32 in the current context and checks every value: the proof
  * that a context computes. Prints each step's answer; returns the first
@@ -236,9 +220,7 @@ static int run_child(const char *scenario, const char *kind)
         fflush(stdout);
         _exit(0);
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    int status = wait_for_child(pid);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     if (WIFSIGNALED(status))
@@ -247,34 +229,6 @@ static int run_child(const char *scenario, const char *kind)
     else
         printf("%s/%s | child | exited %d\n", scenario, kind ? kind : "none", WEXITSTATUS(status));
     return 1;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *text = NULL;
-    size_t size = 0, cap = 0, n;
-    char chunk[4096];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (size + n + 1 > cap) {
-            cap = (size + n + 1) * 2;
-            char *grown = realloc(text, cap);
-            if (grown == NULL) {
-                free(text);
-                fclose(f);
-                return NULL;
-            }
-            text = grown;
-        }
-        memcpy(text + size, chunk, n);
-        size += n;
-    }
-    fclose(f);
-    if (text)
-        text[size] = '\0';
-    return text;
 }
 
 int main(int argc, char **argv)
