@@ -36,6 +36,7 @@
 #include "ptx_carry.h"
 #include "ptx_block.h"
 #include "ptx_call_stack.h"
+#include "ptx_inline.h"
 #include "ptx_module.h"
 #include "ptx_warp_ops.h"
 
@@ -660,7 +661,9 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     blk->nwarps = (blk->nthreads + PTX_WARP_SIZE - 1) / PTX_WARP_SIZE;
     blk->shared_bytes = (uint64_t)blk->m->extern_shared_offset + b->shared_bytes;
     blk->shared = calloc(1, blk->shared_bytes ? blk->shared_bytes : 1);
-    uint64_t local_bytes = ptx_kernel_thread_local_bytes(blk->k);
+    blk->thread_local_bytes = ptx_kernel_thread_local_bytes(blk->k, blk->stack_bytes);
+    uint64_t local_bytes = blk->thread_local_bytes;
+    /* calloc: untouched pages of a large call stack cost no memory. */
     blk->local = calloc(blk->nthreads, local_bytes ? local_bytes : 1);
     ptx_warp *warps = calloc(blk->nwarps, sizeof *warps);
     uint64_t *regs = calloc((size_t)blk->nwarps * PTX_WARP_SIZE, (blk->k->nregs ? blk->k->nregs : 1) * sizeof *regs);
@@ -700,18 +703,36 @@ static uint64_t latest_warp_clock(const ptx_warp *warps, unsigned nwarps)
     return latest;
 }
 
+static void run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                      ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
+                      uint64_t stack_bytes, uint64_t *thread_insns);
+
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                    ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo)
 {
-    ptx_run_block_counted(m, k, b, window, clock, printf_fifo, NULL);
+    run_block(m, k, b, window, clock, printf_fifo, PTX_CALL_STACK_BYTES, NULL);
 }
 
 void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                            ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
                            uint64_t *thread_insns)
 {
+    run_block(m, k, b, window, clock, printf_fifo, PTX_CALL_STACK_BYTES, thread_insns);
+}
+
+void ptx_run_block_with_stack(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                              ptx_window_fn window, ptx_sim_clock *clock,
+                              ptx_printf_fifo *printf_fifo, uint64_t stack_bytes)
+{
+    run_block(m, k, b, window, clock, printf_fifo, stack_bytes, NULL);
+}
+
+static void run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                      ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
+                      uint64_t stack_bytes, uint64_t *thread_insns)
+{
     ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .clock = clock,
-                     .printf_fifo = printf_fifo };
+                     .printf_fifo = printf_fifo, .stack_bytes = k->nrfuncs ? stack_bytes : 0 };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
         free(blk.shared);
