@@ -99,8 +99,7 @@ Test(ptx_recursion, a_warp_reduction_after_recursions_of_different_depths_sees_e
 /* The deepest depth(n) a thread's call stack holds under CU_LIMIT_STACK_SIZE
  * `limit`: depth(n) from the kernel makes n + 1 activations. Under the
  * default limit (a stack of 16 KiB): 73 activations (n = 72) fit (16352
- * bytes), 74 do not
- * (16576). */
+ * bytes), 74 do not (16576). */
 static int deepest_n(size_t limit)
 {
     return (int)(limit * PTX_STACK_SCALE / DEPTH_ACTIVATION_BYTES) - 1;
