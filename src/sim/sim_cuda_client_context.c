@@ -230,9 +230,10 @@ SIM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
         sim_detail("cuCtxSetLimit: the L2 fetch granularity is 0 to 128 bytes, not %zu", value);
         r = CUDA_ERROR_INVALID_VALUE;
     } else if (limit == CU_LIMIT_STACK_SIZE && value > PTX_MAX_STACK_LIMIT) {
-        /* A driver reserves the stack of every thread the device can hold
-         * when the limit is set, and answers OUT_OF_MEMORY when it cannot
-         * (cuda.h, cuCtxSetLimit); here the bound is the architecture's
+        /* cuda.h lists OUT_OF_MEMORY among cuCtxSetLimit's answers and
+         * documents it for the limits whose device reservations fail; a
+         * stack too large to reserve answers it here by analogy (a real
+         * driver's bound is unmeasured). The bound is the architecture's
          * local memory per thread (ptx_inline.h). */
         sim_detail("cuCtxSetLimit: a stack of %zu bytes per thread is more than the %u the simulator holds",
                    value, PTX_MAX_STACK_LIMIT);
