@@ -484,12 +484,29 @@ sim_status sim_host_free(void *p);
 bool sim_host_contains(const void *p, size_t bytes);
 /* Registers the program's [p, p+bytes) as page-locked for context c
  * (cuMemHostRegister), mapped for the device when mapped; dropped when c
- * is destroyed. INVALID_VALUE for NULL, 0 bytes or a wrapping range, and
- * with *overlaps set when it overlaps registered or allocated page-locked
- * memory; OUT_OF_MEMORY when it cannot be recorded. */
+ * is destroyed. INVALID_VALUE for NULL, 0 bytes or a wrapping range, for
+ * a range overlapping page-locked memory sim_host_alloc* made, and with
+ * *overlaps set when it overlaps only registered ranges; OUT_OF_MEMORY
+ * when it cannot be recorded. */
 sim_status sim_host_register(sim_ctx *c, void *p, size_t bytes, bool mapped, bool *overlaps);
-/* Forgets the registration starting at p; NOT_FOUND if none starts there. */
+/* Forgets the registration starting at p. INVALID_VALUE when p is inside
+ * a registered range (not its start) or in memory sim_host_alloc* made;
+ * NOT_FOUND when p is in no page-locked memory. */
 sim_status sim_host_unregister(void *p);
+/* The page-locked memory (allocated or registered) holding a byte at p,
+ * for cuPointerGetAttribute: its range, the handle and device ordinal of
+ * the context that made it, and whether the device reaches it (allocated,
+ * or registered with the device-map flag). Copied under the lock: the
+ * context may be destroyed right after. */
+typedef struct sim_host_pointer {
+    uint64_t base;
+    size_t size;
+    uint64_t ctx_handle;
+    int device_ordinal;
+    bool device_mapped;
+} sim_host_pointer;
+/* True and *out filled when p is in page-locked memory; false if not. */
+bool sim_host_pointer_info(const void *p, sim_host_pointer *out);
 /* The page-locked range a context of c's device reaches that contains
  * addr (sim_host_device_access's rule): true with its start and size. */
 bool sim_host_device_range(sim_ctx *c, uint64_t addr, uint64_t *base, size_t *size);
@@ -720,7 +737,12 @@ typedef struct sim_function {
 } sim_function;
 
 sim_status sim_module_load_path(sim_ctx *c, const char *path, sim_module **out);
-sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out);
+/* Loads a module image (PTX text, a fatbin or cubin with PTX, an ELF
+ * shared object, "gg-sim-module:<path>"). jit_max_registers: the
+ * CU_JIT_MAX_REGISTERS the load was given (0: none), which bounds the
+ * NUM_REGS of a PTX module's kernels (sim_function_register_bound) unless
+ * the image carries its own cap (SIM_JIT_MAX_REGISTERS_LINE). */
+sim_status sim_module_load_data(sim_ctx *c, const void *image, unsigned jit_max_registers, sim_module **out);
 sim_status sim_module_unload(sim_module *m);
 sim_status sim_module_function(sim_module *m, const char *name, sim_function **out);
 /* A PTX module's .global or .const variable called name: its device

@@ -51,8 +51,10 @@ typedef enum CUpointer_attribute_enum {
     CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
     CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
-    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    CU_POINTER_ATTRIBUTE_MAPPED = 13
 } CUpointer_attribute;
+#define SIM_CU_MEMORYTYPE_HOST 1u
 #define SIM_CU_MEMORYTYPE_DEVICE 2u
 
 /* The family of driver releases a CUDA-face library imitates. The faces'

@@ -6,9 +6,8 @@
  * The simulated devices are compute capability 8.0 devices (the core's
  * SIM_ATTR_COMPUTE_CAPABILITY_*), so each attribute answers what an sm_80
  * data-centre GPU (an A100) reports, with two exceptions that keep clients
- * honest: a feature the simulator does not model (concurrent managed
- * access, memory pools, cooperative launches, virtual memory management, IPC, ...)
- * reports 0, so a client takes the path it takes on a device without it;
+ * honest: a feature the simulator does not model (memory pools,
+ * cooperative launches, virtual memory management, IPC, ...) reports 0, so a client takes the path it takes on a device without it;
  * and the limits the simulator enforces (shared memory per block) report
  * the simulator's value. ECC is reported on for devices without a display
  * watchdog and off for display devices, as on the two kinds of board.
@@ -66,9 +65,12 @@ bool sim_cuda_client_attr(const sim_device *d, int attrib, int *out)
         [79] = 1, [80] = 1,             /* GLOBAL_L1_CACHE, LOCAL_L1_CACHE */
         [81] = (int)SIM_SHARED_PER_SM,  /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
         [82] = 65536,                   /* MAX_REGISTERS_PER_MULTIPROCESSOR */
-        [83] = 1,                       /* MANAGED_MEMORY: cuMemAllocManaged is modelled (89,
-                                         * CONCURRENT_MANAGED_ACCESS, stays 0: no oversubscription,
-                                         * no prefetch or advice) */
+        [83] = 1,                       /* MANAGED_MEMORY: cuMemAllocManaged is modelled */
+        [89] = 1,                       /* CONCURRENT_MANAGED_ACCESS, as an H100 answers
+                                         * (docs/DRIVER-FACTS.md): host and kernels share the
+                                         * bytes at any time and managed memory may exceed the
+                                         * device's (sim_memory.c); prefetch and advice are not
+                                         * exported (src/sim/README.md) */
         [87] = 2,                       /* SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO */
         [90] = 1,                       /* COMPUTE_PREEMPTION_SUPPORTED */
         [91] = 1,                       /* CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: the device

@@ -12,7 +12,8 @@
  *
  * Registered host memory (cuMemHostRegister_v2) is recorded by the core
  * (sim_host_memory.c) and refused twice or overlapping, as CUDA does;
- * registered with DEVICEMAP its device pointer is its host address. An
+ * with DEVICEMAP or without (measured on an H100) its device pointer is its
+ * host address. An
  * asynchronous copy from it is still staged at the call like one from
  * pageable memory (the same bytes arrive; only a program that writes the
  * buffer before the copy completes could tell).
@@ -294,13 +295,20 @@ SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int 
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     bool overlaps = false;
-    sim_status st = sim_host_register(c, p, bytesize, (Flags & CU_MEMHOSTREGISTER_DEVICEMAP) != 0,
-                                      &overlaps);
+    /* Mapped whatever the flags: an H100 (driver 580.159.04) gave memory
+     * registered with flags 0 its host address as device pointer, MAPPED 1,
+     * and let cuMemsetD8 and a kernel write it (docs/DRIVER-FACTS.md,
+     * "Limits measured after the first memory probe"); DEVICEMAP changes
+     * nothing under unified addressing. */
+    sim_status st = sim_host_register(c, p, bytesize, true, &overlaps);
     sim_obj_release(&c->obj);
     return overlaps ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED : sim_cuda_result(st);
 }
 
-/* p must be the start of a registered range, as CUDA requires. */
+/* p must be the start of a registered range, as CUDA requires: an
+ * address inside one, or in cuMemHostAlloc's memory, is INVALID_VALUE, an
+ * address in no page-locked memory HOST_MEMORY_NOT_REGISTERED (measured
+ * on an H100: docs/DRIVER-FACTS.md, "Registered host memory"). */
 SIM_EXPORT CUresult cuMemHostUnregister(void *p)
 {
     SIM_COUNT(cuMemHostUnregister);
@@ -310,7 +318,8 @@ SIM_EXPORT CUresult cuMemHostUnregister(void *p)
         sim_detail("cuMemHostUnregister: NULL pointer");
         return CUDA_ERROR_INVALID_VALUE;
     }
-    return sim_host_unregister(p) ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : CUDA_SUCCESS;
+    sim_status st = sim_host_unregister(p);
+    return st == SIM_ERR_NOT_FOUND ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : sim_cuda_result(st);
 }
 
 /* Flags of page-locked memory from cuMemAllocHost (none). */
@@ -347,9 +356,11 @@ void sim_cuda_jit_log(char *buf, void **size_slot, const char *msg)
 
 /* cuModuleLoadData with JIT options: a simulator module is host code or
  * PTX the interpreter runs as written, so every option is accepted and has
- * no effect, except the outputs: the info log says the module loaded, the
- * error log why a load failed ("PTX line N: ..." for PTX), the wall time
- * is 0. */
+ * no effect, except CU_JIT_MAX_REGISTERS, which caps the NUM_REGS its PTX
+ * kernels report as the linker's does (sim_function_register_bound; 0 is
+ * INVALID_VALUE, as on an H100: docs/DRIVER-FACTS.md, "Register caps"),
+ * and the outputs: the info log says the module loaded, the error log why
+ * a load failed ("PTX line N: ..." for PTX), the wall time is 0. */
 SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                                        CUjit_option *options, void **optionValues)
 {
@@ -357,9 +368,10 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsi
     if (numOptions && (!options || !optionValues))
         return sim_is_initialized() ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_INITIALIZED;
     char *info = NULL, *error = NULL;
-    int info_size = -1, error_size = -1, wall = -1;
+    int info_size = -1, error_size = -1, wall = -1, max_registers = -1;
     for (unsigned i = 0; i < numOptions; i++) {
         switch ((int)options[i]) {
+        case CU_JIT_MAX_REGISTERS: max_registers = (int)i; break;
         case CU_JIT_INFO_LOG_BUFFER: info = optionValues[i]; break;
         case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: info_size = (int)i; break;
         case CU_JIT_ERROR_LOG_BUFFER: error = optionValues[i]; break;
@@ -372,8 +384,16 @@ SIM_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsi
             }
         }
     }
-    uint64_t h;
-    sim_status st = sim_face_module_load(&sim_cuda_face, module != NULL, image, false, &h);
+    /* The option's value is an unsigned int in the pointer's slot. */
+    unsigned cap = max_registers >= 0 ? (unsigned)(uintptr_t)optionValues[max_registers] : 0;
+    uint64_t h = 0;
+    sim_status st;
+    if (max_registers >= 0 && cap == 0) {
+        st = sim_is_initialized() ? SIM_ERR_INVALID_VALUE : SIM_ERR_NOT_INITIALIZED;
+        sim_detail("cuModuleLoadDataEx: CU_JIT_MAX_REGISTERS 0 (a cap must be at least 1)");
+    } else {
+        st = sim_face_module_load(&sim_cuda_face, module != NULL, image, false, cap, &h);
+    }
     if (!st)
         *module = (CUmodule)(uintptr_t)h;
     const char *why = st ? sim_detail_get() : NULL;

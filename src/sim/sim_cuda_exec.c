@@ -144,7 +144,7 @@ SIM_EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent hStart, CUevent hEn
 static CUresult load(CUmodule *module, const void *what, bool is_path)
 {
     uint64_t h;
-    sim_status st = sim_face_module_load(FACE, module != NULL, what, is_path, &h);
+    sim_status st = sim_face_module_load(FACE, module != NULL, what, is_path, 0, &h);
     if (!st)
         *module = (CUmodule)(uintptr_t)h;
     return sim_cuda_result(st);

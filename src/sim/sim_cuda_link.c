@@ -22,9 +22,9 @@
  * The log options of cuLinkCreate are kept (CUDA requires optionValues to
  * stay valid until cuLinkDestroy): a failing step writes its reason into
  * the error log, cuLinkComplete the info log, each size slot getting the
- * bytes written. CU_JIT_MAX_REGISTERS (an unsigned int; cuda.h gives no
- * range: 0 means no cap, a value above 255 caps nothing beyond the
- * architecture's 255) travels with the linked image on its first line
+ * bytes written. CU_JIT_MAX_REGISTERS (an unsigned int; 0 refused with
+ * INVALID_VALUE as a real driver does, a value above 255 caps nothing
+ * beyond the architecture's 255) travels with the linked image on its first line
  * (SIM_JIT_MAX_REGISTERS_LINE), and the module loaded from it reports
  * NUM_REGS no higher. Other options, and every per-input option, are
  * accepted and have no effect.
@@ -71,8 +71,18 @@ static CUresult read_options(unsigned n, CUjit_option *options, void **values, l
         case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: s->info_size = &values[i]; break;
         case CU_JIT_ERROR_LOG_BUFFER: s->error_log = values[i]; break;
         case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: s->error_size = &values[i]; break;
-        /* The value is an unsigned int in the pointer's slot. */
-        case CU_JIT_MAX_REGISTERS: s->max_registers = (unsigned)(uintptr_t)values[i]; break;
+        /* The value is an unsigned int in the pointer's slot; 0 is refused
+         * (measured: cuLinkCreate and cuModuleLoadDataEx on an H100,
+         * docs/DRIVER-FACTS.md, "Limits measured after the first memory
+         * probe"; per-input options, read with `s` a scratch copy, alike
+         * by analogy). */
+        case CU_JIT_MAX_REGISTERS:
+            s->max_registers = (unsigned)(uintptr_t)values[i];
+            if (s->max_registers == 0) {
+                sim_detail("cuLink: CU_JIT_MAX_REGISTERS 0");
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+            break;
         default:
             if ((unsigned)options[i] >= CU_JIT_NUM_OPTIONS) {
                 sim_detail("cuLink: option %d is not a CUjit_option", (int)options[i]);

@@ -100,7 +100,9 @@ SIM_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     CUresult r = sim_cuda_enter(&c);
     if (r)
         return r;
-    sim_status st = pp ? sim_host_alloc(c, bytesize, pp) : SIM_ERR_INVALID_VALUE;
+    /* Mapped, as all page-locked memory under unified addressing: an H100
+     * answers cuMemHostGetDevicePointer for it (docs/DRIVER-FACTS.md). */
+    sim_status st = pp ? sim_host_alloc_mapped(c, bytesize, pp) : SIM_ERR_INVALID_VALUE;
     sim_obj_release(&c->obj);
     return sim_cuda_result(st);
 }
@@ -175,7 +177,6 @@ SIM_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n,
 /* ---- mapped host memory and stream write-value operations ------------- */
 
 /* CUmemhostalloc flags (cuda.h): PORTABLE, DEVICEMAP, WRITECOMBINED. */
-#define CU_MEMHOSTALLOC_DEVICEMAP 0x02u
 #define CU_MEMHOSTALLOC_KNOWN 0x07u
 /* CUstreamWriteValue_flags: DEFAULT 0, NO_MEMORY_BARRIER 1 (the simulator's
  * writes are always ordered, which the flag permits). */
@@ -191,10 +192,8 @@ SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flag
     sim_status st = SIM_ERR_INVALID_VALUE;
     if (!pp || (Flags & ~CU_MEMHOSTALLOC_KNOWN))
         sim_detail("cuMemHostAlloc: %s", pp ? "unknown flags" : "NULL result pointer");
-    else if (Flags & CU_MEMHOSTALLOC_DEVICEMAP)
+    else /* DEVICEMAP or not: an H100 maps flags 0 alike (docs/DRIVER-FACTS.md, "Mapped host memory") */
         st = sim_host_alloc_mapped(c, bytesize, pp);
-    else
-        st = sim_host_alloc(c, bytesize, pp);
     sim_obj_release(&c->obj);
     return sim_cuda_result(st);
 }
@@ -265,21 +264,63 @@ SIM_EXPORT CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, c
     return write_value(stream, addr, value, 8, flags);
 }
 
-/* What CUDA answers for device memory from cuMemAlloc or
- * cuMemAllocManaged, found in whichever context holds it (under UVA a
- * device address names one allocation in the process). An address no
- * allocation contains is CUDA_ERROR_INVALID_VALUE, as for memory the
- * driver does not know; host allocations are not looked up here (they
- * answer the same). Attributes beyond these eight:
+/* What cuPointerGetAttribute tells of one allocation the driver knows. */
+typedef struct pointer_facts {
+    uint64_t ctx_handle;
+    int ordinal;
+    unsigned memory_type;
+    bool managed;
+    bool host_address;   /* HOST_POINTER answers the address itself */
+    bool device_address; /* DEVICE_POINTER answers the address itself */
+    uint64_t base;
+    size_t size;
+} pointer_facts;
+
+/* The facts of the device or managed allocation (any context: under UVA a
+ * device address names one allocation in the process) or page-locked host
+ * memory holding ptr; false when the driver knows no memory there. */
+static bool pointer_facts_of(CUdeviceptr ptr, pointer_facts *f)
+{
+    sim_ctx *c = NULL;
+    size_t off = 0;
+    sim_alloc *a = sim_mem_find_any(ptr, &c, &off);
+    if (a) {
+        *f = (pointer_facts){ .ctx_handle = c->obj.handle, .ordinal = c->dev->ordinal,
+                              .memory_type = SIM_CU_MEMORYTYPE_DEVICE, .managed = a->managed,
+                              .host_address = a->managed, .device_address = true,
+                              .base = a->dptr, .size = a->size };
+        sim_alloc_release(a);
+        sim_obj_release(&c->obj);
+        return true;
+    }
+    sim_host_pointer h;
+    if (!sim_host_pointer_info((const void *)(uintptr_t)ptr, &h))
+        return false;
+    *f = (pointer_facts){ .ctx_handle = h.ctx_handle, .ordinal = h.device_ordinal,
+                          .memory_type = SIM_CU_MEMORYTYPE_HOST, .managed = false,
+                          .host_address = true, .device_address = h.device_mapped,
+                          .base = h.base, .size = h.size };
+    return true;
+}
+
+/* What CUDA answers for memory it knows: device memory from cuMemAlloc,
+ * managed memory, and page-locked host memory (allocated or registered).
+ * An address in none (pageable memory included) is CUDA_ERROR_INVALID_VALUE
+ * whatever the attribute; attributes beyond these nine:
  * CUDA_ERROR_NOT_SUPPORTED with a detail (the real driver answers them).
  *
- * Managed memory: IS_MANAGED 1, MEMORY_TYPE CU_MEMORYTYPE_DEVICE
- * (UNVERIFIED: cuda.h says CU_MEMORYTYPE_UNIFIED is never returned by the
- * driver, and the runtime documents that managed memory may report device
- * or host whatever its location; DEVICE is what the driver is commonly
- * seen to answer), HOST_POINTER the same address (the host uses it in
- * place). HOST_POINTER of memory cuMemAlloc made: INVALID_VALUE (it has no
- * host address). */
+ * Measured on an H100, driver 580.159.04 (docs/DRIVER-FACTS.md, "Host,
+ * managed and mapped memory"): managed memory is MEMORY_TYPE DEVICE (2,
+ * not UNIFIED), IS_MANAGED 1, MAPPED 1, DEVICE_POINTER and HOST_POINTER
+ * the address itself; page-locked host memory (cuMemHostAlloc with any
+ * flags, cuMemAllocHost, ranges registered with DEVICEMAP) MEMORY_TYPE
+ * HOST (1), IS_MANAGED 0, MAPPED 1, DEVICE_POINTER and HOST_POINTER the
+ * address itself; pageable memory INVALID_VALUE for every attribute.
+ * HOST_POINTER of memory cuMemAlloc made: INVALID_VALUE (it has no host
+ * address); MAPPED of it 1 (backed by an allocation, cuda.h's meaning;
+ * not measured). A range registered without DEVICEMAP answers as host
+ * memory but DEVICE_POINTER INVALID_VALUE, as cuMemHostGetDevicePointer
+ * (UNVERIFIED, as that refusal). */
 SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
     SIM_COUNT(cuPointerGetAttribute);
@@ -289,61 +330,51 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
         sim_detail("cuPointerGetAttribute: data is NULL");
         return CUDA_ERROR_INVALID_VALUE;
     }
-    switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT:
-    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-        break;
-    default:
-        sim_detail("cuPointerGetAttribute: attribute %u is not simulated", (unsigned)attribute);
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    sim_ctx *c = NULL;
-    size_t off = 0;
-    sim_alloc *a = sim_mem_find_any(ptr, &c, &off);
-    if (!a) {
-        sim_detail("cuPointerGetAttribute: 0x%llx is not in a live device allocation", (unsigned long long)ptr);
+    pointer_facts f;
+    if (!pointer_facts_of(ptr, &f)) {
+        sim_detail("cuPointerGetAttribute: 0x%llx is in no device allocation, managed or page-locked memory",
+                   (unsigned long long)ptr);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    CUresult r = CUDA_SUCCESS;
     switch (attribute) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *(CUcontext *)data = (CUcontext)(uintptr_t)c->obj.handle;
-        break;
+        *(CUcontext *)data = (CUcontext)(uintptr_t)f.ctx_handle;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-        *(unsigned int *)data = SIM_CU_MEMORYTYPE_DEVICE;
-        break;
+        *(unsigned int *)data = f.memory_type;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        if (!f.device_address) {
+            sim_detail("cuPointerGetAttribute: %p was registered without the device-map flag",
+                       (void *)(uintptr_t)ptr);
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         *(CUdeviceptr *)data = ptr;
-        break;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-        if (a->managed) {
-            *(void **)data = (void *)(uintptr_t)ptr;
-        } else {
+        if (!f.host_address) {
             sim_detail("cuPointerGetAttribute: device memory at 0x%llx has no host address",
                        (unsigned long long)ptr);
-            r = CUDA_ERROR_INVALID_VALUE;
+            return CUDA_ERROR_INVALID_VALUE;
         }
-        break;
+        *(void **)data = (void *)(uintptr_t)ptr;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-        *(int *)data = a->managed ? 1 : 0;
-        break;
+        *(int *)data = f.managed ? 1 : 0;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-        *(int *)data = c->dev->ordinal;
-        break;
+        *(int *)data = f.ordinal;
+        return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-        *(CUdeviceptr *)data = a->dptr;
-        break;
-    default: /* CU_POINTER_ATTRIBUTE_RANGE_SIZE */
-        *(size_t *)data = a->size;
-        break;
+        *(CUdeviceptr *)data = f.base;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        *(size_t *)data = f.size;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+        *(int *)data = 1; /* every allocation the driver knows is backed */
+        return CUDA_SUCCESS;
     }
-    sim_alloc_release(a);
-    sim_obj_release(&c->obj);
-    return r;
+    sim_detail("cuPointerGetAttribute: attribute %u is not simulated", (unsigned)attribute);
+    return CUDA_ERROR_NOT_SUPPORTED;
 }

@@ -254,7 +254,7 @@ static sim_status get_module(const sim_face *f, uint64_t h, sim_module **out)
 }
 
 sim_status sim_face_module_load(const sim_face *f, bool valid, const void *what, bool is_path,
-                                uint64_t *out)
+                                unsigned jit_max_registers, uint64_t *out)
 {
     sim_ctx *c;
     sim_status st = f->enter(&c);
@@ -263,7 +263,7 @@ sim_status sim_face_module_load(const sim_face *f, bool valid, const void *what,
     sim_module *m = NULL;
     st = SIM_ERR_INVALID_VALUE;
     if (valid && what)
-        st = is_path ? sim_module_load_path(c, what, &m) : sim_module_load_data(c, what, &m);
+        st = is_path ? sim_module_load_path(c, what, &m) : sim_module_load_data(c, what, jit_max_registers, &m);
     if (!st) {
         *out = m->obj.handle;
         sim_obj_release(&m->obj);

@@ -63,9 +63,11 @@ sim_status sim_face_event_elapsed(const sim_face *f, float *ms, uint64_t ha, uin
 /* ---- modules and launches ----------------------------------------------- */
 
 /* Loads a module into the current context from a path or an image, if
- * valid (else INVALID_VALUE). */
+ * valid (else INVALID_VALUE). jit_max_registers: CU_JIT_MAX_REGISTERS of
+ * an image's load (0: none; a path's load takes none), see
+ * sim_module_load_data. */
 sim_status sim_face_module_load(const sim_face *f, bool valid, const void *what, bool is_path,
-                                uint64_t *out);
+                                unsigned jit_max_registers, uint64_t *out);
 sim_status sim_face_module_unload(const sim_face *f, uint64_t h);
 /* Variable name (.global or .const) of PTX module h: its device address
  * and size, each written where its pointer is non-NULL (CUDA lets either

@@ -136,7 +136,7 @@ SIM_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_
 static hipError_t load(hipModule_t *module, const void *what, bool is_path)
 {
     uint64_t h;
-    sim_status st = sim_face_module_load(FACE, module != NULL, what, is_path, &h);
+    sim_status st = sim_face_module_load(FACE, module != NULL, what, is_path, 0, &h);
     if (!st)
         *module = (hipModule_t)(uintptr_t)h;
     return sim_hip_result(st);

@@ -9,9 +9,12 @@
  * is reached by the device at its host address: cuMemHostGetDevicePointer
  * answers the host address, and device-side calls (memsets, copies,
  * kernels) accept it. Allocated memory is device-accessible whatever its
- * flags, as CUDA documents for unified addressing; registered memory only
- * when registered with the device-map flag (UNVERIFIED: a driver may map
- * every registration on a UVA system).
+ * flags, as CUDA documents for unified addressing (the CUDA face allocates
+ * it all mapped: an H100 answered cuMemHostGetDevicePointer for
+ * cuMemHostAlloc's flags 0 and for cuMemAllocHost, docs/DRIVER-FACTS.md);
+ * registered memory when the caller asks it mapped, which the CUDA face
+ * (the only caller) does for every registration (measured: an H100 maps a
+ * range registered with flags 0 too).
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -115,17 +118,31 @@ sim_status sim_host_register(sim_ctx *c, void *p, size_t bytes, bool mapped, boo
     h->owner = c;
     h->mapped = mapped;
     h->registered = true;
+    /* Measured on an H100 (docs/DRIVER-FACTS.md, "Registered host
+     * memory"): a registered range again, or one overlapping it, is
+     * HOST_MEMORY_ALREADY_REGISTERED; cuMemHostAlloc's memory is not the
+     * program's to register: INVALID_VALUE (an overlap with allocated
+     * memory decides first). */
+    bool allocated = false;
     pthread_mutex_lock(&g_host_lock);
-    for (host_alloc *o = g_host; o && !*overlaps; o = o->next) {
+    for (host_alloc *o = g_host; o; o = o->next) {
         uintptr_t ob = (uintptr_t)o->p;
-        *overlaps = base < ob + o->size && ob < base + bytes;
+        if (base < ob + o->size && ob < base + bytes) {
+            if (o->registered)
+                *overlaps = true;
+            else
+                allocated = true;
+        }
     }
-    if (!*overlaps)
+    if (allocated)
+        *overlaps = false;
+    if (!*overlaps && !allocated)
         link_locked(h);
     pthread_mutex_unlock(&g_host_lock);
-    if (*overlaps) {
+    if (*overlaps || allocated) {
         free(h);
-        sim_detail("host register: [%p, +%zu) overlaps page-locked or registered memory", p, bytes);
+        sim_detail("host register: [%p, +%zu) overlaps %s", p, bytes,
+                   allocated ? "page-locked memory the driver allocated" : "registered memory");
         return SIM_ERR_INVALID_VALUE;
     }
     return SIM_OK; /* not a live object of the simulator: the memory is the program's */
@@ -140,13 +157,38 @@ sim_status sim_host_unregister(void *p)
     host_alloc *h = *pp;
     if (h)
         *pp = h->next;
+    /* Measured on an H100 (docs/DRIVER-FACTS.md): an address inside a
+     * registered range, or in cuMemHostAlloc's memory, is INVALID_VALUE;
+     * only one the driver has no page-locked memory at is
+     * HOST_MEMORY_NOT_REGISTERED. */
+    host_alloc *inside = h ? NULL : host_find(p, 1);
     pthread_mutex_unlock(&g_host_lock);
+    if (inside) {
+        sim_detail("host unregister: %p is inside %s, not the start of a registered range", p,
+                   inside->registered ? "a registered range" : "page-locked memory the driver allocated");
+        return SIM_ERR_INVALID_VALUE;
+    }
     if (!h) {
-        sim_detail("host unregister: %p does not start a registered range", p);
+        sim_detail("host unregister: %p is not registered", p);
         return SIM_ERR_NOT_FOUND;
     }
     free(h);
     return SIM_OK;
+}
+
+bool sim_host_pointer_info(const void *p, sim_host_pointer *out)
+{
+    pthread_mutex_lock(&g_host_lock);
+    host_alloc *h = host_find(p, 1);
+    if (h) {
+        out->base = (uint64_t)(uintptr_t)h->p;
+        out->size = h->size;
+        out->ctx_handle = h->owner->obj.handle;
+        out->device_ordinal = h->owner->dev->ordinal;
+        out->device_mapped = !h->registered || h->mapped;
+    }
+    pthread_mutex_unlock(&g_host_lock);
+    return h != NULL;
 }
 
 sim_status sim_host_device_pointer(sim_ctx *c, const void *p, uint64_t *dptr)

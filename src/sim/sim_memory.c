@@ -19,6 +19,14 @@
  * writes it in place and kernels, which run on the host, reach the same
  * bytes. It has no guard gap (a stale managed pointer may alias a later
  * mapping of the process, as a stale host pointer may).
+ *
+ * Managed memory does not count against the device's memory (mem_used,
+ * cuMemGetInfo): an H100 (CONCURRENT_MANAGED_ACCESS 1) gives more than it
+ * holds (total + 1 byte, 4 x total: docs/DRIVER-FACTS.md), since its pages
+ * live on the device only while touched there, and a free memory report
+ * counts what the device holds. Here the pages are the host's, reserved
+ * with MAP_NORESERVE, so an untouched page costs nothing; the bound is the
+ * simulator's address range (SIM_VA_SPAN), as for device memory.
  */
 #include "sim_alloc.h"
 #include "sim_core.h"
@@ -117,12 +125,20 @@ static bool table_insert(sim_ctx *c, sim_alloc *a)
     return ok;
 }
 
+/* What an allocation counts against its device's memory: its span, or 0
+ * for managed memory (oversubscribed, as on a GPU with concurrent managed
+ * access: see the top of the file). */
+static uint64_t counted_bytes(bool managed, size_t span)
+{
+    return managed ? 0 : span;
+}
+
 /* A device allocation, or with managed a managed one: its bytes are the
  * host mapping itself, at the same address for the host and for kernels
  * (kernels run on the host here), so the host reads and writes it
- * directly. A managed allocation counts against the device's memory like
- * any other (no oversubscription) and has no guard gap: its address is
- * wherever the host mapping landed. */
+ * directly. A managed allocation does not count against the device's
+ * memory (counted_bytes) and has no guard gap: its address is wherever
+ * the host mapping landed. */
 static sim_status alloc_bytes(sim_ctx *c, size_t bytes, bool managed, uint64_t *dptr)
 {
     if (bytes == 0) {
@@ -137,7 +153,8 @@ static sim_status alloc_bytes(sim_ctx *c, size_t bytes, bool managed, uint64_t *
         return SIM_ERR_OUT_OF_MEMORY;
     }
     size_t span = (bytes + pg - 1) / pg * pg;
-    if (!account(c->dev, span)) {
+    uint64_t counted = counted_bytes(managed, span);
+    if (!account(c->dev, counted)) {
         sim_detail("device %d: %zu bytes requested, memory_mb exhausted", c->dev->ordinal, bytes);
         return SIM_ERR_OUT_OF_MEMORY;
     }
@@ -154,7 +171,7 @@ static sim_status alloc_bytes(sim_ctx *c, size_t bytes, bool managed, uint64_t *
         if (host != MAP_FAILED)
             munmap(host, span);
         free(a);
-        atomic_fetch_sub(&c->dev->mem_used, span);
+        atomic_fetch_sub(&c->dev->mem_used, counted);
         sim_detail("device %d: no host memory or address range left for %zu bytes",
                    c->dev->ordinal, bytes);
         return SIM_ERR_OUT_OF_MEMORY;
@@ -173,7 +190,7 @@ static sim_status alloc_bytes(sim_ctx *c, size_t bytes, bool managed, uint64_t *
     atomic_init(&a->refs, 1); /* the table's reference */
     sim_live_count_add(1);
     if (!table_insert(c, a)) {
-        atomic_fetch_sub(&c->dev->mem_used, span);
+        atomic_fetch_sub(&c->dev->mem_used, counted);
         sim_alloc_release(a);
         sim_detail("the context is being destroyed, or its allocation table could not grow");
         return SIM_ERR_OUT_OF_MEMORY;
@@ -324,7 +341,7 @@ static sim_status free_allocation(sim_ctx *c, uint64_t dptr, bool module)
     sim_stream **streams = snapshot_streams(c, &n);
     a->pending_frees = (unsigned)n + 1; /* +1: ours, dropped below */
     pthread_mutex_unlock(&c->lock);
-    atomic_fetch_sub(&c->dev->mem_used, a->span);
+    atomic_fetch_sub(&c->dev->mem_used, counted_bytes(a->managed, a->span));
     for (size_t i = 0; i < n; i++) {
         sim_op *op = sim_op_new(SIM_OP_FREE);
         bool queued = false;
@@ -373,7 +390,7 @@ void sim_mem_free_all(sim_ctx *c)
     pthread_mutex_unlock(&c->lock);
     for (size_t i = 0; i < n; i++) {
         if (!list[i]->freed_clock)
-            atomic_fetch_sub(&list[i]->dev->mem_used, list[i]->span);
+            atomic_fetch_sub(&list[i]->dev->mem_used, counted_bytes(list[i]->managed, list[i]->span));
         sim_alloc_release(list[i]);
     }
     free(list);

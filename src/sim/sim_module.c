@@ -156,7 +156,10 @@ static unsigned jit_max_registers(const char *text)
     return value;
 }
 
-static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module **out)
+/* jit_cap: the CU_JIT_MAX_REGISTERS the load was given (0: none); a cap
+ * the image carries (a linked image's first line) wins, as a cubin's
+ * register counts are fixed before it is loaded. */
+static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, unsigned jit_cap, sim_module **out)
 {
     char err[512];
     ptx_module *ptx = ptx_module_parse(text, len, err, sizeof err);
@@ -170,6 +173,8 @@ static sim_status load_ptx(sim_ctx *c, const char *text, size_t len, sim_module 
         return st;
     m->ptx_version = ptx_text_version(text);
     m->max_registers = jit_max_registers(text);
+    if (m->max_registers == 0)
+        m->max_registers = jit_cap;
     st = place_module_data(c, m);
     if (st) {
         sim_registry_remove(&m->obj);
@@ -209,7 +214,8 @@ static sim_status read_module_file(const char *path, off_t size, char **image, s
  * image with machine code only cannot run here, as on a GPU of another
  * architecture: CUDA_ERROR_NO_BINARY_FOR_GPU, the detail saying how to
  * embed PTX. */
-static sim_status load_nvcc_image(sim_ctx *c, const void *image, size_t known_size, sim_module **out)
+static sim_status load_nvcc_image(sim_ctx *c, const void *image, size_t known_size, unsigned jit_cap,
+                                  sim_module **out)
 {
     int major = 0, minor = 0;
     sim_device_attr(c->dev, SIM_ATTR_COMPUTE_CAPABILITY_MAJOR, &major);
@@ -220,7 +226,7 @@ static sim_status load_nvcc_image(sim_ctx *c, const void *image, size_t known_si
     sim_fatbin_status fs = sim_fatbin_find_ptx(image, known_size, major * 10 + minor, &text, &len, detail, sizeof detail);
     switch (fs) {
     case SIM_FATBIN_OK: {
-        sim_status st = load_ptx(c, text, len, out);
+        sim_status st = load_ptx(c, text, len, jit_cap, out);
         free(text);
         return st;
     }
@@ -274,7 +280,7 @@ static sim_status load_file_image(sim_ctx *c, const char *path, off_t size, sim_
     sim_status st = read_module_file(path, size, &image, &len);
     if (st)
         return st;
-    st = kind == SIM_IMAGE_PTX ? load_ptx(c, image, len, out) : load_nvcc_image(c, image, len, out);
+    st = kind == SIM_IMAGE_PTX ? load_ptx(c, image, len, 0, out) : load_nvcc_image(c, image, len, 0, out);
     free(image);
     return st;
 }
@@ -359,7 +365,7 @@ static sim_status load_elf(sim_ctx *c, const void *image, sim_module **out)
     return st ? st : module_new(c, dl, NULL, out);
 }
 
-sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out)
+sim_status sim_module_load_data(sim_ctx *c, const void *image, unsigned jit_max_registers, sim_module **out)
 {
     if (!image)
         return SIM_ERR_INVALID_VALUE;
@@ -367,7 +373,7 @@ sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out)
     case SIM_IMAGE_FATBIN_WRAPPER:
     case SIM_IMAGE_FATBIN:
     case SIM_IMAGE_CUBIN:
-        return load_nvcc_image(c, image, 0, out);
+        return load_nvcc_image(c, image, 0, jit_max_registers, out);
     default:
         break;
     }
@@ -376,7 +382,7 @@ sim_status sim_module_load_data(sim_ctx *c, const void *image, sim_module **out)
     if (!strncmp(image, TEXT_PREFIX, strlen(TEXT_PREFIX)))
         return sim_module_load_path(c, (const char *)image + strlen(TEXT_PREFIX), out);
     if (ptx_image_is_ptx(image))
-        return load_ptx(c, image, strlen(image), out);
+        return load_ptx(c, image, strlen(image), jit_max_registers, out);
     sim_detail("module image: neither PTX text, a fatbin, a cubin, an ELF shared object nor \"" TEXT_PREFIX "<path>\"");
     return SIM_ERR_INVALID_IMAGE;
 }

@@ -99,7 +99,6 @@ Test(sim_link_registers, num_regs_is_bounded_by_255_and_max_registers)
         { 255, 255, few, 255 },
         { 256, 255, few, 255 }, /* one above the architecture: ignored */
         { 1000, 255, few, 255 },
-        { 0, 255, few, 255 },   /* 0: no cap */
         { ((uintptr_t)1 << 32) | 38, 38, few, 38 }, /* an unsigned int: the slot's low 32 bits */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -120,6 +119,13 @@ Test(sim_link_registers, num_regs_is_bounded_by_255_and_max_registers)
          * thread limit stays the device's. */
         cr_assert_eq(attr(m, "many_regs", MAX_THREADS_PER_BLOCK), max_threads);
         CU_OK(cuModuleUnload(m));
+    }
+    /* 0 is refused, as the H100's driver refuses it (docs/DRIVER-FACTS.md). */
+    {
+        CUjit_option opt = CU_JIT_MAX_REGISTERS;
+        void *val = (void *)(uintptr_t)0;
+        CUlinkState link = NULL;
+        cr_assert_eq(cuLinkCreate_v2(1, &opt, &val, &link), CUDA_ERROR_INVALID_VALUE);
     }
     /* No option at all, and the log options alone. */
     CUmodule m = link_and_load(0, NULL, NULL);
@@ -156,6 +162,63 @@ Test(sim_link_registers, per_input_max_registers_has_no_effect)
     CUmodule m;
     CU_OK(cuModuleLoadData(&m, image));
     cr_assert_eq(attr(m, "many_regs", NUM_REGS), 255);
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuLinkDestroy(link));
+    CU_OK(cuCtxDestroy_v2(c));
+    sim_test_assert_no_leaks();
+}
+
+static CUresult load_with_max(CUmodule *m, uintptr_t max)
+{
+    CUjit_option opt = CU_JIT_MAX_REGISTERS;
+    void *val = (void *)max;
+    return cuModuleLoadDataEx(m, g_ptx, 1, &opt, &val);
+}
+
+/* cuModuleLoadDataEx's CU_JIT_MAX_REGISTERS caps NUM_REGS as the linker's
+ * does (the H100 answered the same for both), .maxnreg deciding over it;
+ * 0 is refused with INVALID_VALUE (measured: docs/DRIVER-FACTS.md,
+ * "Register caps"). */
+Test(sim_link_registers, module_load_max_registers_caps_num_regs)
+{
+    sim_test_init(NULL);
+    CUcontext c = sim_test_ctx(0);
+    CUmodule m = NULL;
+    cr_assert_eq(load_with_max(&m, 0), CUDA_ERROR_INVALID_VALUE);
+    cr_assert_null(m, "nothing loaded");
+    CU_OK(cuModuleLoadData(&m, g_ptx));
+    int few = attr(m, "few_regs", NUM_REGS);
+    CU_OK(cuModuleUnload(m));
+    const struct {
+        uintptr_t max;
+        int many, maxnreg_300;
+    } cases[] = {
+        { 1, 24, 24 }, { 16, 24, 24 }, { 23, 24, 24 }, /* raised to 24 */
+        { 24, 24, 24 }, { 25, 25, 25 }, { 38, 38, 38 },
+        { 255, 255, 255 }, { 256, 255, 255 }, { 1000, 255, 255 }, /* ignored above 255 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CU_OK(load_with_max(&m, cases[i].max));
+        unsigned long long max = cases[i].max;
+        cr_assert_eq(attr(m, "many_regs", NUM_REGS), cases[i].many, "max %llu", max);
+        cr_assert_eq(attr(m, "few_regs", NUM_REGS), few, "max %llu", max);
+        cr_assert_eq(attr(m, "maxnreg_40", NUM_REGS), 40, "max %llu", max);
+        cr_assert_eq(attr(m, "maxnreg_10", NUM_REGS), 24, "max %llu", max);
+        cr_assert_eq(attr(m, "maxnreg_300", NUM_REGS), cases[i].maxnreg_300, "max %llu", max);
+        CU_OK(cuModuleUnload(m));
+    }
+    /* A linked image's own cap wins over the load's, as a cubin's
+     * register counts are fixed before it is loaded. */
+    CUlinkState link;
+    CUjit_option opt = CU_JIT_MAX_REGISTERS;
+    void *val = (void *)(uintptr_t)38;
+    CU_OK(cuLinkCreate_v2(1, &opt, &val, &link));
+    CU_OK(cuLinkAddData_v2(link, CU_JIT_INPUT_PTX, g_ptx, sizeof g_ptx, "regs.ptx", 0, NULL, NULL));
+    void *image = NULL;
+    CU_OK(cuLinkComplete(link, &image, NULL));
+    val = (void *)(uintptr_t)30;
+    CU_OK(cuModuleLoadDataEx(&m, image, 1, &opt, &val));
+    cr_assert_eq(attr(m, "many_regs", NUM_REGS), 38);
     CU_OK(cuModuleUnload(m));
     CU_OK(cuLinkDestroy(link));
     CU_OK(cuCtxDestroy_v2(c));

@@ -92,27 +92,43 @@ Test(sim_managed, refusals)
     CU_IS(cuMemAllocManaged(&d, 64, ATTACH_GLOBAL), CUDA_ERROR_INVALID_CONTEXT);
 }
 
-/* Counted against the device's memory like cuMemAlloc: exactly the free
- * memory fits, one byte more does not. */
-Test(sim_managed, allocation_is_bounded_by_the_free_device_memory)
+/* Not counted against the device's memory: as on an H100 (concurrent
+ * managed access; docs/DRIVER-FACTS.md), more than the device holds is
+ * given (total + 1 byte, 4 x total) and cuMemGetInfo does not change; the
+ * bound is the simulator's address range (1 TiB): one byte more is
+ * OUT_OF_MEMORY. Untouched pages cost nothing (MAP_NORESERVE); a touched
+ * one works. */
+Test(sim_managed, allocation_may_exceed_the_device_memory)
 {
     sim_test_init("{\"devices\":[{\"name\":\"small\",\"memory_mb\":64}]}");
     sim_test_ctx(0);
     size_t free_b = 0, total = 0;
     CU_OK(cuMemGetInfo_v2(&free_b, &total));
     cr_assert_eq(total, 64u << 20);
-    CUdeviceptr d = 0;
-    CU_IS(cuMemAllocManaged(&d, free_b + 1, ATTACH_GLOBAL), CUDA_ERROR_OUT_OF_MEMORY);
-    CU_OK(cuMemAllocManaged(&d, free_b, ATTACH_GLOBAL));
+    CUdeviceptr d = 0, more = 0, four = 0;
+    CU_OK(cuMemAllocManaged(&d, total + 1, ATTACH_GLOBAL));
+    CU_OK(cuMemAllocManaged(&four, 4 * (size_t)total, ATTACH_GLOBAL));
     size_t after = 1;
     CU_OK(cuMemGetInfo_v2(&after, &total));
-    cr_assert_eq(after, 0u, "the allocation holds all the memory");
-    CUdeviceptr more = 0;
-    CU_IS(cuMemAllocManaged(&more, 1, ATTACH_GLOBAL), CUDA_ERROR_OUT_OF_MEMORY);
-    CU_IS(cuMemAlloc_v2(&more, 1), CUDA_ERROR_OUT_OF_MEMORY);
+    cr_assert_eq(after, free_b, "managed memory is not resident device memory");
+    unsigned char *h = (unsigned char *)(uintptr_t)four;
+    h[4 * (size_t)total - 1] = 0x5a; /* its last byte, touched */
+    unsigned char back = 0;
+    CU_OK(cuMemcpyDtoH_v2(&back, four + 4 * (size_t)total - 1, 1));
+    cr_assert_eq(back, 0x5a);
+    /* Device memory is still bounded by the device: all its free memory
+     * fits beside the managed allocations, one byte more does not. */
+    CU_IS(cuMemAlloc_v2(&more, free_b + 1), CUDA_ERROR_OUT_OF_MEMORY);
+    CU_OK(cuMemAlloc_v2(&more, free_b));
+    CU_OK(cuMemFree_v2(more));
+    /* The address range bounds it: one byte past 1 TiB. */
+    more = 0;
+    CU_IS(cuMemAllocManaged(&more, ((size_t)1 << 40) + 1, ATTACH_GLOBAL), CUDA_ERROR_OUT_OF_MEMORY);
+    cr_assert_eq(more, 0u, "nothing written on a refusal");
     CU_OK(cuMemFree_v2(d));
+    CU_OK(cuMemFree_v2(four));
     CU_OK(cuMemGetInfo_v2(&after, &total));
-    cr_assert_eq(after, free_b, "freeing gives it back");
+    cr_assert_eq(after, free_b, "freeing changes nothing either");
 }
 
 Test(sim_managed, pointer_attributes_and_address_range)
@@ -134,6 +150,16 @@ Test(sim_managed, pointer_attributes_and_address_range)
     CU_OK(cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, m + 3));
     cr_assert_eq((uintptr_t)host, (uintptr_t)(m + 3));
     CU_IS(cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, d), CUDA_ERROR_INVALID_VALUE);
+    CUdeviceptr dp = 0;
+    CU_OK(cuPointerGetAttribute(&dp, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, m + 5));
+    cr_assert_eq(dp, m + 5);
+    int mapped = -1;
+    CU_OK(cuPointerGetAttribute(&mapped, CU_POINTER_ATTRIBUTE_MAPPED, m + 99)); /* H100: 1 */
+    cr_assert_eq(mapped, 1);
+    mapped = -1;
+    CU_OK(cuPointerGetAttribute(&mapped, CU_POINTER_ATTRIBUTE_MAPPED, d));
+    cr_assert_eq(mapped, 1);
+    CU_IS(cuPointerGetAttribute(&mapped, CU_POINTER_ATTRIBUTE_MAPPED, m + 100), CUDA_ERROR_INVALID_VALUE);
     CUdeviceptr start = 0;
     size_t size = 0;
     CU_OK(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, m + 99));
@@ -145,6 +171,7 @@ Test(sim_managed, pointer_attributes_and_address_range)
     CU_IS(cuMemGetAddressRange_v2(&start, &size, m + 100), CUDA_ERROR_NOT_FOUND);
     CU_OK(cuMemFree_v2(m));
     CU_IS(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, m), CUDA_ERROR_INVALID_VALUE);
+    CU_IS(cuPointerGetAttribute(&mapped, CU_POINTER_ATTRIBUTE_MAPPED, m), CUDA_ERROR_INVALID_VALUE);
     CU_IS(cuMemGetAddressRange_v2(&start, &size, m), CUDA_ERROR_NOT_FOUND);
     CU_OK(cuMemFree_v2(d));
 }
@@ -190,11 +217,13 @@ Test(sim_managed, context_destroy_frees_managed_memory)
     sim_test_assert_no_leaks();
 }
 
-Test(sim_managed, device_attributes_announce_managed_memory_without_concurrency)
+/* As an H100 answers (docs/DRIVER-FACTS.md): managed memory with
+ * concurrent access. */
+Test(sim_managed, device_attributes_announce_concurrent_managed_memory)
 {
     sim_test_init(NULL);
     cr_assert_eq(attr(ATTR_MANAGED_MEMORY, 0), 1);
-    cr_assert_eq(attr(ATTR_CONCURRENT_MANAGED, 0), 0);
+    cr_assert_eq(attr(ATTR_CONCURRENT_MANAGED, 0), 1);
     cr_assert_eq(attr(ATTR_HOST_POINTER_FOR_REGISTERED, 0), 1);
 }
 
