@@ -119,8 +119,8 @@ static sim_status check_dims(const sim_device_config *c, const sim_launch_desc *
 
 /* The largest .local a block of a recursive kernel may take (its threads'
  * fixed frames and call stacks): one block runs at a time per launch, and
- * calloc maps the stacks without touching them, so this bounds address
- * space more than memory. A 1024-thread block under a 64 KiB limit (1 MiB
+ * the interpreter maps a large block's .local without touching it
+ * (ptx_exec.c), so this bounds address space more than memory. A 1024-thread block under a 64 KiB limit (1 MiB
  * of the interpreter's stack each, ptx_inline.h) fits. */
 #define SIM_MAX_BLOCK_STACK_BYTES (2ull << 30)
 
