@@ -73,6 +73,7 @@ sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out)
     atomic_init(&c->dying, false);
     atomic_init(&c->epoch, 0);
     atomic_init(&c->clock, 1);
+    atomic_init(&c->stack_limit, SIM_DEFAULT_STACK_LIMIT);
     sim_status st = sim_truth_attach(c);
     if (st) {
         sim_obj_release(&c->obj);

@@ -316,6 +316,10 @@ typedef struct sim_ctx {
     atomic_bool dying;              /* destroyed: no new work, pending work dropped */
     atomic_uint epoch;              /* bumped by a primary reset */
     atomic_ullong clock;            /* submission clock of all its streams */
+    /* CU_LIMIT_STACK_SIZE (the CUDA face sets it): each thread's stack, in a
+     * GPU's bytes (ptx_inline.h scales it for the interpreter); a launch
+     * takes it when submitted. SIM_DEFAULT_STACK_LIMIT at creation. */
+    atomic_ullong stack_limit;
     struct sim_stream *null_stream; /* retained */
     struct sim_stream **streams;    /* live workers (weak: removed at worker exit) */
     size_t nstreams, capstreams;
@@ -324,6 +328,9 @@ typedef struct sim_ctx {
     struct sim_truth_log *truth;    /* its launches' records, NULL unless recording; set
                                      * before the context is handed out, never changed */
 } sim_ctx;
+
+/* What a fresh context's CU_LIMIT_STACK_SIZE is (the H100's, driver 580). */
+#define SIM_DEFAULT_STACK_LIMIT 1024u
 
 sim_status sim_ctx_create(sim_device *d, bool primary, sim_ctx **out);
 /* Frees everything, never waits for the work it discards. pop_current:

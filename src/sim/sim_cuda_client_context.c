@@ -11,6 +11,7 @@
  */
 #include "sim_alloc.h"
 #include "sim_cuda.h"
+#include "ptx/ptx_inline.h"
 
 #include <stdlib.h>
 
@@ -176,6 +177,16 @@ SIM_EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 
 /* ---- limits and configurations ----------------------------------------- */
 
+/* A context with a sticky error answers it to cuCtxGetLimit: measured on
+ * an H100 (driver 580.159.04, tools/driver-facts/limits_probe.c: after a
+ * stack overflow cuCtxGetLimit(CU_LIMIT_STACK_SIZE) answers 700).
+ * cuCtxSetLimit does the same by analogy (not measured). */
+static CUresult sticky_of(const sim_ctx *c)
+{
+    sim_status st = sim_ctx_health(c);
+    return st ? sim_cuda_result(st) : CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     SIM_COUNT(cuCtxGetLimit);
@@ -184,11 +195,15 @@ SIM_EXPORT CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     CUresult r = lock_current(&c, &row);
     if (r)
         return r;
-    if (!pvalue) {
+    if ((r = sticky_of(c)) != CUDA_SUCCESS) {
+        /* the sticky error first */
+    } else if (!pvalue) {
         r = CUDA_ERROR_INVALID_VALUE;
     } else if ((unsigned)limit >= SIM_CU_LIMIT_COUNT) {
         sim_detail("cuCtxGetLimit: limit %d is not supported on the simulated sm_80 device", (int)limit);
         r = CUDA_ERROR_UNSUPPORTED_LIMIT;
+    } else if (limit == CU_LIMIT_STACK_SIZE) {
+        *pvalue = (size_t)atomic_load(&c->stack_limit);
     } else {
         *pvalue = row->limits[limit];
     }
@@ -204,7 +219,9 @@ SIM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     CUresult r = lock_current(&c, &row);
     if (r)
         return r;
-    if ((unsigned)limit >= SIM_CU_LIMIT_COUNT ||
+    if ((r = sticky_of(c)) != CUDA_SUCCESS) {
+        /* the sticky error first */
+    } else if ((unsigned)limit >= SIM_CU_LIMIT_COUNT ||
         (limit == CU_LIMIT_PERSISTING_L2_CACHE_SIZE && value != 0)) {
         /* No persisting L2 (CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE is 0). */
         sim_detail("cuCtxSetLimit: limit %d is not supported on the simulated sm_80 device", (int)limit);
@@ -212,8 +229,19 @@ SIM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     } else if (limit == CU_LIMIT_MAX_L2_FETCH_GRANULARITY && value > 128) {
         sim_detail("cuCtxSetLimit: the L2 fetch granularity is 0 to 128 bytes, not %zu", value);
         r = CUDA_ERROR_INVALID_VALUE;
+    } else if (limit == CU_LIMIT_STACK_SIZE && value > PTX_MAX_STACK_LIMIT) {
+        /* cuda.h lists OUT_OF_MEMORY among cuCtxSetLimit's answers and
+         * documents it for the limits whose device reservations fail; a
+         * stack too large to reserve answers it here by analogy (a real
+         * driver's bound is unmeasured). The bound is the architecture's
+         * local memory per thread (ptx_inline.h). */
+        sim_detail("cuCtxSetLimit: a stack of %zu bytes per thread is more than the %u the simulator holds",
+                   value, PTX_MAX_STACK_LIMIT);
+        r = CUDA_ERROR_OUT_OF_MEMORY;
     } else {
-        row->limits[limit] = value; /* nothing else to simulate */
+        row->limits[limit] = value;
+        if (limit == CU_LIMIT_STACK_SIZE) /* launches submitted from now on take it */
+            atomic_store(&c->stack_limit, (unsigned long long)value);
     }
     unlock_current(c);
     return r;

@@ -30,6 +30,7 @@
 #include "sim_alloc.h"
 #include "sim_block_slots.h"
 #include "sim_core.h"
+#include "ptx/ptx_inline.h"
 #include "ptx/ptx_module.h"
 
 #include <stdlib.h>
@@ -52,6 +53,7 @@ typedef struct sim_launch {
     bool has_deadline;
     struct timespec deadline;
     ptx_sim_clock sim_clock;    /* PTX kernels: their simulated time */
+    uint64_t stack_bytes;       /* PTX kernels: each thread's call stack (check_stack) */
     bool stopped;               /* worker only: told to stop by someone else */
     sim_truth_slot truth;       /* its ground-truth record */
     sim_alloc **pins;           /* allocations map() handed out */
@@ -115,6 +117,39 @@ static sim_status check_dims(const sim_device_config *c, const sim_launch_desc *
     return SIM_OK;
 }
 
+/* The largest .local a block of a recursive kernel may take (its threads'
+ * fixed frames and call stacks): one block runs at a time per launch, and
+ * the interpreter maps a large block's .local without touching it
+ * (ptx_exec.c), so this bounds address space more than memory. A 1024-thread block under a 64 KiB limit (1 MiB
+ * of the interpreter's stack each, ptx_inline.h) fits. */
+#define SIM_MAX_BLOCK_STACK_BYTES (2ull << 30)
+
+/* Each thread's call stack for a PTX kernel that makes recursive calls,
+ * from the context's CU_LIMIT_STACK_SIZE as it is at submission (0 for
+ * any other kernel: it pays nothing). A block whose stacks exceed
+ * SIM_MAX_BLOCK_STACK_BYTES is refused with LAUNCH_OUT_OF_RESOURCES, the
+ * driver's answer for a launch the device cannot hold. */
+static sim_status check_stack(sim_ctx *c, const sim_launch_desc *d, uint64_t *stack_bytes)
+{
+    *stack_bytes = 0;
+    const ptx_kernel *k = d->fn->ptx;
+    if (!k || !k->nrfuncs)
+        return SIM_OK;
+    uint64_t limit = atomic_load(&c->stack_limit);
+    *stack_bytes = ptx_call_stack_bytes(limit);
+    uint64_t threads = (uint64_t)d->block.x * d->block.y * d->block.z;
+    uint64_t total = threads * ptx_kernel_thread_local_bytes(k, *stack_bytes);
+    if (total > SIM_MAX_BLOCK_STACK_BYTES) {
+        sim_detail("launch of %s: %llu threads with a call stack of %llu bytes each (CU_LIMIT_STACK_SIZE "
+                   "%llu) need %llu bytes of .local, more than the simulator gives a block (%llu)",
+                   d->fn->name, (unsigned long long)threads, (unsigned long long)*stack_bytes,
+                   (unsigned long long)limit, (unsigned long long)total,
+                   (unsigned long long)SIM_MAX_BLOCK_STACK_BYTES);
+        return SIM_ERR_LAUNCH_OUT_OF_RESOURCES;
+    }
+    return SIM_OK;
+}
+
 /* kernelParams must hold one non-NULL pointer per declared parameter. */
 static sim_status check_params(const sim_function *f, void **params)
 {
@@ -174,6 +209,9 @@ sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d)
 {
     sim_ctx *c = s->ctx;
     sim_status st = check_dims(c->dev->cfg, d);
+    uint64_t stack_bytes = 0;
+    if (st == SIM_OK)
+        st = check_stack(c, d, &stack_bytes);
     if (st)
         return st;
     if (sim_fast()) {
@@ -193,6 +231,7 @@ sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d)
     l->grid = d->grid;
     l->block = d->block;
     l->shared_bytes = d->shared_bytes;
+    l->stack_bytes = stack_bytes;
     l->epoch = atomic_load(&c->epoch);
     atomic_init(&l->fault, SIM_OK);
     st = copy_params(l, d->params);
@@ -352,7 +391,8 @@ static bool run_ptx_block(sim_launch *l, const gg_sim_block *b, sim_block_slots 
                           ptx_printf_fifo *printf_fifo)
 {
     l->sim_clock.block_start = sim_block_slots_next(slots);
-    ptx_run_block(l->fn->mod->ptx, l->fn->ptx, b, ptx_window, &l->sim_clock, printf_fifo);
+    ptx_run_block_with_stack(l->fn->mod->ptx, l->fn->ptx, b, ptx_window, &l->sim_clock, printf_fifo,
+                             l->stack_bytes);
     sim_block_slots_done(slots, l->sim_clock.block_end);
     if (l->sim_clock.expired) {
         raise_fault(l, SIM_ERR_LAUNCH_TIMEOUT);

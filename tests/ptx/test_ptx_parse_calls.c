@@ -122,7 +122,7 @@ Test(ptx_parse_calls, recursion_direct_and_mutual_gets_real_calls)
     cr_assert_eq(rret, 2, "f's ret and the one the parser ends every body with");
     cr_assert_eq(k->nrfuncs, 1);
     cr_assert_eq(k->nrcalls, 2);
-    cr_assert_eq(k->stack_bytes, PTX_CALL_STACK_BYTES);
+    cr_assert_eq(ptx_kernel_thread_local_bytes(k, PTX_CALL_STACK_BYTES), k->stack_base + PTX_CALL_STACK_BYTES);
     cr_assert_eq(k->code[k->rfuncs[0].entry].op, PTX_OP_RCALL, "f's first instruction is its call");
     ptx_module_free(m);
     /* a calls b, b calls a, and a non-recursive inc inlined into b: both
@@ -154,8 +154,9 @@ Test(ptx_parse_calls, a_non_recursive_call_graph_has_no_call_stack)
     count_calls(k, &rcall, &rret);
     cr_assert_eq(rcall + rret, 0);
     cr_assert_eq(k->nrfuncs + k->nrcalls, 0);
-    cr_assert_eq(k->stack_bytes, 0);
-    cr_assert_eq(ptx_kernel_thread_local_bytes(k), k->local_bytes);
+    /* No call stack whatever the limit. */
+    cr_assert_eq(ptx_kernel_thread_local_bytes(k, PTX_CALL_STACK_BYTES), k->local_bytes);
+    cr_assert_eq(ptx_kernel_thread_local_bytes(k, ptx_call_stack_bytes(PTX_MAX_STACK_LIMIT)), k->local_bytes);
     ptx_module_free(m);
 }
 
@@ -175,12 +176,11 @@ Test(ptx_parse_calls, what_recursive_functions_cannot_do_is_refused)
                    "PTX line 8: this use of a .local address in a recursive function is not supported");
 }
 
-/* The layout test_ptx_recursion.c's stack bound counts on: one activation
- * of depth() in recursion.ptx. */
-Test(ptx_parse_calls, recursion_fixture_activation_layout)
+/* The PTX at `path` (relative to the fixtures), parsed. */
+static ptx_module *parse_file(const char *name)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/recursion.ptx", GG_PTX_FIXTURE_DIR);
+    snprintf(path, sizeof path, "%s/%s", GG_PTX_FIXTURE_DIR, name);
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "%s", path);
     fseek(f, 0, SEEK_END);
@@ -192,6 +192,14 @@ Test(ptx_parse_calls, recursion_fixture_activation_layout)
     fclose(f);
     ptx_module *m = assert_parses(src);
     free(src);
+    return m;
+}
+
+/* The layout test_ptx_recursion.c's stack bound counts on: one activation
+ * of depth() in recursion.ptx. */
+Test(ptx_parse_calls, recursion_fixture_activation_layout)
+{
+    ptx_module *m = parse_file("recursion.ptx");
     const ptx_kernel *k = ptx_module_kernel(m, "recursion_depth");
     cr_assert_not_null(k);
     cr_assert_eq(k->nrfuncs, 1);
@@ -200,6 +208,25 @@ Test(ptx_parse_calls, recursion_fixture_activation_layout)
     k = ptx_module_kernel(m, "recursion");
     cr_assert_not_null(k);
     cr_assert_eq(k->nrfuncs, 6, "factorial fib is_even is_odd frame_array fill_down");
+    ptx_module_free(m);
+}
+
+/* The scale of ptx_inline.h (PTX_STACK_SCALE): the activation of depth()
+ * in tools/driver-facts/limits_kernels.ptx here against the frame ptxas
+ * gave it for the H100 (120 bytes, docs/DRIVER-FACTS.md): about 4x, under
+ * the scale of 16. */
+Test(ptx_parse_calls, the_h100_probe_activation_is_under_the_stack_scale)
+{
+    ptx_module *m = parse_file("../../../tools/driver-facts/limits_kernels.ptx");
+    const ptx_kernel *k = ptx_module_kernel(m, "recurse");
+    cr_assert_not_null(k);
+    cr_assert_eq(k->nrfuncs, 1);
+    cr_assert_eq(k->rfuncs[0].activation_bytes, 496u, "update ptx_inline.h's comment");
+    cr_assert_lt(k->rfuncs[0].activation_bytes, PTX_STACK_SCALE * 120u);
+    /* Non-recursive kernels of the same module have no stack. */
+    const ptx_kernel *fill = ptx_module_kernel(m, "fill_u32");
+    cr_assert_not_null(fill);
+    cr_assert_eq(ptx_kernel_thread_local_bytes(fill, ptx_call_stack_bytes(PTX_MAX_STACK_LIMIT)), fill->local_bytes);
     ptx_module_free(m);
 }
 

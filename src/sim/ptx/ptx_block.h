@@ -49,7 +49,9 @@ typedef struct ptx_block {
     const gg_sim_block *b;
     unsigned char *shared;
     uint64_t shared_bytes;
-    unsigned char *local;     /* local_bytes per thread */
+    unsigned char *local;     /* thread_local_bytes per thread */
+    uint64_t stack_bytes;     /* each thread's call stack (0 without recursion) */
+    uint64_t thread_local_bytes; /* ptx_kernel_thread_local_bytes(k, stack_bytes) */
     unsigned nthreads, nwarps;
     bool faulted;             /* the block stops at its first fault */
     ptx_window_fn window;     /* NULL: rt->map() for every global access */

@@ -9,7 +9,7 @@
 /* The lane's .local bytes and their size. */
 static unsigned char *lane_local(const ptx_block *blk, const ptx_warp *w, unsigned lane, uint64_t *bytes)
 {
-    *bytes = ptx_kernel_thread_local_bytes(blk->k);
+    *bytes = blk->thread_local_bytes;
     return blk->local + (size_t)(w->index * PTX_WARP_SIZE + lane) * *bytes;
 }
 
@@ -29,7 +29,7 @@ bool ptx_call_enter(ptx_block *blk, ptx_warp *w, const ptx_insn *in, uint32_t ac
         uint64_t bytes;
         unsigned char *local = lane_local(blk, w, lane, &bytes);
         uint32_t sp = w->stack_used[lane];
-        if (rf->activation_bytes > k->stack_bytes - sp) {
+        if (rf->activation_bytes > blk->stack_bytes - sp) {
             /* Stack overflow: see ptx_inline.h for the answer chosen. */
             ptx_block_fault(blk, GG_SIM_TRAP_ILLEGAL_ADDRESS);
             return false;

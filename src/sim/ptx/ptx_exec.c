@@ -36,11 +36,13 @@
 #include "ptx_carry.h"
 #include "ptx_block.h"
 #include "ptx_call_stack.h"
+#include "ptx_inline.h"
 #include "ptx_module.h"
 #include "ptx_warp_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Warp-instructions between two polls of rt->cancelled(). */
 #define CANCEL_POLL_INTERVAL 4096u
@@ -653,6 +655,34 @@ static void step(ptx_block *blk, ptx_warp *w)
     settle(w);
 }
 
+/* A block's .local at or above this size (a raised stack limit's call
+ * stacks) is an anonymous mapping rather than calloc's: its zero pages
+ * cost nothing until a thread touches them, whatever the allocator (a
+ * sanitizer's calloc writes every byte of a large block). */
+#define LOCAL_MAPPED_BYTES (64ull << 20)
+
+static unsigned char *local_alloc(uint64_t bytes)
+{
+    if (bytes < LOCAL_MAPPED_BYTES)
+        return calloc(1, bytes ? bytes : 1);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void local_free(unsigned char *local, uint64_t bytes)
+{
+    if (local && bytes >= LOCAL_MAPPED_BYTES)
+        munmap(local, bytes);
+    else
+        free(local);
+}
+
+/* The block's .local bytes in all. */
+static uint64_t block_local_bytes(const ptx_block *blk)
+{
+    return (uint64_t)blk->nthreads * blk->thread_local_bytes;
+}
+
 static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
 {
     const gg_sim_block *b = blk->b;
@@ -660,8 +690,8 @@ static bool block_setup(ptx_block *blk, ptx_warp **warps_out)
     blk->nwarps = (blk->nthreads + PTX_WARP_SIZE - 1) / PTX_WARP_SIZE;
     blk->shared_bytes = (uint64_t)blk->m->extern_shared_offset + b->shared_bytes;
     blk->shared = calloc(1, blk->shared_bytes ? blk->shared_bytes : 1);
-    uint64_t local_bytes = ptx_kernel_thread_local_bytes(blk->k);
-    blk->local = calloc(blk->nthreads, local_bytes ? local_bytes : 1);
+    blk->thread_local_bytes = ptx_kernel_thread_local_bytes(blk->k, blk->stack_bytes);
+    blk->local = local_alloc(block_local_bytes(blk));
     ptx_warp *warps = calloc(blk->nwarps, sizeof *warps);
     uint64_t *regs = calloc((size_t)blk->nwarps * PTX_WARP_SIZE, (blk->k->nregs ? blk->k->nregs : 1) * sizeof *regs);
     /* Per warp: stack_used[32] then call_depth[32]. */
@@ -700,22 +730,40 @@ static uint64_t latest_warp_clock(const ptx_warp *warps, unsigned nwarps)
     return latest;
 }
 
+static void run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                      ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
+                      uint64_t stack_bytes, uint64_t *thread_insns);
+
 void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                    ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo)
 {
-    ptx_run_block_counted(m, k, b, window, clock, printf_fifo, NULL);
+    run_block(m, k, b, window, clock, printf_fifo, PTX_CALL_STACK_BYTES, NULL);
 }
 
 void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                            ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
                            uint64_t *thread_insns)
 {
+    run_block(m, k, b, window, clock, printf_fifo, PTX_CALL_STACK_BYTES, thread_insns);
+}
+
+void ptx_run_block_with_stack(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                              ptx_window_fn window, ptx_sim_clock *clock,
+                              ptx_printf_fifo *printf_fifo, uint64_t stack_bytes)
+{
+    run_block(m, k, b, window, clock, printf_fifo, stack_bytes, NULL);
+}
+
+static void run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                      ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
+                      uint64_t stack_bytes, uint64_t *thread_insns)
+{
     ptx_block blk = { .m = m, .k = k, .b = b, .window = window, .clock = clock,
-                     .printf_fifo = printf_fifo };
+                     .printf_fifo = printf_fifo, .stack_bytes = k->nrfuncs ? stack_bytes : 0 };
     ptx_warp *warps = NULL;
     if (!block_setup(&blk, &warps)) {
         free(blk.shared);
-        free(blk.local);
+        local_free(blk.local, block_local_bytes(&blk));
         b->rt->trap(b, GG_SIM_TRAP_LAUNCH_FAILED); /* out of host memory */
         clock->block_end = clock->block_start;
         return;
@@ -786,5 +834,5 @@ void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_si
     free(warps ? warps[0].stack_used : NULL);
     free(warps);
     free(blk.shared);
-    free(blk.local);
+    local_free(blk.local, block_local_bytes(&blk));
 }

@@ -512,9 +512,11 @@ static bool emit_recursive_bodies(inliner *c)
         uint64_t save = (c->max_fp_frame + 15u) & ~(uint64_t)15u;
         uint64_t trailer = save + 8ull * rf->nregs;
         uint64_t total = (trailer + 16u + 15u) & ~(uint64_t)15u;
-        if (total > PTX_CALL_STACK_BYTES)
-            return refuse(c, fn->line, "one call of the recursive function %s takes %llu bytes of stack, more than the %u a thread has",
-                          b->name, (unsigned long long)total, PTX_CALL_STACK_BYTES);
+        /* Against the largest stack: a smaller limit faults at the call. */
+        if (total > ptx_call_stack_bytes(PTX_MAX_STACK_LIMIT))
+            return refuse(c, fn->line, "one call of the recursive function %s takes %llu bytes of stack, more than the %llu a thread can have",
+                          b->name, (unsigned long long)total,
+                          (unsigned long long)ptx_call_stack_bytes(PTX_MAX_STACK_LIMIT));
         rf->save_offset = (uint32_t)save;
         rf->trailer_offset = (uint32_t)trailer;
         rf->activation_bytes = (uint32_t)total;
@@ -567,7 +569,7 @@ bool ptx_inline_kernel(ptx_kernel *k, const ptx_function *funcs, size_t nfuncs,
     }
     ok = ok && emit_body(&c, k, &top, NULL, 0) && emit_recursive_bodies(&c);
     uint64_t stack_base = (c.max_frame + 15u) & ~(uint64_t)15u;
-    if (ok && c.nrfuncs && stack_base + PTX_CALL_STACK_BYTES > MAX_FRAME_BYTES)
+    if (ok && c.nrfuncs && stack_base + ptx_call_stack_bytes(PTX_MAX_STACK_LIMIT) > MAX_FRAME_BYTES)
         ok = refuse(&c, k->first_line, "too much .local memory with the call stack");
     free(c.recursive);
     free(c.rfunc_of);
@@ -588,7 +590,6 @@ bool ptx_inline_kernel(ptx_kernel *k, const ptx_function *funcs, size_t nfuncs,
     k->rcalls = c.rcalls;
     k->nrcalls = c.nrcalls;
     k->stack_base = (uint32_t)stack_base;
-    k->stack_bytes = c.nrfuncs ? PTX_CALL_STACK_BYTES : 0;
     *budget -= c.nout;
     return true;
 }

@@ -34,10 +34,21 @@
  * called from one place meet again at its return point before any goes
  * on, as a GPU reconverges them.
  *
- * The call stack of a thread is PTX_CALL_STACK_BYTES (fixed: the context's
- * CU_LIMIT_STACK_SIZE is not plumbed into the interpreter); a call whose
- * activation would not fit faults at run time with ILLEGAL_ADDRESS (a
- * sticky error; see src/sim/README.md for why that answer).
+ * The call stack of a thread is sized by the launch's context's
+ * CU_LIMIT_STACK_SIZE: ptx_call_stack_bytes(limit), PTX_STACK_SCALE bytes
+ * of the interpreter's activations per byte of the limit. Why a scale: a
+ * GPU's frame holds what ptxas spills and saves (the H100 probe's
+ * `recurse` frame: 120 bytes), an activation here every PTX virtual
+ * register of the function's window at 8 bytes, its parameters and its
+ * whole .local depot (the same function: 496 bytes, about 4x). The limit
+ * is the GPU's bytes, so the rule that matters, a program that runs on a
+ * GPU under a limit also runs here, needs the simulator's stack to be at
+ * least the limit times that ratio; 16 covers the measured 4x with room
+ * (a function with many short-lived virtual registers could exceed it:
+ * unverified beyond the one kernel), keeps the default limit's stack at
+ * the 16 KiB it had, and a runaway recursion still overflows it. A call
+ * whose activation would not fit faults at run time with ILLEGAL_ADDRESS
+ * (a sticky error, as measured on the H100; see src/sim/README.md).
  *
  * Limits, each refused at load time with the call's line: inlined calls
  * nested deeper than PTX_MAX_CALL_DEPTH, more than PTX_MAX_INLINED_INSNS
@@ -45,7 +56,8 @@
  * without a body (other than vprintf and __assertfail, which the
  * interpreter implements), printf inside a recursive function, a .local
  * address in a recursive function used other than as [symbol+imm] or
- * mov of the symbol's address, and one activation larger than the stack.
+ * mov of the symbol's address, and one activation larger than the stack of
+ * the largest limit (PTX_MAX_STACK_LIMIT).
  */
 #ifndef GG_PTX_INLINE_H
 #define GG_PTX_INLINE_H
@@ -54,7 +66,25 @@
 
 #define PTX_MAX_CALL_DEPTH 64u
 #define PTX_MAX_INLINED_INSNS (1u << 19) /* 184 bytes each: at most 96 MiB */
-#define PTX_CALL_STACK_BYTES 16384u /* per thread, for recursive calls */
+/* The call stack: PTX_STACK_SCALE bytes per byte of CU_LIMIT_STACK_SIZE
+ * (see above); the default limit (1024, as the H100 reports) gives
+ * PTX_CALL_STACK_BYTES. The largest limit a context takes is the
+ * architecture's local memory per thread (512 KiB, the CUDA programming
+ * guide's figure for every compute capability since 2.0): 8 MiB here. */
+#define PTX_STACK_SCALE 16u
+#define PTX_DEFAULT_STACK_LIMIT 1024u
+#define PTX_MAX_STACK_LIMIT (512u * 1024u)
+#define PTX_CALL_STACK_BYTES (PTX_DEFAULT_STACK_LIMIT * PTX_STACK_SCALE) /* 16 KiB */
+
+/* The bytes of a thread's call stack under CU_LIMIT_STACK_SIZE `limit`
+ * (at most PTX_MAX_STACK_LIMIT: larger values are clamped, the caller
+ * refuses them first). */
+static inline uint64_t ptx_call_stack_bytes(uint64_t limit)
+{
+    if (limit > PTX_MAX_STACK_LIMIT)
+        limit = PTX_MAX_STACK_LIMIT;
+    return (limit * PTX_STACK_SCALE + 15u) & ~(uint64_t)15u;
+}
 #define PTX_MAX_CALL_ARGS 256u /* numba passes 5 + 2 x ndim per array: six 1-D arrays are 42 */
 
 /* One `call` as written: the .param slots it names, in the caller's frame. */

@@ -289,19 +289,23 @@ typedef struct ptx_kernel {
     uint32_t local_bytes;    /* .local per thread (its fixed frames) */
     uint32_t first_line;
     /* Recursion (ptx_inline.h): the recursive functions it reaches, their
-     * call sites, and each thread's call stack, stack_bytes of .local from
-     * stack_base (0 bytes when it makes no recursive call). */
+     * call sites, and where each thread's call stack starts in its .local
+     * (stack_base). The stack's size is the launch's (ptx_call_stack_bytes
+     * of the context's CU_LIMIT_STACK_SIZE); a kernel that makes no
+     * recursive call (nrfuncs 0) has none. */
     ptx_rfunc *rfuncs;
     size_t nrfuncs;
     ptx_rcall *rcalls;
     size_t nrcalls;
-    uint32_t stack_base, stack_bytes;
+    uint32_t stack_base;
 } ptx_kernel;
 
-/* .local bytes per thread: its fixed frames, then its call stack. */
-static inline uint64_t ptx_kernel_thread_local_bytes(const ptx_kernel *k)
+/* .local bytes per thread: its fixed frames, then, in a kernel that makes
+ * recursive calls, a call stack of stack_bytes (ignored otherwise: a
+ * kernel without recursion pays nothing whatever the limit). */
+static inline uint64_t ptx_kernel_thread_local_bytes(const ptx_kernel *k, uint64_t stack_bytes)
 {
-    return k->stack_bytes ? (uint64_t)k->stack_base + k->stack_bytes : k->local_bytes;
+    return k->nrfuncs ? (uint64_t)k->stack_base + stack_bytes : k->local_bytes;
 }
 
 /* Where symbol addresses live, as generic addresses. Device allocations of

@@ -80,8 +80,8 @@ void *ptx_memory_resolve(ptx_block *blk, ptx_space space, uint64_t addr, unsigne
     case PTX_SPACE_SHARED:
         return in_range(blk, blk->shared, blk->shared_bytes, addr, bytes);
     case PTX_SPACE_LOCAL:
-        return in_range(blk, blk->local + (size_t)thread * ptx_kernel_thread_local_bytes(blk->k),
-                        ptx_kernel_thread_local_bytes(blk->k), addr, bytes);
+        return in_range(blk, blk->local + (size_t)thread * blk->thread_local_bytes,
+                        blk->thread_local_bytes, addr, bytes);
     case PTX_SPACE_GLOBAL:
     case PTX_SPACE_CONST:
         if (addr - PTX_WINDOW_MODULE < PTX_WINDOW_SIZE)

@@ -90,5 +90,12 @@ void ptx_run_block(const ptx_module *m, const ptx_kernel *k, const gg_sim_block 
 void ptx_run_block_counted(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
                            ptx_window_fn window, ptx_sim_clock *clock, ptx_printf_fifo *printf_fifo,
                            uint64_t *thread_insns);
+/* ptx_run_block with each thread's call stack stack_bytes (a launch's:
+ * ptx_call_stack_bytes of its context's CU_LIMIT_STACK_SIZE; the two
+ * above use the default limit's PTX_CALL_STACK_BYTES). Only a kernel that
+ * makes recursive calls allocates it. */
+void ptx_run_block_with_stack(const ptx_module *m, const ptx_kernel *k, const gg_sim_block *b,
+                              ptx_window_fn window, ptx_sim_clock *clock,
+                              ptx_printf_fifo *printf_fifo, uint64_t stack_bytes);
 
 #endif
