@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Referee of the simulator's host, managed and mapped memory, register caps
-and per-thread default stream entry points: runs tools/driver-facts/memory_probe
-(built against the simulated driver) and compares every line it prints with
-what a real driver printed (tools/driver-facts/results/*-memory.txt).
+"""Referee of the simulator's host, managed and mapped memory, register caps,
+per-thread default stream entry points and limits: runs a probe of
+tools/driver-facts (memory_probe or limits_probe, built against the
+simulated driver) and compares every line it prints with what a real driver
+printed for the same probe (tools/driver-facts/results/*-memory.txt,
+*-limits.txt).
 
     compare_memory_probe.py PROBE KERNELS.ptx EXPECTED.txt
 
