@@ -62,18 +62,13 @@ static unsigned lane_count(uint32_t m)
     return (((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
 }
 
-/* Picks the lanes to run next: the waiting lanes at the lowest pc (one
- * pass: a lower pc found demotes the previous lowest to `next`). */
-static void select_group_by_depth(ptx_warp *w);
-
-static void select_group(ptx_warp *w)
+/* Runs next the lanes of `candidates` (waiting lanes) at their lowest pc,
+ * in one pass: a lower pc found demotes the previous lowest to `next`, the
+ * lowest pc of the other candidates (w->next_wait_pc). */
+static inline void take_lowest_pc(ptx_warp *w, uint32_t candidates)
 {
-    if (w->call_depth) {
-        select_group_by_depth(w);
-        return;
-    }
     uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
-    for (uint32_t m = w->waiting; m; m &= m - 1) {
+    for (uint32_t m = candidates; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
         uint32_t pc = w->lane_pc[lane];
         if (pc < lo) {
@@ -107,26 +102,23 @@ static void select_group_by_depth(ptx_warp *w)
         uint32_t d = w->call_depth[lowest_lane(m)];
         deepest = d > deepest ? d : deepest;
     }
-    uint32_t lo = UINT32_MAX, next = UINT32_MAX, group = 0;
+    uint32_t at_deepest = 0;
     for (uint32_t m = w->waiting; m; m &= m - 1) {
         unsigned lane = lowest_lane(m);
-        if (w->call_depth[lane] != deepest)
-            continue;
-        uint32_t pc = w->lane_pc[lane];
-        if (pc < lo) {
-            next = lo;
-            lo = pc;
-            group = 1u << lane;
-        } else if (pc == lo) {
-            group |= 1u << lane;
-        } else if (pc < next) {
-            next = pc;
-        }
+        if (w->call_depth[lane] == deepest)
+            at_deepest |= 1u << lane;
     }
-    w->pc = group ? lo : w->pc;
-    w->group = group;
-    w->waiting &= ~group;
-    w->next_wait_pc = next;
+    take_lowest_pc(w, at_deepest);
+}
+
+/* Picks the lanes to run next: the waiting lanes at the lowest pc (by
+ * depth first in a kernel with recursive calls). */
+static void select_group(ptx_warp *w)
+{
+    if (w->call_depth)
+        select_group_by_depth(w);
+    else
+        take_lowest_pc(w, w->waiting);
 }
 
 /* After the group moved to w->pc: if waiting lanes stand at or below it,
