@@ -16,11 +16,10 @@ the simulator cannot or need not give the driver's answer. Exit status 0
 when every line matches or is excused, 1 otherwise, 2 for bad usage or a
 probe that could not be run.
 """
-import difflib
-import os
 import re
-import subprocess
 import sys
+
+import probe_lines
 
 LINE = re.compile(r"^(?P<scenario>[^|]+?) \| (?P<step>[^|]+?) \| (?P<answer>.*)$")
 
@@ -91,19 +90,8 @@ def comparable(answer):
 
 
 def lines(text):
-    """The probe's lines, grouped by scenario, in order."""
-    by_scenario = {}
-    order = []
-    for line in text.splitlines():
-        m = LINE.match(line)
-        if not m:
-            continue
-        scenario = m.group("scenario").strip()
-        if scenario not in by_scenario:
-            by_scenario[scenario] = []
-            order.append(scenario)
-        by_scenario[scenario].append((m.group("step").strip(), m.group("answer").strip()))
-    return order, by_scenario
+    """The probe's lines, grouped by scenario, in order: (step, answer) each."""
+    return probe_lines.grouped(text, LINE, (("step", str), ("answer", str)))
 
 
 def main(argv):
@@ -113,40 +101,32 @@ def main(argv):
     probe, ptx, expected_path = argv[1:]
     with open(expected_path, encoding="utf-8") as f:
         want_order, want = lines(f.read())
-    env = dict(os.environ)
-    env.pop("GPUGUARD_SIM_CONFIG", None)  # the simulator's defaults: a CUDA face's
-    env.pop("CUDA_VISIBLE_DEVICES", None)
-    try:
-        run = subprocess.run([probe, ptx], capture_output=True, text=True, timeout=300, env=env)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        print(f"compare_memory_probe: cannot run {probe}: {e}", file=sys.stderr)
+    run = probe_lines.run_probe("compare_memory_probe", probe, ptx, 300,
+                                unset=("GPUGUARD_SIM_CONFIG", "CUDA_VISIBLE_DEVICES"))
+    if run is None:
         return 2
     got_order, got = lines(run.stdout)
     differ = missing = extra = n_excused = 0
     for scenario in want_order:
-        w = want[scenario]
-        g = got.get(scenario, [])
-        match = difflib.SequenceMatcher(None, [a[0] for a in w], [a[0] for a in g], autojunk=False)
-        for op, w0, w1, g0, g1 in match.get_opcodes():
-            if op == "equal":
-                for (step, want_answer), (_, got_answer) in zip(w[w0:w1], g[g0:g1]):
-                    if comparable(want_answer) == comparable(got_answer):
-                        continue
-                    why = excused(scenario, step, want_answer, got_answer)
-                    if why:
-                        n_excused += 1
-                        print(f"EXCEPTION {why}: {scenario} | {step} | driver {want_answer}, "
-                              f"simulator {got_answer}")
-                    else:
-                        differ += 1
-                        print(f"DIFFERS {scenario} | {step} | driver {want_answer}, simulator {got_answer}")
-                continue
-            for step, answer in w[w0:w1]:
+        for kind, w, g in probe_lines.aligned(want[scenario], got.get(scenario, [])):
+            if kind == "both":
+                step, want_answer, got_answer = w[0], w[1], g[1]
+                if comparable(want_answer) == comparable(got_answer):
+                    continue
+                why = excused(scenario, step, want_answer, got_answer)
+                if why:
+                    n_excused += 1
+                    print(f"EXCEPTION {why}: {scenario} | {step} | driver {want_answer}, "
+                          f"simulator {got_answer}")
+                else:
+                    differ += 1
+                    print(f"DIFFERS {scenario} | {step} | driver {want_answer}, simulator {got_answer}")
+            elif kind == "driver":
                 missing += 1
-                print(f"DIFFERS {scenario} | {step} | driver {answer}, simulator: no such step")
-            for step, answer in g[g0:g1]:
+                print(f"DIFFERS {scenario} | {w[0]} | driver {w[1]}, simulator: no such step")
+            else:
                 extra += 1
-                print(f"DIFFERS {scenario} | {step} | driver: no such step, simulator {answer}")
+                print(f"DIFFERS {scenario} | {g[0]} | driver: no such step, simulator {g[1]}")
     for scenario in got_order:
         if scenario not in want:
             extra += len(got[scenario])

@@ -14,11 +14,10 @@ answer matches (or differs only as a named EXCEPTIONS entry, or is a step
 the driver's run predates, a named NOT_MEASURED entry), 1 otherwise, 2 for
 bad usage or a probe that could not be run.
 """
-import difflib
-import os
 import re
-import subprocess
 import sys
+
+import probe_lines
 
 ANSWER = re.compile(r"^(?P<scenario>[^|]+?) \| (?P<step>[^|]+?) \| (?P<code>-?\d+) (?P<name>.+)$")
 
@@ -55,19 +54,9 @@ def not_measured(step):
 
 
 def answers(text):
-    """The answer lines of a probe's output, grouped by scenario, in order."""
-    by_scenario = {}
-    order = []
-    for line in text.splitlines():
-        m = ANSWER.match(line)
-        if not m:
-            continue
-        scenario = m.group("scenario")
-        if scenario not in by_scenario:
-            by_scenario[scenario] = []
-            order.append(scenario)
-        by_scenario[scenario].append((m.group("step"), int(m.group("code")), m.group("name")))
-    return order, by_scenario
+    """The answer lines of a probe's output, grouped by scenario, in order:
+    (step, code, name) each."""
+    return probe_lines.grouped(text, ANSWER, (("step", str), ("code", int), ("name", str)))
 
 
 def main(argv):
@@ -77,41 +66,29 @@ def main(argv):
     probe, ptx, expected_path = argv[1:]
     with open(expected_path, encoding="utf-8") as f:
         want_order, want = answers(f.read())
-    env = dict(os.environ)
-    env.pop("GPUGUARD_SIM_CONFIG", None)  # the simulator's defaults: a CUDA face's
-    try:
-        run = subprocess.run([probe, ptx], capture_output=True, text=True, timeout=600, env=env)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        print(f"compare_sticky_probe: cannot run {probe}: {e}", file=sys.stderr)
+    run = probe_lines.run_probe("compare_sticky_probe", probe, ptx, 600)
+    if run is None:
         return 2
     got_order, got = answers(run.stdout)
     differ = missing = extra = excused = unmeasured = 0
     for scenario in want_order:
-        w = want[scenario]
-        g = got.get(scenario, [])
-        # Aligned by step, so that a step the simulator answers differently
-        # (and the steps that follow from it, such as a computation that
-        # only runs after a success) shows as itself, not as a shifted tail.
-        match = difflib.SequenceMatcher(None, [a[0] for a in w], [a[0] for a in g], autojunk=False)
-        for op, w0, w1, g0, g1 in match.get_opcodes():
-            if op == "equal":
-                for wl, gl in zip(w[w0:w1], g[g0:g1]):
-                    if wl[1] == gl[1]:
-                        continue
-                    why = EXCEPTIONS.get((wl[0], wl[1], gl[1]))
-                    if why:
-                        excused += 1
-                        print(f"EXCEPTION {why}: {scenario} | {wl[0]} | "
-                              f"driver {wl[1]} {wl[2]}, simulator {gl[1]} {gl[2]}")
-                    else:
-                        differ += 1
-                        print(f"DIFFERS {scenario} | {wl[0]} | driver {wl[1]} {wl[2]}, "
-                              f"simulator {gl[1]} {gl[2]}")
-                continue
-            for wl in w[w0:w1]:
+        for kind, wl, gl in probe_lines.aligned(want[scenario], got.get(scenario, [])):
+            if kind == "both":
+                if wl[1] == gl[1]:
+                    continue
+                why = EXCEPTIONS.get((wl[0], wl[1], gl[1]))
+                if why:
+                    excused += 1
+                    print(f"EXCEPTION {why}: {scenario} | {wl[0]} | "
+                          f"driver {wl[1]} {wl[2]}, simulator {gl[1]} {gl[2]}")
+                else:
+                    differ += 1
+                    print(f"DIFFERS {scenario} | {wl[0]} | driver {wl[1]} {wl[2]}, "
+                          f"simulator {gl[1]} {gl[2]}")
+            elif kind == "driver":
                 missing += 1
                 print(f"DIFFERS {scenario} | {wl[0]} | driver {wl[1]} {wl[2]}, simulator: no such step")
-            for gl in g[g0:g1]:
+            else:
                 why = not_measured(gl[0])
                 if why:
                     unmeasured += 1
