@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+"""Fails when a built libgpuguard.so breaks the ABI of the committed baseline.
+
+usage: tools/abi/check_abi.py [--baseline FILE] [--header FILE] [--prefix P]
+                              [--update-command CMD] LIBRARY
+  e.g. tools/abi/check_abi.py build/lib/libgpuguard.so   (ctest abi_check)
+
+Compares LIBRARY (built with -g) against FILE (default
+tools/abi/baseline/libgpuguard.abi) through the declarations of the public
+header (default include/gpuguard/gpuguard.h), twice over:
+- abidiff (abigail-tools): removed symbols, changed function signatures,
+  changed enums, changed struct layouts. Added symbols are not counted
+  (--no-added-syms), and the appending of members to a struct that carries
+  a `struct_size` member is suppressed (a generated suppression file).
+- its own comparison of every public struct and enum, because abidiff's
+  "has_data_member_inserted_at = end" suppression also hides a changed type
+  or offset of an existing member (libabigail 2.2; tests/abi shows it): an
+  existing member must keep its name, offset and type; new members may only
+  follow the old end, and only in a struct with `struct_size`; enumerators
+  keep their values.
+- exported symbols must start with P (default gg_) and never with P + "_"
+  (gg__: internal, must be hidden).
+Additions (new symbols, structs, enumerators, appended members of a
+growable struct) are listed and pass. Exit status: 0 compatible, 1 break,
+2 error, 77 abigail-tools not installed (ctest reports it skipped).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import abi_dump  # noqa: E402  (the folder is put on the path just above)
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_BASELINE = ROOT / "tools/abi/baseline/libgpuguard.abi"
+DEFAULT_HEADER = ROOT / "include/gpuguard/gpuguard.h"
+# The member that makes a struct growable: a caller sets it to the size of
+# the struct it was compiled with, so the library reads and writes only that.
+GROWABLE_MEMBER = "struct_size"
+
+
+def growable(corpus):
+    """Names of the structs of CORPUS that carry a struct_size member."""
+    return sorted(name for name, (_, members) in corpus.structs.items()
+                  if any(m == GROWABLE_MEMBER for m, _, _ in members))
+
+
+def compare(old, new, prefix):
+    """The differences from OLD to NEW (Corpus): (breaks, additions), each a
+    list of sentences."""
+    breaks, additions = [], []
+    internal = prefix + "_"
+    for sym in sorted(new.symbols):
+        if sym.startswith(internal) or not sym.startswith(prefix):
+            breaks.append(f"exports {sym}, which is not public API (symbols must "
+                          f"start with {prefix} and not {internal}): hide it")
+    for sym in sorted(old.symbols - new.symbols):
+        breaks.append(f"symbol {sym} removed")
+    for sym in sorted(new.symbols - old.symbols):
+        additions.append(f"symbol {sym} added")
+    grows = set(growable(old))
+    for name in sorted(old.structs):
+        if name not in new.structs:
+            breaks.append(f"struct {name} removed (or no exported function reaches it)")
+            continue
+        breaks_of, added_of = _compare_struct(name, old.structs[name], new.structs[name],
+                                              name in grows)
+        breaks += breaks_of
+        additions += added_of
+    for name in sorted(set(new.structs) - set(old.structs)):
+        additions.append(f"struct {name} added")
+    for name in sorted(old.enums):
+        if name not in new.enums:
+            breaks.append(f"enum {name} removed (or no exported function reaches it)")
+            continue
+        (old_size, old_values), (new_size, new_values) = old.enums[name], new.enums[name]
+        if old_size != new_size:
+            breaks.append(f"enum {name}: size {old_size} -> {new_size} bits")
+        for key, value in sorted(old_values.items()):
+            if key not in new_values:
+                breaks.append(f"enum {name}: {key} removed")
+            elif new_values[key] != value:
+                breaks.append(f"enum {name}: {key} = {value} -> {new_values[key]}")
+        for key in sorted(set(new_values) - set(old_values)):
+            additions.append(f"enum {name}: {key} = {new_values[key]} added")
+    for name in sorted(set(new.enums) - set(old.enums)):
+        additions.append(f"enum {name} added")
+    return breaks, additions
+
+
+def _compare_struct(name, old, new, can_grow):
+    (old_size, old_members), (new_size, new_members) = old, new
+    breaks, additions = [], []
+    for index, (member, offset, spelled) in enumerate(old_members):
+        if index >= len(new_members):
+            breaks.append(f"struct {name}: member {member} removed")
+            continue
+        new_member, new_offset, new_spelled = new_members[index]
+        if (new_member, new_offset, new_spelled) != (member, offset, spelled):
+            breaks.append(f"struct {name}: member {member} (bit {offset}, {spelled}) "
+                          f"is now {new_member} (bit {new_offset}, {new_spelled})")
+    appended = new_members[len(old_members):]
+    if appended and not can_grow:
+        breaks.append(f"struct {name}: members appended "
+                      f"({', '.join(m for m, _, _ in appended)}) to a struct without "
+                      f"{GROWABLE_MEMBER}: its size is part of the ABI")
+    elif appended:
+        for member, offset, _ in appended:
+            if offset < old_size:
+                breaks.append(f"struct {name}: new member {member} at bit {offset}, "
+                              f"inside the old size ({old_size} bits)")
+            else:
+                additions.append(f"struct {name}: member {member} appended at bit {offset}")
+    if new_size != old_size and not (can_grow and appended and new_size > old_size):
+        breaks.append(f"struct {name}: size {old_size} -> {new_size} bits")
+    return breaks, additions
+
+
+def run_abidiff(baseline, current_dump, suppress):
+    """abidiff's verdict: (status, report). Status bits (abidiff's manual):
+    1 error, 2 usage error, 4 ABI change, 8 incompatible change (a removed
+    symbol). With added symbols and growable appends left out, 4 and 8 are
+    both breaks here."""
+    cmd = [abi_dump.find_tool("abidiff"), "--no-default-suppression", "--no-added-syms"]
+    with tempfile.TemporaryDirectory() as tmp:
+        if suppress:
+            supp = os.path.join(tmp, "growable.suppr")
+            with open(supp, "w", encoding="utf-8") as out:
+                out.write("[suppress_type]\n  type_kind = struct\n"
+                          f"  name_regexp = ^({'|'.join(suppress)})$\n"
+                          "  has_data_member_inserted_at = end\n")
+            cmd += ["--suppressions", supp]
+        run = subprocess.run(cmd + [str(baseline), current_dump],
+                             capture_output=True, text=True, check=False)
+    return run.returncode, (run.stdout + run.stderr).strip()
+
+
+def default_update_command(library):
+    """The one command that accepts LIBRARY's ABI as the new baseline."""
+    build_dir = Path(library).resolve().parent.parent
+    try:
+        build_dir = build_dir.relative_to(ROOT)
+    except ValueError:
+        pass
+    return f"tools/abi/update_baseline.py {build_dir}"
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n", 1)[0],
+        usage="tools/abi/check_abi.py [--baseline FILE] [--header FILE] [--prefix P] "
+              "[--update-command CMD] LIBRARY")
+    parser.add_argument("library")
+    parser.add_argument("--baseline", default=str(DEFAULT_BASELINE))
+    parser.add_argument("--header", default=str(DEFAULT_HEADER))
+    parser.add_argument("--prefix", default="gg_")
+    parser.add_argument("--update-command")
+    args = parser.parse_args()
+    update = args.update_command or default_update_command(args.library)
+
+    if not Path(args.baseline).is_file():
+        print(f"error: no baseline {args.baseline}; create it with: {update}")
+        return 2
+    try:
+        abi_dump.find_tool("abidw")
+        abi_dump.find_tool("abidiff")
+    except abi_dump.AbiToolError as err:
+        print(f"SKIP: {err}")
+        return abi_dump.SKIP
+    with tempfile.TemporaryDirectory() as tmp:
+        current_dump = os.path.join(tmp, "current.abi")
+        try:
+            new = abi_dump.dump(args.library, str(Path(args.header).resolve()), current_dump)
+            old = abi_dump.read(args.baseline)
+            status, report = run_abidiff(args.baseline, current_dump, growable(old))
+        except abi_dump.AbiToolError as err:
+            print(f"error: {err}")
+            return 2
+    if status & 3:
+        print(f"error: abidiff failed ({status}):\n{report}")
+        return 2
+    breaks, additions = compare(old, new, args.prefix)
+    if status & 12 and not breaks:
+        breaks.append("abidiff reports an incompatible change (below)")
+
+    print(f"ABI of {args.library} against {args.baseline}:")
+    for line in additions:
+        print(f"  added (compatible): {line}")
+    if not breaks:
+        print(f"ABI check passed: {len(new.symbols)} symbols, {len(new.structs)} structs, "
+              f"{len(new.enums)} enums compatible with the baseline")
+        if additions:
+            print(f"Record the additions in the baseline, so that the check guards them "
+                  f"too, with:\n    {update}")
+        return 0
+    for line in breaks:
+        print(f"  BREAK: {line}")
+    if report:
+        print(f"abidiff (status {status}):\n{report}")
+    print("ABI check FAILED: programs built against the baseline's header would "
+          "misbehave with this library.\n"
+          "If the change is unintended, undo it (grow a struct only by appending "
+          f"members to one with {GROWABLE_MEMBER}; add functions rather than change "
+          "them).\n"
+          "If it is intended (a release that breaks the ABI on purpose, with a new "
+          "SOVERSION), accept it with\n"
+          f"    {update}\n"
+          f"and commit {args.baseline} together with the change.")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
