@@ -6,7 +6,8 @@ public header declares: the exported functions and the types reachable
 from them (--exported-interfaces-only, --drop-private-types), without
 paths or source lines, so that it does not change with the checkout's
 folder or with edits that only move lines (--no-comp-dir-path,
---no-corpus-path, --no-show-locs), with type ids derived from the types
+--no-corpus-path, --no-show-locs; --short-locs names each translation unit
+by its file name alone), with type ids derived from the types
 (--type-id-style hash) so that a regenerated baseline differs only where
 the ABI does.
 """
@@ -38,7 +39,7 @@ def dump(library, header, out_file):
     (without DWARF the dump holds symbols only and no layout)."""
     cmd = [find_tool("abidw"), "--header-file", header,
            "--drop-private-types", "--exported-interfaces-only",
-           "--no-comp-dir-path", "--no-corpus-path", "--no-show-locs",
+           "--no-comp-dir-path", "--no-corpus-path", "--no-show-locs", "--short-locs",
            "--type-id-style", "hash", "--out-file", out_file, library]
     run = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if run.returncode != 0:
@@ -54,6 +55,7 @@ def dump(library, header, out_file):
 class Corpus:
     """What one dump says: exported symbols, public structs, public enums.
 
+    soname: the library's SONAME ("" if none).
     symbols: set of exported function and variable names.
     functions: names of the exported functions abidw described (empty when
         the library has no debug info).
@@ -62,19 +64,25 @@ class Corpus:
         arrays, function types; a struct or enum by name, compared on its
         own).
     enums: name -> (size in bits, {enumerator: value}).
+    by_value: names of the structs an exported function takes or returns by
+        value (their size is part of the calling convention: they cannot
+        grow even with struct_size).
     """
 
     def __init__(self):
+        self.soname = ""
         self.symbols = set()
         self.functions = set()
         self.structs = {}
         self.enums = {}
+        self.by_value = set()
 
 
 def read(path):
     """Reads an abidw XML dump into a Corpus."""
     root = ET.parse(path).getroot()
     corpus = Corpus()
+    corpus.soname = root.get("soname", "")
     for sym in root.iter("elf-symbol"):
         if sym.get("is-defined", "yes") == "yes":
             corpus.symbols.add(sym.get("name"))
@@ -89,6 +97,10 @@ def read(path):
     for fn in root.iter("function-decl"):
         if fn.get("elf-symbol-id"):
             corpus.functions.add(fn.get("name"))
+            for value in fn.findall("parameter") + fn.findall("return"):
+                name = _struct_named(value.get("type-id"), types)
+                if name:
+                    corpus.by_value.add(name)
     for element in types.values():
         name = element.get("name")
         if not name or element.get("is-anonymous") == "yes":
@@ -101,6 +113,22 @@ def read(path):
                       for e in element.findall("enumerator")}
             corpus.enums[name] = (int(element.get("size-in-bits", "0")), values)
     return corpus
+
+
+def _struct_named(type_id, types):
+    """The name of the struct TYPE_ID is, through typedefs and qualifiers;
+    None for any other type (a pointer included)."""
+    for _ in range(32):
+        element = types.get(type_id)
+        if element is None:
+            return None
+        if element.tag in ("typedef-decl", "qualified-type-def"):
+            type_id = element.get("type-id")
+            continue
+        if element.tag in ("class-decl", "union-decl"):
+            return element.get("name") or None
+        return None
+    return None
 
 
 def _layout(element, types):

@@ -26,6 +26,7 @@ growable struct) are listed and pass. Exit status: 0 compatible, 1 break,
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,9 +44,11 @@ GROWABLE_MEMBER = "struct_size"
 
 
 def growable(corpus):
-    """Names of the structs of CORPUS that carry a struct_size member."""
+    """Names of the structs of CORPUS that carry a struct_size member and
+    that no exported function takes or returns by value."""
     return sorted(name for name, (_, members) in corpus.structs.items()
-                  if any(m == GROWABLE_MEMBER for m, _, _ in members))
+                  if any(m == GROWABLE_MEMBER for m, _, _ in members)
+                  and name not in corpus.by_value)
 
 
 def compare(old, new, prefix):
@@ -53,6 +56,9 @@ def compare(old, new, prefix):
     list of sentences."""
     breaks, additions = [], []
     internal = prefix + "_"
+    if old.soname != new.soname:
+        breaks.append(f"SONAME {old.soname or '(none)'} -> {new.soname or '(none)'}: "
+                      "a new SOVERSION says the ABI broke on purpose")
     for sym in sorted(new.symbols):
         if sym.startswith(internal) or not sym.startswith(prefix):
             breaks.append(f"exports {sym}, which is not public API (symbols must "
@@ -67,7 +73,7 @@ def compare(old, new, prefix):
             breaks.append(f"struct {name} removed (or no exported function reaches it)")
             continue
         breaks_of, added_of = _compare_struct(name, old.structs[name], new.structs[name],
-                                              name in grows)
+                                              name in grows and name not in new.by_value)
         breaks += breaks_of
         additions += added_of
     for name in sorted(set(new.structs) - set(old.structs)):
@@ -92,6 +98,8 @@ def compare(old, new, prefix):
 
 
 def _compare_struct(name, old, new, can_grow):
+    """Breaks and additions from OLD to NEW layout of struct NAME; CAN_GROW:
+    it carries struct_size and no exported function passes it by value."""
     (old_size, old_members), (new_size, new_members) = old, new
     breaks, additions = [], []
     for index, (member, offset, spelled) in enumerate(old_members):
@@ -106,7 +114,7 @@ def _compare_struct(name, old, new, can_grow):
     if appended and not can_grow:
         breaks.append(f"struct {name}: members appended "
                       f"({', '.join(m for m, _, _ in appended)}) to a struct without "
-                      f"{GROWABLE_MEMBER}: its size is part of the ABI")
+                      f"{GROWABLE_MEMBER} or passed by value: its size is part of the ABI")
     elif appended:
         for member, offset, _ in appended:
             if offset < old_size:
@@ -130,7 +138,7 @@ def run_abidiff(baseline, current_dump, suppress):
             supp = os.path.join(tmp, "growable.suppr")
             with open(supp, "w", encoding="utf-8") as out:
                 out.write("[suppress_type]\n  type_kind = struct\n"
-                          f"  name_regexp = ^({'|'.join(suppress)})$\n"
+                          f"  name_regexp = ^({'|'.join(map(re.escape, suppress))})$\n"
                           "  has_data_member_inserted_at = end\n")
             cmd += ["--suppressions", supp]
         run = subprocess.run(cmd + [str(baseline), current_dump],
