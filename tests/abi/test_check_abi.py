@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "tools/abi/check_abi.py"
 UPDATE = ROOT / "tools/abi/update_baseline.py"
-HEADER = Path(__file__).resolve().parent / "abi_probe.h"
+HEADERS = Path(__file__).resolve().parent  # abi_probe.h's folder
 
 # variant -> (expected exit status, text the report must hold)
 ADDITIONS = {
@@ -62,7 +62,7 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         baseline = str(Path(tmp) / "probe.abi")
-        common = ["--header", str(HEADER), "--baseline", baseline, "--prefix", "abi_probe_"]
+        common = ["--headers", str(HEADERS), "--baseline", baseline, "--prefix", "abi_probe_"]
         status, out = run(UPDATE, "--library", str(probes / "libgg_abi_probe_base.so"), *common)
         if status != 0:
             print(f"update_baseline.py failed ({status}):\n{out}")

@@ -2,7 +2,7 @@
 
 Shared by check_abi.py and update_baseline.py (tools/abi/README.md says
 what is compared and why). The dump is abidw's XML, limited to what the
-public header declares: the exported functions and the types reachable
+public headers declare (--headers-dir): the exported functions and the types reachable
 from them (--exported-interfaces-only, --drop-private-types), without
 paths or source lines, so that it does not change with the checkout's
 folder or with edits that only move lines (--no-comp-dir-path,
@@ -14,6 +14,7 @@ the ABI does.
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 # The exit status a ctest reports as skipped (SKIP_RETURN_CODE).
 SKIP = 77
@@ -33,12 +34,15 @@ def find_tool(name):
     return path
 
 
-def dump(library, header, out_file):
-    """Writes LIBRARY's ABI, as declared by HEADER, to OUT_FILE (abidw XML).
-    Raises AbiToolError when abidw fails or the library has no debug info
-    (without DWARF the dump holds symbols only and no layout)."""
-    cmd = [find_tool("abidw"), "--header-file", header,
-           "--drop-private-types", "--exported-interfaces-only",
+def dump(library, header_dirs, out_file):
+    """Writes LIBRARY's ABI, as declared by the headers in HEADER_DIRS (a
+    list of folders), to OUT_FILE (abidw XML). Raises AbiToolError when
+    abidw fails or the library has no debug info (without DWARF the dump
+    holds symbols only and no layout)."""
+    cmd = [find_tool("abidw")]
+    for folder in header_dirs:
+        cmd += ["--headers-dir", str(Path(folder).resolve())]
+    cmd += ["--drop-private-types", "--exported-interfaces-only",
            "--no-comp-dir-path", "--no-corpus-path", "--no-show-locs", "--short-locs",
            "--type-id-style", "hash", "--out-file", out_file, library]
     run = subprocess.run(cmd, capture_output=True, text=True, check=False)

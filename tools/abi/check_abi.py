@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """Fails when a built libgpuguard.so breaks the ABI of the committed baseline.
 
-usage: tools/abi/check_abi.py [--baseline FILE] [--header FILE] [--prefix P]
+usage: tools/abi/check_abi.py [--baseline FILE] [--headers DIR] [--prefix P]
                               [--update-command CMD] LIBRARY
   e.g. tools/abi/check_abi.py build/lib/libgpuguard.so   (ctest abi_check)
 
 Compares LIBRARY (built with -g) against FILE (default
 tools/abi/baseline/libgpuguard.abi) through the declarations of the public
-header (default include/gpuguard/gpuguard.h), twice over:
+headers (default: those in include/gpuguard), twice over:
 - abidiff (abigail-tools): removed symbols, changed function signatures,
   changed enums, changed struct layouts. Added symbols are not counted
   (--no-added-syms), and the appending of members to a struct that carries
@@ -37,7 +37,7 @@ import abi_dump  # noqa: E402  (the folder is put on the path just above)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BASELINE = ROOT / "tools/abi/baseline/libgpuguard.abi"
-DEFAULT_HEADER = ROOT / "include/gpuguard/gpuguard.h"
+DEFAULT_HEADERS = ROOT / "include/gpuguard"
 # The member that makes a struct growable: a caller sets it to the size of
 # the struct it was compiled with, so the library reads and writes only that.
 GROWABLE_MEMBER = "struct_size"
@@ -159,11 +159,13 @@ def default_update_command(library):
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n", 1)[0],
-        usage="tools/abi/check_abi.py [--baseline FILE] [--header FILE] [--prefix P] "
+        usage="tools/abi/check_abi.py [--baseline FILE] [--headers DIR] [--prefix P] "
               "[--update-command CMD] LIBRARY")
     parser.add_argument("library")
     parser.add_argument("--baseline", default=str(DEFAULT_BASELINE))
-    parser.add_argument("--header", default=str(DEFAULT_HEADER))
+    parser.add_argument("--headers", action="append", metavar="DIR",
+                        help="a folder of public headers (repeatable; "
+                             "default include/gpuguard)")
     parser.add_argument("--prefix", default="gg_")
     parser.add_argument("--update-command")
     args = parser.parse_args()
@@ -181,7 +183,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         current_dump = os.path.join(tmp, "current.abi")
         try:
-            new = abi_dump.dump(args.library, str(Path(args.header).resolve()), current_dump)
+            new = abi_dump.dump(args.library, args.headers or [DEFAULT_HEADERS], current_dump)
             old = abi_dump.read(args.baseline)
             status, report = run_abidiff(args.baseline, current_dump, growable(old))
         except abi_dump.AbiToolError as err:

@@ -2,7 +2,7 @@
 """Accepts the ABI of a build as the new baseline (tools/abi/README.md).
 
 usage: tools/abi/update_baseline.py [BUILD_DIR]        (default: build)
-       tools/abi/update_baseline.py --library LIB [--header H] [--baseline FILE]
+       tools/abi/update_baseline.py --library LIB [--headers DIR] [--baseline FILE]
                                     [--prefix P]
 
 Builds libgpuguard in BUILD_DIR (cmake --build BUILD_DIR --target gpuguard;
@@ -27,10 +27,12 @@ def main():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n", 1)[0],
         usage="tools/abi/update_baseline.py [BUILD_DIR] | --library LIB "
-              "[--header H] [--baseline FILE]")
+              "[--headers DIR] [--baseline FILE]")
     parser.add_argument("build_dir", nargs="?", default="build")
     parser.add_argument("--library")
-    parser.add_argument("--header", default=str(check_abi.DEFAULT_HEADER))
+    parser.add_argument("--headers", action="append", metavar="DIR",
+                        help="a folder of public headers (repeatable; "
+                             "default include/gpuguard)")
     parser.add_argument("--baseline", default=str(check_abi.DEFAULT_BASELINE))
     parser.add_argument("--prefix", default="gg_")
     args = parser.parse_args()
@@ -50,7 +52,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "fresh.abi"
         try:
-            new = abi_dump.dump(library, str(Path(args.header).resolve()), str(fresh))
+            new = abi_dump.dump(library, args.headers or [check_abi.DEFAULT_HEADERS],
+                                str(fresh))
         except abi_dump.AbiToolError as err:
             print(f"error: {err}")
             return 2
