@@ -14,6 +14,11 @@ int abi_probe_handle_id(abi_probe_handle handle)
     return (int)handle.id;
 }
 
+int abi_probe_flags(const abi_probe_padded *padded)
+{
+    return padded == NULL ? 0 : (int)padded->flags;
+}
+
 int abi_probe_level(abi_probe_options options)
 {
     return (int)options.level;

@@ -36,6 +36,16 @@ typedef struct abi_probe_handle {
 #endif
 } abi_probe_handle;
 
+/** Growable, with 4 bytes of tail padding after flags. */
+typedef struct abi_probe_padded {
+    uint32_t struct_size; /**< sizeof (abi_probe_padded) as the caller was compiled */
+    uint64_t value;
+    uint32_t flags;
+#ifdef ABI_PROBE_APPEND_INTO_PADDING
+    uint32_t extra;       /**< lands in the old tail padding, which an old struct_size covers */
+#endif
+} abi_probe_padded;
+
 /** Has struct_size but is passed by value: it cannot grow either. */
 typedef struct abi_probe_options {
     uint32_t struct_size; /**< sizeof (abi_probe_options) as the caller was compiled */
@@ -62,6 +72,8 @@ typedef enum abi_probe_mode {
 ABI_PROBE_API int abi_probe_area(const abi_probe_desc *desc);
 /** The id of HANDLE, truncated. */
 ABI_PROBE_API int abi_probe_handle_id(abi_probe_handle handle);
+/** The flags of PADDED (0 for NULL). */
+ABI_PROBE_API int abi_probe_flags(const abi_probe_padded *padded);
 /** The level of OPTIONS. */
 ABI_PROBE_API int abi_probe_level(abi_probe_options options);
 /** MODE as an int. */

@@ -99,32 +99,69 @@ def compare(old, new, prefix):
 
 def _compare_struct(name, old, new, can_grow):
     """Breaks and additions from OLD to NEW layout of struct NAME; CAN_GROW:
-    it carries struct_size and no exported function passes it by value."""
-    (old_size, old_members), (new_size, new_members) = old, new
-    breaks, additions = [], []
-    for index, (member, offset, spelled) in enumerate(old_members):
-        if index >= len(new_members):
-            breaks.append(f"struct {name}: member {member} removed")
+    it carries struct_size and no exported function passes it by value.
+    Members are matched by name: a renamed one reads as removed and added."""
+    (old_size, old_members), (new_size, new_members) = _named(old), _named(new)
+    changed, moved, additions = [], [], []
+    new_by_name = {member: (offset, spelled) for member, offset, spelled in new_members}
+    old_names = {member for member, _, _ in old_members}
+    for member, offset, spelled in old_members:
+        if member not in new_by_name:
+            changed.append(f"member {member} removed (or renamed)")
             continue
-        new_member, new_offset, new_spelled = new_members[index]
-        if (new_member, new_offset, new_spelled) != (member, offset, spelled):
-            breaks.append(f"struct {name}: member {member} (bit {offset}, {spelled}) "
-                          f"is now {new_member} (bit {new_offset}, {new_spelled})")
-    appended = new_members[len(old_members):]
-    if appended and not can_grow:
-        breaks.append(f"struct {name}: members appended "
-                      f"({', '.join(m for m, _, _ in appended)}) to a struct without "
-                      f"{GROWABLE_MEMBER} or passed by value: its size is part of the ABI")
-    elif appended:
-        for member, offset, _ in appended:
-            if offset < old_size:
-                breaks.append(f"struct {name}: new member {member} at bit {offset}, "
-                              f"inside the old size ({old_size} bits)")
-            else:
-                additions.append(f"struct {name}: member {member} appended at bit {offset}")
-    if new_size != old_size and not (can_grow and appended and new_size > old_size):
-        breaks.append(f"struct {name}: size {old_size} -> {new_size} bits")
+        new_offset, new_spelled = new_by_name[member]
+        if new_offset != offset:
+            moved.append(f"member {member} moved from bit {offset} to {new_offset}")
+        if new_spelled != spelled:
+            was, now = _readable(spelled), _readable(new_spelled)
+            if was == now:
+                was, now = spelled, new_spelled  # the difference is below the names
+            changed.append(f"member {member}: type {was} -> {now}")
+    added = [(member, offset) for member, offset, _ in new_members if member not in old_names]
+    for member, offset in added:
+        if offset < old_size:
+            # Tail padding included: an old caller's struct_size covers it, so
+            # the library would take the caller's padding for the new member.
+            changed.append(f"member {member} inserted at bit {offset}, inside the old "
+                           f"size ({old_size} bits, its tail padding included)")
+        elif not can_grow:
+            changed.append(f"member {member} appended at bit {offset} to a struct without "
+                           f"{GROWABLE_MEMBER} or passed by value: its size is part of the ABI")
+        else:
+            additions.append(f"struct {name}: member {member} appended at bit {offset}")
+    # Causes first: the members after an insertion usually just moved with it.
+    changed += moved
+    if new_size != old_size and not (can_grow and added and new_size > old_size):
+        changed.append(f"size {old_size} -> {new_size} bits")
+    breaks = [f"struct {name}: {line}" for line in changed[:4]]
+    if len(changed) > 4:
+        breaks.append(f"struct {name}: and {len(changed) - 4} more changes")
     return breaks, additions
+
+
+def _named(layout):
+    """LAYOUT with a name for each unnamed member (its position)."""
+    size, members = layout
+    return size, [(member or f"(unnamed #{index})", offset, spelled)
+                  for index, (member, offset, spelled) in enumerate(members)]
+
+
+def _readable(spelled):
+    """SPELLED (abi_dump's full spelling) as C would write it: typedefs by
+    their name, without the sizes."""
+    out, depth = [], 0
+    index = 0
+    while index < len(spelled):
+        if spelled.startswith("=(", index) and depth == 0:
+            depth, index = 1, index + 2
+            continue
+        char = spelled[index]
+        if depth:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+        else:
+            out.append(char)
+        index += 1
+    return re.sub(r":\d+", "", "".join(out))
 
 
 def run_abidiff(baseline, current_dump, suppress):
