@@ -14,10 +14,11 @@ headers (default: those in include/gpuguard), twice over:
   a `struct_size` member is suppressed (a generated suppression file).
 - its own comparison of every public struct and enum, because abidiff's
   "has_data_member_inserted_at = end" suppression also hides a changed type
-  or offset of an existing member (libabigail 2.2; tests/abi shows it): an
-  existing member must keep its name, offset and type; new members may only
-  follow the old end, and only in a struct with `struct_size`; enumerators
-  keep their values.
+  or offset of an existing member and a member appended into the old tail
+  padding (libabigail 2.2; tests/abi shows both): an existing member must
+  keep its name, offset and type; new members may only follow the old size,
+  and only in a struct with `struct_size` that no exported function passes
+  by value; enumerators keep their values; the SONAME stays.
 - exported symbols must start with P (default gg_) and never with P + "_"
   (gg__: internal, must be hidden).
 Additions (new symbols, structs, enumerators, appended members of a
@@ -193,6 +194,13 @@ def default_update_command(library):
     return f"tools/abi/update_baseline.py {build_dir}"
 
 
+def _shown(path):
+    """PATH relative to the current folder when it is below it (shorter
+    messages), else as given."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n", 1)[0],
@@ -233,7 +241,7 @@ def main():
     if status & 12 and not breaks:
         breaks.append("abidiff reports an incompatible change (below)")
 
-    print(f"ABI of {args.library} against {args.baseline}:")
+    print(f"ABI of {_shown(args.library)} against {_shown(args.baseline)}:")
     for line in additions:
         print(f"  added (compatible): {line}")
     if not breaks:
@@ -241,7 +249,7 @@ def main():
               f"{len(new.enums)} enums compatible with the baseline")
         if additions:
             print(f"Record the additions in the baseline, so that the check guards them "
-                  f"too, with:\n    {update}")
+                  f"too, with (from the repository root):\n    {update}")
         return 0
     for line in breaks:
         print(f"  BREAK: {line}")
@@ -253,9 +261,9 @@ def main():
           f"members to one with {GROWABLE_MEMBER}; add functions rather than change "
           "them).\n"
           "If it is intended (a release that breaks the ABI on purpose, with a new "
-          "SOVERSION), accept it with\n"
+          "SOVERSION), accept it, from the repository root, with\n"
           f"    {update}\n"
-          f"and commit {args.baseline} together with the change.")
+          f"and commit {_shown(args.baseline)} together with the change.")
     return 1
 
 
