@@ -9,20 +9,22 @@ GG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # default run uses it, so it is not installed here. libzstd-dev and
 # liblz4-dev: the simulator decompresses the PTX in nvcc's fatbins
 # (src/sim/ptx/ptx_fatbin.c). doxygen: the reference and its completeness
-# check (scripts/docs.sh, ctest docs_reference).
+# check (scripts/docs.sh, ctest docs_reference). abigail-tools: the ABI check
+# (ctest abi_check, tools/abi/README.md) dumps and compares libgpuguard.so's
+# ABI with its abidw and abidiff.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 # The python3-* and libboost lines are what Debian's python3-pycuda (a
 # referee, below) needs from main: its Python dependencies and the Boost
 # libraries its extension links; ordinary main packages, installed like the
 # rest (python3-pycuda itself is not installed: it would pull in
-# nvidia-cuda-toolkit and libcuda1). The last line: libllvm14, the LLVM that
+# nvidia-cuda-toolkit and libcuda1). libllvm14: the LLVM that
 # Debian's python3-llvmlite (numba's, a referee below) links; numba needs
 # python3-numpy too.
 GG_PACKAGES=(cmake gcc g++ clang make pkg-config libcjson-dev libcriterion-dev
              libzstd-dev liblz4-dev libpng-dev python3 python3-dev libamdhip64-dev
              python3-numpy python3-pytools python3-mako python3-appdirs python3-decorator
              libboost-python1.74.0 libboost-thread1.74.0 doxygen
-             libllvm14)
+             libllvm14 abigail-tools)
 
 # What scripts/demo.sh needs: the library, the simulated driver (with the
 # fatbin decompressors: without them its configure warns) and the render
