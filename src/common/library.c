@@ -12,6 +12,7 @@
 #include "common/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"
+#include "common/chunk.h"
 #include "common/fork.h"
 #include "common/library.h"
 #include "common/poison.h"
@@ -274,6 +275,7 @@ gg_status gg_init(const gg_init_desc *desc)
     gg__lib.fork_generation = gg__fork_generation_now();
     gg__poison_forget();
     pthread_once(&exit_once, register_exit);
+    gg__launch_set_watchdog_path(gg__launch_under_watchdog);
     atomic_store_explicit(&gg__lib.backend, &gg__lib.backend_storage, memory_order_release);
     pthread_mutex_unlock(&init_lock);
     gg__log(GG_LOG_INFO, 0, "initialised: backend %s (%s), %d device(s)", gg__lib.backend_storage.name,
