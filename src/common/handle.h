@@ -23,7 +23,7 @@
 
 typedef enum gg__type {
     GG__T_NONE = 0,
-#define GG__KIND_TAG(KIND, name, record, rank) GG__T_##KIND,
+#define GG__KIND_TAG(KIND, name, record, rank, kept_from, prepared) GG__T_##KIND,
     GG__KINDS(GG__KIND_TAG)
 #undef GG__KIND_TAG
     GG__T_COUNT
