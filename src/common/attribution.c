@@ -25,6 +25,7 @@
 #include "common/call.h"
 #include "common/departed.h"
 #include "common/poison.h"
+#include "common/context.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -19,6 +19,7 @@
 #include "common/timeline.h"
 #include "common/child.h"
 #include "common/wait.h"
+#include "common/context.h"
 
 /* Smoothed history: recent slices count most, one odd slice does not. */
 static void history_add(gg__kernel *k, double ms_per_block)

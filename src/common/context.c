@@ -15,6 +15,8 @@
 #include "common/poison.h"
 #include "common/process_exit.h"
 #include "common/wait.h"
+#include "common/context.h"
+#include "common/stack.h"
 
 /* Every context, for gg_shutdown, the exit report and gg_dump_json. */
 #define MAX_CONTEXTS GG__CONTEXTS_MAX
@@ -794,4 +796,38 @@ void gg__context_list_lock(bool take)
         pthread_mutex_lock(&contexts_lock);
     else
         pthread_mutex_unlock(&contexts_lock);
+}
+
+void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                      const char *message)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (atomic_load_explicit(&ctx->state, memory_order_relaxed) == GG__CTX_DEAD) {
+        pthread_mutex_unlock(&ctx->lock);
+        return; /* the first cause wins */
+    }
+    gg_error_info *d = &ctx->death;
+    memset(d, 0, sizeof *d);
+    d->status = status;
+    d->native_code = native;
+    d->native_name = native != 0 ? c->b->code_name(native) : "";
+    d->gg_call = c->api;
+    d->driver_call = gg__driver_call_of(c, op);
+    d->context.id = ctx->h.birth_id; /* also while a destroy is claiming it */
+    if (c->stream != NULL)
+        d->stream.id = c->stream->h.birth_id;
+    /* A host-side deadline blames the launches of the stream waited on; a
+     * device error may come from any stream of the context. */
+    gg__suspect_names names;
+    gg__attribute(ctx, status == GG_TIMEOUT && c->stream ? &c->stream->log : NULL, &d->culprit, &names);
+    char culprit[GG_MESSAGE_MAX];
+    gg__culprit_text(&d->culprit, &names, culprit, sizeof culprit);
+    snprintf(d->message, sizeof d->message, "%s: %s%s%s", c->api, message, culprit[0] ? "; " : "", culprit);
+    atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
+    pthread_mutex_unlock(&ctx->lock);
+    gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
+    /* A driver's sticky error (not a deadline of gpuguard's) may reach the
+     * whole process. */
+    if (native != 0)
+        gg__poison_after_death(ctx);
 }

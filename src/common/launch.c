@@ -5,6 +5,8 @@
 #include "common/timeline.h"
 #include "common/child.h"
 #include "common/launch.h"
+#include "common/context.h"
+#include "common/stream.h"
 
 /* Grid and block sizes: a zero is refused, not rounded up. (The common
  * case is inlined in gg_launch; this names the zero.) */
