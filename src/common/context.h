@@ -43,4 +43,16 @@ size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause)
  * ALIVE; true when it did. Caller holds ctx->lock. */
 bool gg__context_mark_poisoned(gg__context *ctx, const gg_error_info *cause);
 
+/* Makes the record of native context `native` on `device` and publishes
+ * its id into *out_id. `adopt` NULL: gpuguard made the native context, and
+ * destroys it if the record cannot be made; otherwise it was adopted
+ * (gg_context_adopt, interop.c) and stays its owner's on failure. Called
+ * inside an open call; does not leave it. */
+gg_status gg__context_register(gg__call *c, int device, const gg_context_desc *d, gg__nctx native,
+                               const gg_adopt_desc *adopt, uint64_t *out_id);
+
+/* The id of the live gg context on native context `native`, or 0 when
+ * there is none (takes the live-context table's lock). */
+uint64_t gg__context_of_native(gg__nctx native);
+
 #endif /* GPUGUARD_CONTEXT_H */
