@@ -55,4 +55,13 @@ gg_status gg__context_register(gg__call *c, int device, const gg_context_desc *d
  * there is none (takes the live-context table's lock). */
 uint64_t gg__context_of_native(gg__nctx native);
 
+/* The live-context table: adds a new context (false when GG__CONTEXTS_MAX
+ * are live), removes a claimed one. */
+bool gg__context_list_add(gg__context *ctx);
+void gg__context_list_remove(gg__context *ctx);
+
+/* Takes (true) or releases (false) the live-context table's lock (fork
+ * handlers: library.c's gg__global_locks). */
+void gg__context_list_lock(bool take);
+
 #endif /* GPUGUARD_CONTEXT_H */

@@ -119,4 +119,8 @@ const char *gg__type_name(gg__type type); /* "gg_stream" */
  * without 16 million allocations. */
 void gg__handle_test_set_generation(uint32_t index, uint32_t generation);
 
+/* Takes (true) or releases (false) this file's global locks (fork
+ * handlers: library.c's gg__global_locks). */
+void gg__handle_table_locks(bool take);
+
 #endif /* GPUGUARD_HANDLE_H */

@@ -18,6 +18,7 @@
 #include "common/fork.h"
 #include "common/lifetime.h"
 #include "common/timeline.h"
+#include "common/module.h"
 
 /* ---- native handles ----------------------------------------------------- */
 

@@ -19,6 +19,8 @@
 #include "common/lifetime.h"
 #include "common/process_exit.h"
 #include "common/report.h"
+#include "common/config.h"
+#include "common/context.h"
 
 gg__library gg__lib;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -215,7 +217,7 @@ gg_status gg_init(const gg_init_desc *desc)
         return gg__fail(&c, GG_NOT_INITIALIZED, "gg_init: the process is exiting (exit() was called)");
     }
     pthread_mutex_lock(&init_lock);
-    gg__fork_watch();
+    gg__fork_watch(gg__global_locks);
     if (gg__forked_from_initialized()) {
         pthread_mutex_unlock(&init_lock);
         return gg__fail(&c, GG_FORKED, "gg_init: this process was forked from one that initialised the GPU "
@@ -441,4 +443,21 @@ gg_status gg_device_info_get(int device, gg_device_info *info)
     }
     gg__leave(&c);
     return status;
+}
+
+void gg__global_locks(bool take)
+{
+    if (take) {
+        gg__library_lock(true);
+        gg__fault_lock(true);
+        gg__context_list_lock(true);
+        gg__object_locks(true);
+        gg__handle_table_locks(true);
+    } else {
+        gg__handle_table_locks(false);
+        gg__object_locks(false);
+        gg__context_list_lock(false);
+        gg__fault_lock(false);
+        gg__library_lock(false);
+    }
 }

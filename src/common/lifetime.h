@@ -81,18 +81,9 @@ void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason);
  * Every other call has left (pins drained) or fails. */
 void gg__contexts_release_all(bool driver_alive);
 
-/* Reads what the driver knows of a new kernel's parameters into its record
- * (module.c; gg_kernel_get and gg_kernel_adopt). Context entered. */
-void gg__kernel_read_params(gg__call *c, gg__kernel *k);
-
 /* Counts a skipped driver cleanup per the policy. */
 void gg__cleanup_skipped(gg__context *ctx, gg__type type);
 /* Emits the once-per-context summary (WARN_ONCE policy). Caller holds ctx->lock. */
 void gg__cleanup_summarise(gg__context *ctx, const char *why);
-
-/* Context list (context.c): adds a new context (false when 4096 are live),
- * removes a claimed one. */
-bool gg__context_list_add(gg__context *ctx);
-void gg__context_list_remove(gg__context *ctx);
 
 #endif
