@@ -26,6 +26,7 @@
 #include "common/departed.h"
 #include "common/poison.h"
 #include "common/context.h"
+#include "common/timeline.h"
 
 #include <stddef.h>
 #include <stdio.h>
