@@ -25,6 +25,8 @@
 #include "common/call.h"
 #include "common/departed.h"
 #include "common/poison.h"
+#include "common/context.h"
+#include "common/timeline.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -119,10 +119,6 @@ void gg__retired_logs_release(gg__context *ctx, gg__backend *b);
  * ctx->lock. */
 int gg__retired_logs_query(gg__context *ctx, gg__backend *b);
 
-/* Returns a log's timeline slot to the context (timeline.c). Caller holds
- * ctx->lock. */
-void gg__timeline_release_slot(gg__context *ctx, gg__launch_log *log);
-
 /* The gg_stream id a launch log belongs to (0 for the default stream). */
 uint64_t gg__launch_log_stream_id(gg__context *ctx, gg__launch_log *log);
 

@@ -6,6 +6,7 @@
 #include "common/child.h"
 #include "common/lifetime.h"
 #include "common/wait.h"
+#include "common/context.h"
 
 typedef struct buffer_args {
     size_t bytes;

@@ -1,4 +1,5 @@
 #include "common/call.h"
+#include "common/context.h"
 #include "common/process_exit.h"
 
 #include <stdarg.h>
@@ -30,7 +31,7 @@ gg_status gg_last_error(gg_error_info *info)
     return GG_OK;
 }
 
-static const char *driver_call_of(const gg__call *c, gg__op op)
+const char *gg__driver_call_of(const gg__call *c, gg__op op)
 {
     if ((unsigned)op >= GG__OP_COUNT)
         return "";
@@ -76,7 +77,7 @@ static void record(gg__call *c, gg_status status, gg__op op, int native, const c
     e->driver_call = "";
     if (native != 0 && c->b != NULL) {
         e->native_name = c->b->code_name(native);
-        e->driver_call = driver_call_of(c, op);
+        e->driver_call = gg__driver_call_of(c, op);
     }
     /* Birth ids: the call's pins keep both records, but a destroy racing
      * the call (the one that made a wait give up) may have zeroed their
@@ -305,7 +306,7 @@ gg_status gg__check_failed(gg__call *c, gg__op op, int native)
     gg__code_class cls = c->b->classify(native);
     if (cls.status == GG_NOT_READY)
         return GG_NOT_READY;
-    const char *driver_call = driver_call_of(c, op);
+    const char *driver_call = gg__driver_call_of(c, op);
     const char *how = c->injected ? " (injected fault)" : "";
     char detail[GG_MESSAGE_MAX / 2 + 128];
     driver_detail(c, op, native, detail, sizeof detail);
@@ -321,40 +322,6 @@ gg_status gg__check_failed(gg__call *c, gg__op op, int native)
     return gg__fail_native(c, cls.status, op, native, "%s: %s returned %s%s%s%s%s", c->api, driver_call,
                            c->b->code_name(native), how, c->kernel_name ? " for kernel " : "",
                            c->kernel_name ? c->kernel_name : "", detail);
-}
-
-void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
-                      const char *message)
-{
-    pthread_mutex_lock(&ctx->lock);
-    if (atomic_load_explicit(&ctx->state, memory_order_relaxed) == GG__CTX_DEAD) {
-        pthread_mutex_unlock(&ctx->lock);
-        return; /* the first cause wins */
-    }
-    gg_error_info *d = &ctx->death;
-    memset(d, 0, sizeof *d);
-    d->status = status;
-    d->native_code = native;
-    d->native_name = native != 0 ? c->b->code_name(native) : "";
-    d->gg_call = c->api;
-    d->driver_call = driver_call_of(c, op);
-    d->context.id = ctx->h.birth_id; /* also while a destroy is claiming it */
-    if (c->stream != NULL)
-        d->stream.id = c->stream->h.birth_id;
-    /* A host-side deadline blames the launches of the stream waited on; a
-     * device error may come from any stream of the context. */
-    gg__suspect_names names;
-    gg__attribute(ctx, status == GG_TIMEOUT && c->stream ? &c->stream->log : NULL, &d->culprit, &names);
-    char culprit[GG_MESSAGE_MAX];
-    gg__culprit_text(&d->culprit, &names, culprit, sizeof culprit);
-    snprintf(d->message, sizeof d->message, "%s: %s%s%s", c->api, message, culprit[0] ? "; " : "", culprit);
-    atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
-    pthread_mutex_unlock(&ctx->lock);
-    gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
-    /* A driver's sticky error (not a deadline of gpuguard's) may reach the
-     * whole process. */
-    if (native != 0)
-        gg__poison_after_death(ctx);
 }
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,

@@ -61,6 +61,10 @@ _Static_assert(GG_TIMEOUT_RETURNS <= UINT8_MAX && GG__PIN_SLOTS <= UINT8_MAX, "g
  * the status returned through memory cost more than the code). */
 #define GG__HOT static inline __attribute__((always_inline))
 
+/* The driver function a failure of `op` in this call names: the call's
+ * driver_call when set, else the op's usual one. */
+const char *gg__driver_call_of(const gg__call *c, gg__op op);
+
 /* Records a failure of this call in gg_last_error and returns `status`. */
 gg_status gg__fail(gg__call *c, gg_status status, const char *fmt, ...) GG__PRINTF(3, 4);
 /* Same, keeping a native driver code and the driver call that returned it. */
@@ -310,45 +314,7 @@ GG__HOT gg_status gg__check(gg__call *c, gg__op op, int native)
     return gg__check_failed(c, op, native);
 }
 
-/* Context state, FORKED derived from the fork generation. (Inline: the
- * create and destroy paths ask it under the context's lock.) */
-static inline gg_state gg__context_state(const gg__context *ctx)
-{
-    if (ctx->fork_generation != gg__fork_generation_now())
-        return GG_STATE_FORKED;
-    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
-                                                                                  : GG_STATE_ALIVE;
-}
 
-/* Marks the context DEAD with this cause (first cause wins). */
-void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
-                      const char *message);
-
-/* Waits for all work of an entered context under a deadline (context.c). */
-gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms);
-/* Removes the context from the calling thread's stack, ours and the
- * driver's, wherever it is in it (stack.c). */
-void gg__context_unwind_stacks(gg__call *c, gg__context *ctx);
-/* Copies the ids of up to `max` live contexts into out (context.c). */
-/* Live contexts at most (context.c's table; the snapshots of report.c and
- * lifetime.c are this size): 32 KiB of table. Past it gg_context_create
- * and gg_context_adopt return GG_OUT_OF_MEMORY saying "too many contexts"
- * (crossed by tests/core/test_bounds.c). */
-#define GG__CONTEXTS_MAX 4096
-size_t gg__contexts_snapshot(uint64_t *out, size_t max);
-/* Other live gg contexts on ctx's native context (HIP: the device's; CUDA:
- * a primary context) with launches not known complete: how many, the first
- * one's label into `label`. A context or list that could not be locked
- * there and then counts. Caller holds ctx->lock. */
-uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size);
-/* Marks every other live gg context DEAD with GG_PROCESS_POISONED naming
- * `cause` (dead's death: poison.h). Locks by trylock only, retried a
- * while: the caller may hold dead's lock; a context whose lock stays busy
- * is skipped. Returns how many were marked. */
-size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause);
-/* Marks ctx DEAD with GG_PROCESS_POISONED naming `cause`, when it is
- * ALIVE; true when it did. Caller holds ctx->lock. */
-bool gg__context_mark_poisoned(gg__context *ctx, const gg_error_info *cause);
 
 gg_status gg__wrong_context(gg__call *c, const gg__object *a, const char *a_what, const gg__object *b,
                             const char *b_what);
@@ -361,14 +327,8 @@ static inline gg_status gg__check_same_context(gg__call *c, const gg__object *a,
         return GG_OK;
     return gg__wrong_context(c, a, a_what, b, b_what);
 }
-/* Waits for a stream's work under a deadline (stream.c). */
-struct gg__stream;
-gg_status gg__stream_wait(gg__call *c, gg__stream *st, uint32_t timeout_ms);
-/* gg_event_synchronize's body, for a call whose timeout policy is set
- * (event.c). Leaves the call. */
-gg_status gg__event_wait(gg__call *c, gg_event e, uint32_t timeout_ms);
 
-/* Copies the thread's last error. */
+/* This thread's last error record (gg_last_error copies it). */
 gg_error_info *gg__last_error_slot(void);
 
 #endif /* GPUGUARD_CALL_H */

@@ -19,6 +19,7 @@
 #include "common/timeline.h"
 #include "common/child.h"
 #include "common/wait.h"
+#include "common/context.h"
 
 /* Smoothed history: recent slices count most, one odd slice does not. */
 static void history_add(gg__kernel *k, double ms_per_block)
@@ -122,6 +123,33 @@ gg_status gg__watchdog_check(gg__call *c, gg__kernel *k, const unsigned grid[3],
                         "to allow", c->api, k->name, predicted, k->ms_per_block, (unsigned long long)samples, grid[0],
                         grid[1], grid[2], ctx->watchdog_budget_ms);
     return GG_OK;
+}
+
+/* Watchdog devices only: refuse a launch that would overrun the budget, run
+ * a chunkable kernel chunked, and time plain launches for the history. */
+gg_status gg__launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
+                                    const gg_dim3 *grid_dim, const gg_dim3 *block_dim)
+{
+    const unsigned grid[3] = { grid_dim->x, grid_dim->y, grid_dim->z };
+    bool chunk_instead = false;
+    gg_status status = gg__watchdog_check(c, k, grid, &chunk_instead);
+    if (status != GG_OK)
+        return status;
+    if (chunk_instead) {
+        gg_chunk_desc chunk = { .offset_param = k->offset_param, .dimension = k->chunk_dimension };
+        return gg__launch_chunked_entered(c, k, st, desc, &chunk, NULL);
+    }
+    gg__context *ctx = k->h.context;
+    gg__nstream s = st ? st->native : NULL;
+    gg__timing_before(c, k, s);
+    int n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, grid_dim, block_dim, desc->shared_bytes,
+                                                   s, desc->params));
+    status = gg__check(c, GG__OP_LAUNCH, n);
+    if (status == GG_OK) {
+        status = gg__launch_accepted(c, ctx, st, k->name);
+        gg__timing_after(c, k, s, (uint64_t)grid[0] * grid[1] * grid[2]);
+    }
+    return status;
 }
 
 /* ---- chunked launches ------------------------------------------------- */

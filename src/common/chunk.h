@@ -1,8 +1,11 @@
-/* Watchdog-safe chunked launches and the enforcement on plain launches. */
+/* Watchdog-safe chunked launches and the enforcement on plain launches.
+ * A chunked launch is a launch: this file depends on launch.h's checks,
+ * never the reverse (gg_launch reaches the watchdog path below through the
+ * pointer launch.h keeps, set by gg_init). */
 #ifndef GPUGUARD_CHUNK_H
 #define GPUGUARD_CHUNK_H
 
-#include "common/call.h"
+#include "common/launch.h"
 
 /* The most parameters a chunked launch takes (its slices copy them: 2 KiB
  * of stack). Past it GG_INVALID_ARGUMENT naming the bound (crossed by
@@ -10,66 +13,29 @@
 #define GG__CHUNK_PARAMS_MAX 256
 
 /* Decides what a plain launch on a watchdog device does: GG_OK to go ahead
- * (with *timed set when it should be timed for the history), GG_WATCHDOG_RISK
- * (refused, recorded), or *chunk_instead when it is to run chunked. */
+ * (the caller then times it for the history), GG_WATCHDOG_RISK (refused,
+ * recorded), or GG_OK with *chunk_instead set when it is to run chunked. */
 gg_status gg__watchdog_check(gg__call *c, gg__kernel *k, const unsigned grid[3], bool *chunk_instead);
 
 /* Times a plain launch on a watchdog device: events around it, harvested
- * into the kernel's history at its next launch. Caller has entered ctx. */
+ * into the kernel's history at its next launch. Caller has entered the
+ * kernel's context. */
 void gg__timing_before(gg__call *c, gg__kernel *k, gg__nstream s);
 void gg__timing_after(gg__call *c, gg__kernel *k, gg__nstream s, uint64_t blocks);
 /* Drops a kernel's timing events (kernel released). */
 void gg__timing_release(gg__call *c, gg__kernel *k, bool call_driver);
 
+/* A plain launch on a watchdog device whose policy is not ALLOW (the
+ * gg__launch_watchdog_path that gg_init hands launch.c): refused when its
+ * predicted run time is over half the budget (GG_WATCHDOG_RISK), run
+ * chunked when the kernel is chunkable and the policy AUTO_CHUNK, else
+ * launched and timed for the kernel's history. Caller has entered the
+ * kernel's context. */
+gg_status gg__launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
+                                    const gg_dim3 *grid_dim, const gg_dim3 *block_dim);
+
 /* The body of gg_launch_chunked, for an entered context. */
 gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
                                      const gg_chunk_desc *chunk, gg_chunk_stats *stats);
-
-/* Looks up desc's kernel and (unless GG_NO_STREAM) stream, and checks they
- * share a context; fills the call's kernel name and stream for errors.
- * The call has pinned nothing before (the kernel is its first pin). */
-GG__HOT gg_status gg__launch_resolve(gg__call *c, const gg_launch_desc *desc, gg__kernel **k, gg__stream **st)
-{
-    *st = NULL;
-    *k = gg__lookup_first(c, desc->kernel.id, GG__T_KERNEL, "kernel");
-    if (GG__UNLIKELY(*k == NULL))
-        return gg__lookup_status();
-    c->kernel_name = (*k)->name;
-    if (desc->stream.id == 0)
-        return GG_OK;
-    *st = gg__lookup_second(c, desc->stream.id, GG__T_STREAM, "stream");
-    if (GG__UNLIKELY(*st == NULL))
-        return gg__lookup_status();
-    c->stream = *st;
-    return gg__check_same_context(c, &(*k)->h, "kernel", &(*st)->h, "stream");
-}
-
-/* Copies desc's grid and block, refusing zero components (launch.c). */
-gg_status gg__launch_dims(gg__call *c, const gg_launch_desc *desc, unsigned grid[3], unsigned block[3]);
-
-/* Names what a launch breaks: the kernel's parameter count, the device's
- * block, thread, grid or shared-memory limit (launch.c). GG_OK when nothing. */
-gg_status gg__launch_refuse(gg__call *c, const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
-                            const unsigned grid[3], const unsigned block[3]);
-
-/* Whether a launch of grid `g` and block `b` (desc's, copied once by the
- * caller) has a zero dimension (gg__launch_dims names it) or breaks a limit
- * gg__launch_refuse names (hot path). A dimension d is refused when
- * d - 1 >= limit in unsigned arithmetic: above the limit, or 0 (d - 1 wraps
- * to UINT_MAX), one comparison for both. A branch per test, each never
- * taken in a correct program: fewer instructions than combining the
- * results without branches (measured: bench/README.md). */
-GG__HOT bool gg__launch_breaks_limits(const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc,
-                                      const gg_dim3 *g, const gg_dim3 *b)
-{
-    const gg__launch_limits *l = &ctx->limits;
-    if (GG__UNLIKELY(b->x - 1u >= l->block[0]) || GG__UNLIKELY(b->y - 1u >= l->block[1]) ||
-        GG__UNLIKELY(b->z - 1u >= l->block[2]) || GG__UNLIKELY(g->x - 1u >= l->grid[0]) ||
-        GG__UNLIKELY(g->y - 1u >= l->grid[1]) || GG__UNLIKELY(g->z - 1u >= l->grid[2]) ||
-        GG__UNLIKELY(desc->shared_bytes > l->shared_bytes) ||
-        GG__UNLIKELY((uint64_t)b->x * b->y * b->z > l->threads_per_block))
-        return true;
-    return k->params_known && desc->param_count != k->param_count;
-}
 
 #endif

@@ -12,6 +12,7 @@
 #include "common/fault_plan.h"
 #include "common/library.h"
 #include "common/object.h"
+#include "common/config.h"
 
 #define DEFAULT_WAIT_TIMEOUT_MS 10000u
 #define DEFAULT_WATCHDOG_BUDGET_MS 2000u /* Windows TDR's default delay */

@@ -15,6 +15,8 @@
 #include "common/poison.h"
 #include "common/process_exit.h"
 #include "common/wait.h"
+#include "common/context.h"
+#include "common/stack.h"
 
 /* Every context, for gg_shutdown, the exit report and gg_dump_json. */
 #define MAX_CONTEXTS GG__CONTEXTS_MAX
@@ -127,9 +129,9 @@ static bool work_maybe_pending(gg__context *ctx)
 /* Makes the record of a native context and publishes its id. `adopt`
  * NULL: gpuguard made the native context, and destroys it if the record
  * cannot be made; otherwise it was adopted and stays its owner's on
- * failure. Called inside an open call; does not leave it. */
-static gg_status context_register(gg__call *c, int device, const gg_context_desc *d, gg__nctx native,
-                                  const gg_adopt_desc *adopt, uint64_t *out_id)
+ * failure. Called inside an open call; does not leave it. (context.h) */
+gg_status gg__context_register(gg__call *c, int device, const gg_context_desc *d, gg__nctx native,
+                                const gg_adopt_desc *adopt, uint64_t *out_id)
 {
     gg__context *ctx = gg__object_new(GG__T_CONTEXT);
     bool records = ctx != NULL && gg__launch_log_open(&ctx->default_log);
@@ -185,7 +187,7 @@ static gg_status context_register(gg__call *c, int device, const gg_context_desc
  * its native pointer is read under its own lock (a recover replaces it).
  * Lock order: the list's, then a context's (nothing takes them the other
  * way round). Contexts being created or torn down (id 0) are skipped. */
-static uint64_t context_of_native(gg__nctx native)
+uint64_t gg__context_of_native(gg__nctx native)
 {
     uint64_t found = 0;
     pthread_mutex_lock(&contexts_lock);
@@ -311,79 +313,6 @@ size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause)
     return marked;
 }
 
-/* Serialises adoptions of contexts: the check that a native context is not
- * a gg context already, and the publication of the new one, are one step. */
-static pthread_mutex_t adopt_lock = PTHREAD_MUTEX_INITIALIZER;
-
-gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_context *out)
-{
-    gg__call c = GG__CALL("gg_context_adopt");
-    if (out == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: out is NULL");
-    out->id = 0;
-    if (native_ctx == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: native_ctx is NULL (no context to adopt)");
-    gg_status status = gg__call_open(&c);
-    if (status != GG_OK)
-        return status;
-    gg_adopt_desc a = desc ? *desc : (gg_adopt_desc){ 0 };
-    gg__fork_check_pid();
-    if (c.b->ctx_device == NULL) {
-        status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_adopt: the %s backend cannot tell a native context's "
-                          "device", c.b->name);
-        gg__leave(&c);
-        return status;
-    }
-    int device = -1;
-    int n = gg__drv(&c, GG__OP_CTX_DEVICE, c.b->ctx_device(c.b->self, native_ctx, &device));
-    if (n != 0 || device < 0 || device >= gg__lib.device_count) {
-        if (n != 0)
-            status = gg__fail_native(&c, c.b->classify(n).status == GG_INVALID_HANDLE ? GG_INVALID_HANDLE
-                                                                                     : GG_INVALID_ARGUMENT,
-                                     GG__OP_CTX_DEVICE, n, "gg_context_adopt: %p is not a context the driver "
-                                     "knows: %s returned %s%s", native_ctx, c.b->op_names[GG__OP_CTX_DEVICE],
-                                     c.b->code_name(n), c.injected ? " (injected fault)" : "");
-        else
-            status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: context %p is on device %d, which "
-                              "gpuguard did not find at gg_init (%d device(s))", native_ctx, device,
-                              gg__lib.device_count);
-        gg__leave(&c);
-        return status;
-    }
-    /* Someone's primary context (PyTorch's, CuPy's) is released, never
-     * destroyed, and recovered by a primary reset: the record says so. */
-    bool primary = c.b->one_context_per_device;
-    if (!primary && c.b->ctx_is_primary != NULL) {
-        n = gg__drv(&c, GG__OP_CTX_DEVICE, c.b->ctx_is_primary(c.b->self, device, native_ctx, &primary));
-        if (n != 0) {
-            status = gg__fail_native(&c, GG_INVALID_ARGUMENT, GG__OP_CTX_DEVICE, n,
-                                     "gg_context_adopt: cannot tell whether %p is device %d's primary context: "
-                                     "%s%s", native_ctx, device, c.b->code_name(n),
-                                     c.injected ? " (injected fault)" : "");
-            gg__leave(&c);
-            return status;
-        }
-    } else if (!primary && (a.take_ownership || a.allow_reset)) {
-        status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_adopt: the %s backend cannot tell whether %p is a "
-                          "primary context, so it cannot be adopted with take_ownership or allow_reset (a "
-                          "primary context must be released or reset, never destroyed)", c.b->name, native_ctx);
-        gg__leave(&c);
-        return status;
-    }
-    gg_context_desc d = { .tag = a.tag, .use_primary = primary };
-    pthread_mutex_lock(&adopt_lock);
-    uint64_t existing = context_of_native(native_ctx);
-    if (existing != 0)
-        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: native context %p is gg context "
-                          "0x%016llx already (adopted or created by gpuguard); use that one",
-                          native_ctx, (unsigned long long)existing);
-    else
-        status = context_register(&c, device, &d, native_ctx, &a, &out->id);
-    pthread_mutex_unlock(&adopt_lock);
-    gg__leave(&c);
-    return status;
-}
-
 gg_status gg_context_native(gg_context handle, void **native)
 {
     gg__call c = GG__CALL("gg_context_native");
@@ -458,7 +387,7 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
         gg__leave(&c);
         return status;
     }
-    status = context_register(&c, device, &d, native, NULL, &out->id);
+    status = gg__context_register(&c, device, &d, native, NULL, &out->id);
     gg__leave(&c);
     return status;
 }
@@ -794,4 +723,38 @@ void gg__context_list_lock(bool take)
         pthread_mutex_lock(&contexts_lock);
     else
         pthread_mutex_unlock(&contexts_lock);
+}
+
+void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                      const char *message)
+{
+    pthread_mutex_lock(&ctx->lock);
+    if (atomic_load_explicit(&ctx->state, memory_order_relaxed) == GG__CTX_DEAD) {
+        pthread_mutex_unlock(&ctx->lock);
+        return; /* the first cause wins */
+    }
+    gg_error_info *d = &ctx->death;
+    memset(d, 0, sizeof *d);
+    d->status = status;
+    d->native_code = native;
+    d->native_name = native != 0 ? c->b->code_name(native) : "";
+    d->gg_call = c->api;
+    d->driver_call = gg__driver_call_of(c, op);
+    d->context.id = ctx->h.birth_id; /* also while a destroy is claiming it */
+    if (c->stream != NULL)
+        d->stream.id = c->stream->h.birth_id;
+    /* A host-side deadline blames the launches of the stream waited on; a
+     * device error may come from any stream of the context. */
+    gg__suspect_names names;
+    gg__attribute(ctx, status == GG_TIMEOUT && c->stream ? &c->stream->log : NULL, &d->culprit, &names);
+    char culprit[GG_MESSAGE_MAX];
+    gg__culprit_text(&d->culprit, &names, culprit, sizeof culprit);
+    snprintf(d->message, sizeof d->message, "%s: %s%s%s", c->api, message, culprit[0] ? "; " : "", culprit);
+    atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
+    pthread_mutex_unlock(&ctx->lock);
+    gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
+    /* A driver's sticky error (not a deadline of gpuguard's) may reach the
+     * whole process. */
+    if (native != 0)
+        gg__poison_after_death(ctx);
 }

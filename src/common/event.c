@@ -4,6 +4,7 @@
 #include "common/child.h"
 #include "common/lifetime.h"
 #include "common/wait.h"
+#include "common/event.h"
 
 static int make_event(gg__call *c, gg__object *o, const void *args, gg__op *op)
 {

@@ -40,4 +40,8 @@ void gg__fault_context_released(struct gg__context *ctx);
 char *gg__fault_counts_text(void);
 void gg__fault_write_report(const char *path, uint64_t live_objects, const char *written_at);
 
+/* Takes (true) or releases (false) this file's global locks (fork
+ * handlers: library.c's gg__global_locks). */
+void gg__fault_lock(bool take);
+
 #endif

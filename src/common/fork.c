@@ -24,19 +24,30 @@ static void on_fork_child(void)
 
 /* The library's global locks are held across fork() so that the child never
  * inherits one locked by a thread that does not exist there. */
+/* The library's global locks (gg__fork_watch's argument): set before the
+ * handlers are installed (atomic: the handlers run on whichever thread
+ * forks). */
+typedef void global_locks_fn(bool take);
+static _Atomic(global_locks_fn *) global_locks;
+
+static void take_global_locks(bool take)
+{
+    atomic_load_explicit(&global_locks, memory_order_acquire)(take);
+}
+
 static void before_fork(void)
 {
-    gg__global_locks(true);
+    take_global_locks(true);
 }
 
 static void after_fork_parent(void)
 {
-    gg__global_locks(false);
+    take_global_locks(false);
 }
 
 static void after_fork_child(void)
 {
-    gg__global_locks(false);
+    take_global_locks(false);
     gg__pins_after_fork_child();
     on_fork_child();
 }
@@ -47,8 +58,13 @@ static void install(void)
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
-void gg__fork_watch(void)
+void gg__fork_watch(void (*locks)(bool take))
 {
+    /* Stored before install registers the handlers that read it; the first
+     * call's is kept. */
+    global_locks_fn *none = NULL;
+    atomic_compare_exchange_strong_explicit(&global_locks, &none, locks, memory_order_release,
+                                            memory_order_relaxed);
     pthread_once(&watch_once, install);
 }
 
@@ -69,21 +85,4 @@ bool gg__forked_from_initialized(void)
 void gg__fork_note_initialized(bool initialized)
 {
     atomic_store(&initialized_in_this_process, initialized);
-}
-
-void gg__global_locks(bool take)
-{
-    if (take) {
-        gg__library_lock(true);
-        gg__fault_lock(true);
-        gg__context_list_lock(true);
-        gg__object_locks(true);
-        gg__handle_table_locks(true);
-    } else {
-        gg__handle_table_locks(false);
-        gg__object_locks(false);
-        gg__context_list_lock(false);
-        gg__fault_lock(false);
-        gg__library_lock(false);
-    }
 }

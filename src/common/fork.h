@@ -13,22 +13,16 @@
 /* Hidden (see gg__lib): read on every call. */
 extern _Atomic unsigned gg__fork_generation __attribute__((visibility("hidden")));
 
-/* Installs the atfork handler once and remembers the pid. */
-void gg__fork_watch(void);
+/* Installs the atfork handler once and remembers the pid. `locks` takes
+ * (true) or releases (false) every global lock of the library; the
+ * handlers take them all around a fork (library.c's gg__global_locks: the
+ * fork module knows no other). The first call's `locks` is kept. */
+void gg__fork_watch(void (*locks)(bool take));
 /* Slow-path check: bumps the generation if the pid changed without atfork. */
 void gg__fork_check_pid(void);
 /* True in a process forked from one where gg_init had succeeded. */
 bool gg__forked_from_initialized(void);
 void gg__fork_note_initialized(bool initialized);
-
-/* Takes (true) or releases (false) every global lock of the library, in one
- * fixed order; none of them is ever held while taking another. */
-void gg__global_locks(bool take);
-void gg__handle_table_locks(bool take);
-void gg__object_locks(bool take);
-void gg__context_list_lock(bool take);
-void gg__fault_lock(bool take);
-void gg__library_lock(bool take); /* gg_init / gg_shutdown's lock */
 
 static inline unsigned gg__fork_generation_now(void)
 {

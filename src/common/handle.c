@@ -22,7 +22,7 @@ static _Atomic uint64_t live_count;
 
 static const char *const type_names[GG__T_COUNT] = {
     "invalid",
-#define GG__KIND_NAME(KIND, name, record, rank) "gg_" #name,
+#define GG__KIND_NAME(KIND, name, record, rank, kept_from, prepared) "gg_" #name,
     GG__KINDS(GG__KIND_NAME)
 #undef GG__KIND_NAME
 };

@@ -23,7 +23,7 @@
 
 typedef enum gg__type {
     GG__T_NONE = 0,
-#define GG__KIND_TAG(KIND, name, record, rank) GG__T_##KIND,
+#define GG__KIND_TAG(KIND, name, record, rank, kept_from, prepared) GG__T_##KIND,
     GG__KINDS(GG__KIND_TAG)
 #undef GG__KIND_TAG
     GG__T_COUNT
@@ -118,5 +118,9 @@ const char *gg__type_name(gg__type type); /* "gg_stream" */
 /* Tests only: moves a free slot's generation, to reach the wrap limit
  * without 16 million allocations. */
 void gg__handle_test_set_generation(uint32_t index, uint32_t generation);
+
+/* Takes (true) or releases (false) this file's global locks (fork
+ * handlers: library.c's gg__global_locks). */
+void gg__handle_table_locks(bool take);
 
 #endif /* GPUGUARD_HANDLE_H */

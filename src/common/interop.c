@@ -1,6 +1,7 @@
 /* Interop: the driver's own objects behind gg objects (gg_*_native), and
  * objects made outside gpuguard adopted as gg objects (gg_stream_adopt,
- * gg_buffer_adopt, gg_kernel_adopt; contexts in context.c).
+ * gg_buffer_adopt, gg_kernel_adopt, gg_context_adopt: every adopt is
+ * here; a context's record is made by context.c's gg__context_register).
  *
  * An adopted object is an ordinary record made through the one create path
  * (gg__create), so it gets every check and record gpuguard's own objects
@@ -13,8 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/context.h"
+#include "common/fork.h"
 #include "common/lifetime.h"
 #include "common/timeline.h"
+#include "common/module.h"
 
 /* ---- native handles ----------------------------------------------------- */
 
@@ -288,4 +292,79 @@ gg_status gg_kernel_adopt(gg_context ctx, void *native_function, const char *nam
     const char *tag = a.desc.tag != NULL ? a.desc.tag : name;
     gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_KERNEL, tag, make_adopted_kernel, &a, &out->id);
     return finish(&c, status, &why);
+}
+
+/* ---- contexts ------------------------------------------------------------ */
+
+/* Serialises adoptions of contexts: the check that a native context is not
+ * a gg context already, and the publication of the new one, are one step. */
+static pthread_mutex_t adopt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_context *out)
+{
+    gg__call c = GG__CALL("gg_context_adopt");
+    if (out == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: out is NULL");
+    out->id = 0;
+    if (native_ctx == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: native_ctx is NULL (no context to adopt)");
+    gg_status status = gg__call_open(&c);
+    if (status != GG_OK)
+        return status;
+    gg_adopt_desc a = desc ? *desc : (gg_adopt_desc){ 0 };
+    gg__fork_check_pid();
+    if (c.b->ctx_device == NULL) {
+        status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_adopt: the %s backend cannot tell a native context's "
+                          "device", c.b->name);
+        gg__leave(&c);
+        return status;
+    }
+    int device = -1;
+    int n = gg__drv(&c, GG__OP_CTX_DEVICE, c.b->ctx_device(c.b->self, native_ctx, &device));
+    if (n != 0 || device < 0 || device >= gg__lib.device_count) {
+        if (n != 0)
+            status = gg__fail_native(&c, c.b->classify(n).status == GG_INVALID_HANDLE ? GG_INVALID_HANDLE
+                                                                                     : GG_INVALID_ARGUMENT,
+                                     GG__OP_CTX_DEVICE, n, "gg_context_adopt: %p is not a context the driver "
+                                     "knows: %s returned %s%s", native_ctx, c.b->op_names[GG__OP_CTX_DEVICE],
+                                     c.b->code_name(n), c.injected ? " (injected fault)" : "");
+        else
+            status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: context %p is on device %d, which "
+                              "gpuguard did not find at gg_init (%d device(s))", native_ctx, device,
+                              gg__lib.device_count);
+        gg__leave(&c);
+        return status;
+    }
+    /* Someone's primary context (PyTorch's, CuPy's) is released, never
+     * destroyed, and recovered by a primary reset: the record says so. */
+    bool primary = c.b->one_context_per_device;
+    if (!primary && c.b->ctx_is_primary != NULL) {
+        n = gg__drv(&c, GG__OP_CTX_DEVICE, c.b->ctx_is_primary(c.b->self, device, native_ctx, &primary));
+        if (n != 0) {
+            status = gg__fail_native(&c, GG_INVALID_ARGUMENT, GG__OP_CTX_DEVICE, n,
+                                     "gg_context_adopt: cannot tell whether %p is device %d's primary context: "
+                                     "%s%s", native_ctx, device, c.b->code_name(n),
+                                     c.injected ? " (injected fault)" : "");
+            gg__leave(&c);
+            return status;
+        }
+    } else if (!primary && (a.take_ownership || a.allow_reset)) {
+        status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_adopt: the %s backend cannot tell whether %p is a "
+                          "primary context, so it cannot be adopted with take_ownership or allow_reset (a "
+                          "primary context must be released or reset, never destroyed)", c.b->name, native_ctx);
+        gg__leave(&c);
+        return status;
+    }
+    gg_context_desc d = { .tag = a.tag, .use_primary = primary };
+    pthread_mutex_lock(&adopt_lock);
+    uint64_t existing = gg__context_of_native(native_ctx);
+    if (existing != 0)
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_adopt: native context %p is gg context "
+                          "0x%016llx already (adopted or created by gpuguard); use that one",
+                          native_ctx, (unsigned long long)existing);
+    else
+        status = gg__context_register(&c, device, &d, native_ctx, &a, &out->id);
+    pthread_mutex_unlock(&adopt_lock);
+    gg__leave(&c);
+    return status;
 }

@@ -4,7 +4,9 @@
 #include "common/attribution.h"
 #include "common/timeline.h"
 #include "common/child.h"
-#include "common/chunk.h"
+#include "common/launch.h"
+#include "common/context.h"
+#include "common/stream.h"
 
 /* Grid and block sizes: a zero is refused, not rounded up. (The common
  * case is inlined in gg_launch; this names the zero.) */
@@ -53,31 +55,21 @@ gg_status gg__launch_refuse(gg__call *c, const gg__kernel *k, const gg__context 
     return GG_OK;
 }
 
-/* Watchdog devices only: refuse a launch that would overrun the budget, run
- * a chunkable kernel chunked, and time plain launches for the history. */
+/* Watchdog devices only (chunk.c's gg__launch_under_watchdog, reached
+ * through the pointer gg_init sets: chunking depends on launching, not the
+ * reverse): refuse a launch that would overrun the budget, run a chunkable
+ * kernel chunked, and time plain launches for the history. */
+static _Atomic(gg__launch_watchdog_path *) watchdog_path;
+
+void gg__launch_set_watchdog_path(gg__launch_watchdog_path *path)
+{
+    atomic_store_explicit(&watchdog_path, path, memory_order_relaxed);
+}
+
 static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *st, const gg_launch_desc *desc,
                                        const gg_dim3 *grid_dim, const gg_dim3 *block_dim)
 {
-    const unsigned grid[3] = { grid_dim->x, grid_dim->y, grid_dim->z };
-    bool chunk_instead = false;
-    gg_status status = gg__watchdog_check(c, k, grid, &chunk_instead);
-    if (status != GG_OK)
-        return status;
-    if (chunk_instead) {
-        gg_chunk_desc chunk = { .offset_param = k->offset_param, .dimension = k->chunk_dimension };
-        return gg__launch_chunked_entered(c, k, st, desc, &chunk, NULL);
-    }
-    gg__context *ctx = k->h.context;
-    gg__nstream s = st ? st->native : NULL;
-    gg__timing_before(c, k, s);
-    int n = gg__drv(c, GG__OP_LAUNCH, c->b->launch(c->b->self, k->native, grid_dim, block_dim, desc->shared_bytes,
-                                                   s, desc->params));
-    status = gg__check(c, GG__OP_LAUNCH, n);
-    if (status == GG_OK) {
-        status = gg__launch_accepted(c, ctx, st, k->name);
-        gg__timing_after(c, k, s, (uint64_t)grid[0] * grid[1] * grid[2]);
-    }
-    return status;
+    return atomic_load_explicit(&watchdog_path, memory_order_relaxed)(c, k, st, desc, grid_dim, block_dim);
 }
 
 /* A launch gg__launch_breaks_limits flagged: names its zero dimension or

@@ -12,12 +12,15 @@
 #include "common/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"
+#include "common/chunk.h"
 #include "common/fork.h"
 #include "common/library.h"
 #include "common/poison.h"
 #include "common/lifetime.h"
 #include "common/process_exit.h"
 #include "common/report.h"
+#include "common/config.h"
+#include "common/context.h"
 
 gg__library gg__lib;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -214,7 +217,7 @@ gg_status gg_init(const gg_init_desc *desc)
         return gg__fail(&c, GG_NOT_INITIALIZED, "gg_init: the process is exiting (exit() was called)");
     }
     pthread_mutex_lock(&init_lock);
-    gg__fork_watch();
+    gg__fork_watch(gg__global_locks);
     if (gg__forked_from_initialized()) {
         pthread_mutex_unlock(&init_lock);
         return gg__fail(&c, GG_FORKED, "gg_init: this process was forked from one that initialised the GPU "
@@ -274,6 +277,7 @@ gg_status gg_init(const gg_init_desc *desc)
     gg__lib.fork_generation = gg__fork_generation_now();
     gg__poison_forget();
     pthread_once(&exit_once, register_exit);
+    gg__launch_set_watchdog_path(gg__launch_under_watchdog);
     atomic_store_explicit(&gg__lib.backend, &gg__lib.backend_storage, memory_order_release);
     pthread_mutex_unlock(&init_lock);
     gg__log(GG_LOG_INFO, 0, "initialised: backend %s (%s), %d device(s)", gg__lib.backend_storage.name,
@@ -439,4 +443,21 @@ gg_status gg_device_info_get(int device, gg_device_info *info)
     }
     gg__leave(&c);
     return status;
+}
+
+void gg__global_locks(bool take)
+{
+    if (take) {
+        gg__library_lock(true);
+        gg__fault_lock(true);
+        gg__context_list_lock(true);
+        gg__object_locks(true);
+        gg__handle_table_locks(true);
+    } else {
+        gg__handle_table_locks(false);
+        gg__object_locks(false);
+        gg__context_list_lock(false);
+        gg__fault_lock(false);
+        gg__library_lock(false);
+    }
 }

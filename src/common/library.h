@@ -60,13 +60,13 @@ static inline gg__backend *gg__backend_get(void)
  * directly, PC-relative, instead of loading c->b and then its members. */
 #define GG__BACKEND (&gg__lib.backend_storage)
 
-/* Resolves defaults and environment into *out; on an invalid value returns
- * GG_INVALID_ARGUMENT with `message` naming the variable. */
-gg_status gg__config_resolve(const gg_init_desc *desc, gg__config *out, char *message,
-                             size_t message_size);
-void gg__config_release(gg__config *config);
+/* Takes (true) or releases (false) gg_init / gg_shutdown's lock (fork
+ * handlers: gg__global_locks). */
+void gg__library_lock(bool take);
 
-/* Releases every context (and so every object) at gg_shutdown or exit. */
-void gg__contexts_release_all(bool driver_alive);
+/* Takes (true) or releases (false) every global lock of the library, in one
+ * fixed order; none of them is ever held while taking another. The fork
+ * handlers' (gg_init hands it to gg__fork_watch). */
+void gg__global_locks(bool take);
 
 #endif /* GPUGUARD_LIBRARY_H */

@@ -8,6 +8,8 @@
 
 #include "common/attribution.h"
 #include "common/chunk.h"
+#include "common/context.h"
+#include "common/stack.h"
 
 void gg__cleanup_skipped(gg__context *ctx, gg__type type)
 {

@@ -36,11 +36,20 @@ typedef struct gg__kind {
 
 extern const gg__kind gg__kinds[GG__T_COUNT];
 
-#define GG__KIND_FUNCTIONS(KIND, name, record, rank)                                          \
+/* The per-kind functions each kind's file defines: release and describe
+ * for every kind, init_once and fini for a prepared one (kinds.h). */
+#define GG__KIND_PREPARED_0(name)
+#define GG__KIND_PREPARED_1(name)                    \
+    void gg__##name##_init_once(gg__object *o);      \
+    void gg__##name##_fini(gg__object *o);
+#define GG__KIND_FUNCTIONS(KIND, name, record, rank, kept_from, prepared)                     \
     int gg__##name##_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op);       \
-    void gg__##name##_describe(const gg__object *o, struct cJSON *json);
+    void gg__##name##_describe(const gg__object *o, struct cJSON *json);                      \
+    GG__KIND_PREPARED_##prepared(name)
 GG__KINDS(GG__KIND_FUNCTIONS)
 #undef GG__KIND_FUNCTIONS
+#undef GG__KIND_PREPARED_1
+#undef GG__KIND_PREPARED_0
 
 /* Makes the native object of a new record `o` (context entered, its lock
  * held); returns the driver's native code and sets *op to the driver
@@ -72,18 +81,9 @@ void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason);
  * Every other call has left (pins drained) or fails. */
 void gg__contexts_release_all(bool driver_alive);
 
-/* Reads what the driver knows of a new kernel's parameters into its record
- * (module.c; gg_kernel_get and gg_kernel_adopt). Context entered. */
-void gg__kernel_read_params(gg__call *c, gg__kernel *k);
-
 /* Counts a skipped driver cleanup per the policy. */
 void gg__cleanup_skipped(gg__context *ctx, gg__type type);
 /* Emits the once-per-context summary (WARN_ONCE policy). Caller holds ctx->lock. */
 void gg__cleanup_summarise(gg__context *ctx, const char *why);
-
-/* Context list (context.c): adds a new context (false when 4096 are live),
- * removes a claimed one. */
-bool gg__context_list_add(gg__context *ctx);
-void gg__context_list_remove(gg__context *ctx);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "common/chunk.h"
 #include "common/lifetime.h"
+#include "common/module.h"
 
 typedef struct module_args {
     const char *path;   /* or: */

@@ -264,4 +264,8 @@ static inline bool gg__object_borrowed(const gg__object *o)
 void gg__child_attach(gg__context *ctx, gg__object *child);
 void gg__child_detach(gg__context *ctx, gg__object *child);
 
+/* Takes (true) or releases (false) this file's global locks (fork
+ * handlers: library.c's gg__global_locks). */
+void gg__object_locks(bool take);
+
 #endif /* GPUGUARD_OBJECT_H */

@@ -9,6 +9,7 @@
 #include "common/poison.h"
 #include "common/call.h"
 #include "common/library.h"
+#include "common/context.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

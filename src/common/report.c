@@ -9,6 +9,7 @@
 #include "common/call.h"
 #include "common/json_syntax.h"
 #include "common/lifetime.h"
+#include "common/context.h"
 
 /* Every live context: the snapshot is 32 KiB on the heap. */
 #define MAX_CONTEXTS GG__CONTEXTS_MAX

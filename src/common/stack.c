@@ -10,6 +10,8 @@
 
 #include "common/call.h"
 #include "common/fork.h"
+#include "common/context.h"
+#include "common/stack.h"
 
 /* Contexts per thread's stack: 512 bytes of TLS per thread. The 65th push
  * fails with GG_INVALID_ARGUMENT naming the bound, both stacks untouched

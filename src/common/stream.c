@@ -6,6 +6,7 @@
 #include "common/lifetime.h"
 #include "common/timeline.h"
 #include "common/wait.h"
+#include "common/stream.h"
 
 /* What gg_stream_create hands its `make` step. */
 typedef struct stream_args {

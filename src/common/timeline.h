@@ -29,6 +29,9 @@ void gg__timeline_close(gg__call *c, gg__context *ctx, bool free_memory);
  * free (else the stream has no timeline). Caller holds ctx->lock. */
 void gg__timeline_attach(gg__context *ctx, gg__launch_log *log);
 
+/* Returns a log's timeline slot to the context. Caller holds ctx->lock. */
+void gg__timeline_release_slot(gg__context *ctx, gg__launch_log *log);
+
 /* A timeline write the driver refused: a sticky code kills the context as
  * any call's would; otherwise the log's timeline is no longer trusted and
  * the launch stands. */

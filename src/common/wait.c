@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/attribution.h"
+#include "common/context.h"
 
 uint64_t gg__now_ns(void)
 {

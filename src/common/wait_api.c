@@ -2,6 +2,9 @@
  * gg_*_synchronize_with calls (the plain ones use the library's policy). */
 #include "common/call.h"
 #include "common/child.h"
+#include "common/context.h"
+#include "common/stream.h"
+#include "common/event.h"
 
 static gg_status check_wait_desc(gg__call *c, const gg_wait_desc *wait)
 {

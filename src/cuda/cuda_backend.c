@@ -636,54 +636,115 @@ static const char *variant_or_base(const ggcu_driver *d, const char *base)
     return e != NULL && e->variant != NULL ? e->variant : base;
 }
 
-/* The driver function named in error reports for each operation (the main
- * one where an operation uses several). */
+/* The driver function named in error reports for each operation where it
+ * depends on the driver: the entry point variant resolved (the rest are
+ * cuda_operations' op_names). */
 static void fill_op_names(gg__backend *b, const ggcu_driver *d)
 {
     const char **n = b->op_names;
-    n[GG__OP_INIT] = "cuInit";
-    n[GG__OP_DRIVER_VERSION] = "cuDriverGetVersion";
-    n[GG__OP_DEVICE_COUNT] = "cuDeviceGetCount";
-    n[GG__OP_DEVICE_PROPS] = "cuDeviceGetAttribute";
     n[GG__OP_CTX_CREATE] = gg__cuda_entry_point(d, "cuCtxCreate")->variant;
-    n[GG__OP_CTX_DESTROY] = "cuCtxDestroy_v2";
-    n[GG__OP_CTX_GET_CURRENT] = "cuCtxGetCurrent";
-    n[GG__OP_CTX_SET_CURRENT] = "cuCtxSetCurrent";
-    n[GG__OP_CTX_PUSH] = "cuCtxPushCurrent_v2";
-    n[GG__OP_CTX_POP] = "cuCtxPopCurrent_v2";
-    n[GG__OP_CTX_SYNCHRONIZE] = "cuCtxSynchronize";
-    n[GG__OP_STREAM_CREATE] = "cuStreamCreate";
-    n[GG__OP_STREAM_DESTROY] = "cuStreamDestroy_v2";
-    n[GG__OP_STREAM_QUERY] = "cuStreamQuery";
-    n[GG__OP_STREAM_SYNCHRONIZE] = "cuStreamSynchronize";
-    n[GG__OP_STREAM_WAIT_EVENT] = "cuStreamWaitEvent";
-    n[GG__OP_EVENT_CREATE] = "cuEventCreate";
-    n[GG__OP_EVENT_DESTROY] = "cuEventDestroy_v2";
-    n[GG__OP_EVENT_RECORD] = "cuEventRecord";
-    n[GG__OP_EVENT_QUERY] = "cuEventQuery";
-    n[GG__OP_EVENT_SYNCHRONIZE] = "cuEventSynchronize";
     n[GG__OP_EVENT_ELAPSED] = gg__cuda_entry_point(d, "cuEventElapsedTime")->variant;
-    n[GG__OP_MEM_ALLOC] = "cuMemAlloc_v2";
-    n[GG__OP_MEM_FREE] = "cuMemFree_v2";
-    n[GG__OP_HOST_ALLOC] = "cuMemAllocHost_v2";
-    n[GG__OP_HOST_FREE] = "cuMemFreeHost";
-    n[GG__OP_MEMCPY_HTOD] = "cuMemcpyHtoD_v2";
-    n[GG__OP_MEMCPY_DTOH] = "cuMemcpyDtoH_v2";
-    n[GG__OP_MEMCPY_DTOD] = "cuMemcpyDtoD_v2";
-    n[GG__OP_MEMSET] = "cuMemsetD8_v2";
-    n[GG__OP_MODULE_LOAD] = "cuModuleLoad";
-    n[GG__OP_MODULE_UNLOAD] = "cuModuleUnload";
-    n[GG__OP_MODULE_GET_FUNCTION] = "cuModuleGetFunction";
-    n[GG__OP_LAUNCH] = "cuLaunchKernel";
     /* Optional entries: the variant in use, or the base name if none. */
     n[GG__OP_KERNEL_PARAMS] = variant_or_base(d, "cuFuncGetParamInfo");
     n[GG__OP_HOST_ALLOC_MAPPED] = variant_or_base(d, "cuMemHostAlloc");
-    n[GG__OP_HOST_FREE_MAPPED] = "cuMemFreeHost";
     n[GG__OP_STREAM_WRITE_VALUE] = variant_or_base(d, "cuStreamWriteValue64");
-    n[GG__OP_CTX_DEVICE] = "cuCtxGetDevice";
-    n[GG__OP_STREAM_CONTEXT] = "cuStreamGetCtx";
-    n[GG__OP_POINTER_QUERY] = "cuPointerGetAttribute";
 }
+
+/* The CUDA backend's operations and the names of the driver functions
+ * behind them (the main one where an operation uses several): one constant
+ * table, copied into the library's gg__backend by gg__cuda_backend_open,
+ * which adds what depends on the driver loaded (its state, the library's
+ * path, the entry point variants resolved, the simulator's detail call). */
+static const gg__backend cuda_operations = {
+    .name = "cuda",
+    .classify = gg__cuda_classify,
+    .code_name = gg__cuda_code_name,
+    .native_for_status = gg__cuda_native_for_status,
+    .entry_point = cuda_entry_point,
+    .driver_version = cuda_driver_version,
+    .device_count = cuda_device_count,
+    .device_props = cuda_device_props,
+    .ctx_create = cuda_ctx_create,
+    .ctx_destroy = cuda_ctx_destroy,
+    .ctx_reset_primary = cuda_ctx_reset_primary,
+    .ctx_get_current = cuda_ctx_get_current,
+    .ctx_set_current = cuda_ctx_set_current,
+    .ctx_push = cuda_ctx_push,
+    .ctx_pop = cuda_ctx_pop,
+    .ctx_synchronize = cuda_ctx_synchronize,
+    .ctx_device = cuda_ctx_device,
+    .ctx_is_primary = cuda_ctx_is_primary,
+    .stream_context = cuda_stream_context,
+    .pointer_range = cuda_pointer_range,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_query = cuda_stream_query,
+    .stream_synchronize = cuda_stream_synchronize,
+    .stream_wait_event = cuda_stream_wait_event,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_query = cuda_event_query,
+    .event_synchronize = cuda_event_synchronize,
+    .event_elapsed = cuda_event_elapsed,
+    .mem_alloc = cuda_mem_alloc,
+    .mem_free = cuda_mem_free,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .memcpy_htod = cuda_memcpy_htod,
+    .memcpy_dtoh = cuda_memcpy_dtoh,
+    .memcpy_dtod = cuda_memcpy_dtod,
+    .memset_d8 = cuda_memset_d8,
+    .module_load_file = cuda_module_load_file,
+    .module_load_data = cuda_module_load_data,
+    .module_unload = cuda_module_unload,
+    .module_get_function = cuda_module_get_function,
+    .launch = cuda_launch,
+    .kernel_params = cuda_kernel_params,
+    .host_alloc_mapped = cuda_host_alloc_mapped,
+    .host_free_mapped = cuda_host_free, /* cuMemFreeHost frees both kinds */
+    .stream_write_value = cuda_stream_write_value,
+    .module_load_data_call = "cuModuleLoadData",
+    .close = cuda_close,
+    .op_names = {
+        [GG__OP_INIT] = "cuInit",
+        [GG__OP_DRIVER_VERSION] = "cuDriverGetVersion",
+        [GG__OP_DEVICE_COUNT] = "cuDeviceGetCount",
+        [GG__OP_DEVICE_PROPS] = "cuDeviceGetAttribute",
+        [GG__OP_CTX_DESTROY] = "cuCtxDestroy_v2",
+        [GG__OP_CTX_GET_CURRENT] = "cuCtxGetCurrent",
+        [GG__OP_CTX_SET_CURRENT] = "cuCtxSetCurrent",
+        [GG__OP_CTX_PUSH] = "cuCtxPushCurrent_v2",
+        [GG__OP_CTX_POP] = "cuCtxPopCurrent_v2",
+        [GG__OP_CTX_SYNCHRONIZE] = "cuCtxSynchronize",
+        [GG__OP_STREAM_CREATE] = "cuStreamCreate",
+        [GG__OP_STREAM_DESTROY] = "cuStreamDestroy_v2",
+        [GG__OP_STREAM_QUERY] = "cuStreamQuery",
+        [GG__OP_STREAM_SYNCHRONIZE] = "cuStreamSynchronize",
+        [GG__OP_STREAM_WAIT_EVENT] = "cuStreamWaitEvent",
+        [GG__OP_EVENT_CREATE] = "cuEventCreate",
+        [GG__OP_EVENT_DESTROY] = "cuEventDestroy_v2",
+        [GG__OP_EVENT_RECORD] = "cuEventRecord",
+        [GG__OP_EVENT_QUERY] = "cuEventQuery",
+        [GG__OP_EVENT_SYNCHRONIZE] = "cuEventSynchronize",
+        [GG__OP_MEM_ALLOC] = "cuMemAlloc_v2",
+        [GG__OP_MEM_FREE] = "cuMemFree_v2",
+        [GG__OP_HOST_ALLOC] = "cuMemAllocHost_v2",
+        [GG__OP_HOST_FREE] = "cuMemFreeHost",
+        [GG__OP_MEMCPY_HTOD] = "cuMemcpyHtoD_v2",
+        [GG__OP_MEMCPY_DTOH] = "cuMemcpyDtoH_v2",
+        [GG__OP_MEMCPY_DTOD] = "cuMemcpyDtoD_v2",
+        [GG__OP_MEMSET] = "cuMemsetD8_v2",
+        [GG__OP_MODULE_LOAD] = "cuModuleLoad",
+        [GG__OP_MODULE_UNLOAD] = "cuModuleUnload",
+        [GG__OP_MODULE_GET_FUNCTION] = "cuModuleGetFunction",
+        [GG__OP_LAUNCH] = "cuLaunchKernel",
+        [GG__OP_HOST_FREE_MAPPED] = "cuMemFreeHost",
+        [GG__OP_CTX_DEVICE] = "cuCtxGetDevice",
+        [GG__OP_STREAM_CONTEXT] = "cuStreamGetCtx",
+        [GG__OP_POINTER_QUERY] = "cuPointerGetAttribute",
+    },
+};
 
 gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *out)
 {
@@ -702,71 +763,12 @@ gg__backend_open_result gg__cuda_backend_open(const char *library, gg__backend *
         return r;
     }
 
-    out->name = "cuda";
+    *out = cuda_operations;
     out->self = d;
     out->sticky_process_wide = d->sticky_process_wide;
     out->library = d->library;
     fill_op_names(out, d);
-
-    out->classify = gg__cuda_classify;
-    out->code_name = gg__cuda_code_name;
-    out->native_for_status = gg__cuda_native_for_status;
-
-    out->entry_point = cuda_entry_point;
-    out->driver_version = cuda_driver_version;
-    out->device_count = cuda_device_count;
-    out->device_props = cuda_device_props;
-
-    out->ctx_create = cuda_ctx_create;
-    out->ctx_destroy = cuda_ctx_destroy;
-    out->ctx_reset_primary = cuda_ctx_reset_primary;
-    out->ctx_get_current = cuda_ctx_get_current;
-    out->ctx_set_current = cuda_ctx_set_current;
-    out->ctx_push = cuda_ctx_push;
-    out->ctx_pop = cuda_ctx_pop;
-    out->ctx_synchronize = cuda_ctx_synchronize;
-    out->ctx_device = cuda_ctx_device;
-    out->ctx_is_primary = cuda_ctx_is_primary;
-    out->stream_context = cuda_stream_context;
-    out->pointer_range = cuda_pointer_range;
-
-    out->stream_create = cuda_stream_create;
-    out->stream_destroy = cuda_stream_destroy;
-    out->stream_query = cuda_stream_query;
-    out->stream_synchronize = cuda_stream_synchronize;
-    out->stream_wait_event = cuda_stream_wait_event;
-
-    out->event_create = cuda_event_create;
-    out->event_destroy = cuda_event_destroy;
-    out->event_record = cuda_event_record;
-    out->event_query = cuda_event_query;
-    out->event_synchronize = cuda_event_synchronize;
-    out->event_elapsed = cuda_event_elapsed;
-
-    out->mem_alloc = cuda_mem_alloc;
-    out->mem_free = cuda_mem_free;
-    out->host_alloc = cuda_host_alloc;
-    out->host_free = cuda_host_free;
-    out->memcpy_htod = cuda_memcpy_htod;
-    out->memcpy_dtoh = cuda_memcpy_dtoh;
-    out->memcpy_dtod = cuda_memcpy_dtod;
-    out->memset_d8 = cuda_memset_d8;
-
-    out->module_load_file = cuda_module_load_file;
-    out->module_load_data = cuda_module_load_data;
-    out->module_unload = cuda_module_unload;
-    out->module_get_function = cuda_module_get_function;
-    out->launch = cuda_launch;
-
-    out->kernel_params = cuda_kernel_params;
-    out->host_alloc_mapped = cuda_host_alloc_mapped;
-    out->host_free_mapped = cuda_host_free; /* cuMemFreeHost frees both kinds */
-    out->stream_write_value = cuda_stream_write_value;
-
-    out->module_load_data_call = "cuModuleLoadData";
     if (drv_of(out->self)->sim_error_detail != NULL)
         out->driver_error_detail = cuda_driver_error_detail;
-
-    out->close = cuda_close;
     return r;
 }

@@ -712,59 +712,6 @@ static void hip_close(void *self, bool driver_alive)
     gg__free(b);
 }
 
-/* The runtime function named in error reports for each operation (the main
- * one where an operation uses several: the synchronous copy and memset
- * forms, hipDeviceGetAttribute for the properties). */
-static void fill_op_names(gg__backend *b)
-{
-    const char **n = b->op_names;
-    n[GG__OP_INIT] = "hipInit";
-    n[GG__OP_DRIVER_VERSION] = "hipDriverGetVersion";
-    n[GG__OP_DEVICE_COUNT] = "hipGetDeviceCount";
-    n[GG__OP_DEVICE_PROPS] = "hipDeviceGetAttribute";
-    n[GG__OP_CTX_CREATE] = "hipDevicePrimaryCtxRetain";
-    n[GG__OP_CTX_DEVICE] = "hipDevicePrimaryCtxRetain";
-    n[GG__OP_CTX_DESTROY] = "hipDevicePrimaryCtxRelease";
-    n[GG__OP_CTX_GET_CURRENT] = "hipCtxGetCurrent";
-    n[GG__OP_CTX_SET_CURRENT] = "hipCtxSetCurrent";
-    n[GG__OP_CTX_PUSH] = "hipCtxPushCurrent";
-    n[GG__OP_CTX_POP] = "hipCtxPopCurrent";
-    n[GG__OP_CTX_SYNCHRONIZE] = "hipDeviceSynchronize";
-    n[GG__OP_STREAM_CREATE] = "hipStreamCreateWithFlags";
-    n[GG__OP_STREAM_DESTROY] = "hipStreamDestroy";
-    n[GG__OP_STREAM_QUERY] = "hipStreamQuery";
-    n[GG__OP_STREAM_SYNCHRONIZE] = "hipStreamSynchronize";
-    n[GG__OP_STREAM_WAIT_EVENT] = "hipStreamWaitEvent";
-    n[GG__OP_EVENT_CREATE] = "hipEventCreate";
-    n[GG__OP_EVENT_DESTROY] = "hipEventDestroy";
-    n[GG__OP_EVENT_RECORD] = "hipEventRecord";
-    n[GG__OP_EVENT_QUERY] = "hipEventQuery";
-    n[GG__OP_EVENT_SYNCHRONIZE] = "hipEventSynchronize";
-    n[GG__OP_EVENT_ELAPSED] = "hipEventElapsedTime";
-    n[GG__OP_MEM_ALLOC] = "hipMalloc";
-    n[GG__OP_MEM_FREE] = "hipFree";
-    n[GG__OP_HOST_ALLOC] = "hipHostMalloc";
-    n[GG__OP_HOST_FREE] = "hipHostFree";
-    n[GG__OP_MEMCPY_HTOD] = "hipMemcpyHtoD";
-    n[GG__OP_MEMCPY_DTOH] = "hipMemcpyDtoH";
-    n[GG__OP_MEMCPY_DTOD] = "hipMemcpyDtoD";
-    n[GG__OP_MEMSET] = "hipMemsetD8";
-    n[GG__OP_MODULE_LOAD] = "hipModuleLoad";
-    n[GG__OP_MODULE_UNLOAD] = "hipModuleUnload";
-    n[GG__OP_MODULE_GET_FUNCTION] = "hipModuleGetFunction";
-    n[GG__OP_LAUNCH] = "hipModuleLaunchKernel";
-    /* HIP's nearest query; it reports no parameters (see hip_kernel_params). */
-    n[GG__OP_KERNEL_PARAMS] = "hipFuncGetAttributes";
-    /* The completion timeline's calls (the 64-bit write-value named; the
-     * 32-bit one is used where only it exists). */
-    n[GG__OP_HOST_ALLOC_MAPPED] = "hipHostMalloc";
-    n[GG__OP_HOST_FREE_MAPPED] = "hipHostFree";
-    n[GG__OP_STREAM_WRITE_VALUE] = "hipStreamWriteValue64";
-    /* Not offered over HIP (stream_context and pointer_range are NULL):
-     * adoption cannot check a stream's device or an address. */
-    n[GG__OP_STREAM_CONTEXT] = "hipStreamGetFlags";
-    n[GG__OP_POINTER_QUERY] = "hipPointerGetAttribute";
-}
 
 /* HIP 5.x and 6.0-6.2 have no per-parameter query: hipFuncGetAttributes
  * fills hipFuncAttributes (shared, constant and local sizes, registers,
@@ -781,6 +728,115 @@ static int hip_kernel_params(void *self, gg__nfunc f, bool *known, size_t *count
     *count = 0;
     return 0;
 }
+
+/* The HIP backend's operations, and the runtime function named in error
+ * reports for each operation (the main one where an operation uses
+ * several: the synchronous copy and memset forms, hipDeviceGetAttribute
+ * for the properties): one constant table, copied into the library's
+ * gg__backend by gg__hip_backend_open, which adds what depends on the
+ * runtime loaded (its state, the library's path, the simulator's detail
+ * call). */
+static const gg__backend hip_operations = {
+    .name = "hip",
+    .one_context_per_device = true, /* see the context model above */
+    .classify = gg__hip_classify,
+    .code_name = gg__hip_code_name,
+    .native_for_status = gg__hip_native_for_status,
+    .entry_point = hip_entry_point,
+    .driver_version = hip_driver_version,
+    .device_count = hip_device_count,
+    .device_props = hip_device_props,
+    .ctx_create = hip_ctx_create,
+    .ctx_device = hip_ctx_device,
+    .stream_context = hip_stream_context,
+    .pointer_range = hip_pointer_range,
+    .ctx_destroy = hip_ctx_destroy,
+    .ctx_reset_primary = hip_ctx_reset_primary,
+    .device_resets = hip_device_resets,
+    .ctx_get_current = hip_ctx_get_current,
+    .ctx_set_current = hip_ctx_set_current,
+    .ctx_push = hip_ctx_push,
+    .ctx_pop = hip_ctx_pop,
+    .ctx_synchronize = hip_ctx_synchronize,
+    .stream_create = hip_stream_create,
+    .stream_destroy = hip_stream_destroy,
+    .stream_query = hip_stream_query,
+    .stream_synchronize = hip_stream_synchronize,
+    .stream_wait_event = hip_stream_wait_event,
+    .event_create = hip_event_create,
+    .event_destroy = hip_event_destroy,
+    .event_record = hip_event_record,
+    .event_query = hip_event_query,
+    .event_synchronize = hip_event_synchronize,
+    .event_elapsed = hip_event_elapsed,
+    .mem_alloc = hip_mem_alloc,
+    .mem_free = hip_mem_free,
+    .host_alloc = hip_host_alloc,
+    .host_free = hip_host_free,
+    .memcpy_htod = hip_memcpy_htod,
+    .memcpy_dtoh = hip_memcpy_dtoh,
+    .memcpy_dtod = hip_memcpy_dtod,
+    .memset_d8 = hip_memset_d8,
+    .module_load_file = hip_module_load_file,
+    .module_load_data = hip_module_load_data,
+    .module_unload = hip_module_unload,
+    .module_get_function = hip_module_get_function,
+    .launch = hip_launch,
+    .kernel_params = hip_kernel_params,
+    .host_alloc_mapped = hip_host_alloc_mapped,
+    .host_free_mapped = hip_host_free_mapped,
+    .stream_write_value = hip_stream_write_value,
+    .module_load_data_call = "hipModuleLoadData",
+    .close = hip_close,
+    .op_names = {
+        [GG__OP_INIT] = "hipInit",
+        [GG__OP_DRIVER_VERSION] = "hipDriverGetVersion",
+        [GG__OP_DEVICE_COUNT] = "hipGetDeviceCount",
+        [GG__OP_DEVICE_PROPS] = "hipDeviceGetAttribute",
+        [GG__OP_CTX_CREATE] = "hipDevicePrimaryCtxRetain",
+        [GG__OP_CTX_DEVICE] = "hipDevicePrimaryCtxRetain",
+        [GG__OP_CTX_DESTROY] = "hipDevicePrimaryCtxRelease",
+        [GG__OP_CTX_GET_CURRENT] = "hipCtxGetCurrent",
+        [GG__OP_CTX_SET_CURRENT] = "hipCtxSetCurrent",
+        [GG__OP_CTX_PUSH] = "hipCtxPushCurrent",
+        [GG__OP_CTX_POP] = "hipCtxPopCurrent",
+        [GG__OP_CTX_SYNCHRONIZE] = "hipDeviceSynchronize",
+        [GG__OP_STREAM_CREATE] = "hipStreamCreateWithFlags",
+        [GG__OP_STREAM_DESTROY] = "hipStreamDestroy",
+        [GG__OP_STREAM_QUERY] = "hipStreamQuery",
+        [GG__OP_STREAM_SYNCHRONIZE] = "hipStreamSynchronize",
+        [GG__OP_STREAM_WAIT_EVENT] = "hipStreamWaitEvent",
+        [GG__OP_EVENT_CREATE] = "hipEventCreate",
+        [GG__OP_EVENT_DESTROY] = "hipEventDestroy",
+        [GG__OP_EVENT_RECORD] = "hipEventRecord",
+        [GG__OP_EVENT_QUERY] = "hipEventQuery",
+        [GG__OP_EVENT_SYNCHRONIZE] = "hipEventSynchronize",
+        [GG__OP_EVENT_ELAPSED] = "hipEventElapsedTime",
+        [GG__OP_MEM_ALLOC] = "hipMalloc",
+        [GG__OP_MEM_FREE] = "hipFree",
+        [GG__OP_HOST_ALLOC] = "hipHostMalloc",
+        [GG__OP_HOST_FREE] = "hipHostFree",
+        [GG__OP_MEMCPY_HTOD] = "hipMemcpyHtoD",
+        [GG__OP_MEMCPY_DTOH] = "hipMemcpyDtoH",
+        [GG__OP_MEMCPY_DTOD] = "hipMemcpyDtoD",
+        [GG__OP_MEMSET] = "hipMemsetD8",
+        [GG__OP_MODULE_LOAD] = "hipModuleLoad",
+        [GG__OP_MODULE_UNLOAD] = "hipModuleUnload",
+        [GG__OP_MODULE_GET_FUNCTION] = "hipModuleGetFunction",
+        [GG__OP_LAUNCH] = "hipModuleLaunchKernel",
+        /* HIP's nearest query; it reports no parameters (see hip_kernel_params). */
+        [GG__OP_KERNEL_PARAMS] = "hipFuncGetAttributes",
+        /* The completion timeline's calls (the 64-bit write-value named; the
+         * 32-bit one is used where only it exists). */
+        [GG__OP_HOST_ALLOC_MAPPED] = "hipHostMalloc",
+        [GG__OP_HOST_FREE_MAPPED] = "hipHostFree",
+        [GG__OP_STREAM_WRITE_VALUE] = "hipStreamWriteValue64",
+        /* Not offered over HIP (stream_context and pointer_range are NULL):
+         * adoption cannot check a stream's device or an address. */
+        [GG__OP_STREAM_CONTEXT] = "hipStreamGetFlags",
+        [GG__OP_POINTER_QUERY] = "hipPointerGetAttribute",
+    },
+};
 
 gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *out)
 {
@@ -800,70 +856,10 @@ gg__backend_open_result gg__hip_backend_open(const char *library, gg__backend *o
     }
     atomic_init(&b->dead_devices, 0);
 
-    out->name = "hip";
+    *out = hip_operations;
     out->self = b;
     out->library = b->rt.library;
-    fill_op_names(out);
-    out->one_context_per_device = true; /* see the context model above */
-
-    out->classify = gg__hip_classify;
-    out->code_name = gg__hip_code_name;
-    out->native_for_status = gg__hip_native_for_status;
-
-    out->entry_point = hip_entry_point;
-    out->driver_version = hip_driver_version;
-    out->device_count = hip_device_count;
-    out->device_props = hip_device_props;
-
-    out->ctx_create = hip_ctx_create;
-    out->ctx_device = hip_ctx_device;
-    out->stream_context = hip_stream_context;
-    out->pointer_range = hip_pointer_range;
-    out->ctx_destroy = hip_ctx_destroy;
-    out->ctx_reset_primary = hip_ctx_reset_primary;
-    out->device_resets = hip_device_resets;
-    out->ctx_get_current = hip_ctx_get_current;
-    out->ctx_set_current = hip_ctx_set_current;
-    out->ctx_push = hip_ctx_push;
-    out->ctx_pop = hip_ctx_pop;
-    out->ctx_synchronize = hip_ctx_synchronize;
-
-    out->stream_create = hip_stream_create;
-    out->stream_destroy = hip_stream_destroy;
-    out->stream_query = hip_stream_query;
-    out->stream_synchronize = hip_stream_synchronize;
-    out->stream_wait_event = hip_stream_wait_event;
-
-    out->event_create = hip_event_create;
-    out->event_destroy = hip_event_destroy;
-    out->event_record = hip_event_record;
-    out->event_query = hip_event_query;
-    out->event_synchronize = hip_event_synchronize;
-    out->event_elapsed = hip_event_elapsed;
-
-    out->mem_alloc = hip_mem_alloc;
-    out->mem_free = hip_mem_free;
-    out->host_alloc = hip_host_alloc;
-    out->host_free = hip_host_free;
-    out->memcpy_htod = hip_memcpy_htod;
-    out->memcpy_dtoh = hip_memcpy_dtoh;
-    out->memcpy_dtod = hip_memcpy_dtod;
-    out->memset_d8 = hip_memset_d8;
-
-    out->module_load_file = hip_module_load_file;
-    out->module_load_data = hip_module_load_data;
-    out->module_unload = hip_module_unload;
-    out->module_get_function = hip_module_get_function;
-    out->launch = hip_launch;
-    out->kernel_params = hip_kernel_params;
-    out->host_alloc_mapped = hip_host_alloc_mapped;
-    out->host_free_mapped = hip_host_free_mapped;
-    out->stream_write_value = hip_stream_write_value;
-
-    out->module_load_data_call = "hipModuleLoadData";
     if (rt_of(out->self)->sim_error_detail != NULL)
         out->driver_error_detail = hip_driver_error_detail;
-
-    out->close = hip_close;
     return r;
 }
