@@ -1,7 +1,7 @@
 /*
  * A program that unloads and reloads the CUDA driver and forks a child that
  * does the same, for `gpuguard run`'s test of several processes
- * (tools/gpuguard/intercept_test.sh, case run_other_processes): the parent
+ * (tests/cli/intercept_test.sh, case run_other_processes): the parent
  * loads libcuda.so.1 by name and allocates once, forks, the child loads it
  * twice with one allocation each, and after the child ends the parent
  * loads it again and allocates once more. Each prints "<who>: R1 R2", the

@@ -8,8 +8,8 @@
  * whose path the tool resolves before the program starts (so the
  * interposer never has to look for it, and never finds itself), applies the
  * fault plan in GPUGUARD_INTERCEPT_FAULTS and writes what it saw to
- * GPUGUARD_INTERCEPT_REPORT (/work/notes/intercept-contract.md describes
- * the report).
+ * GPUGUARD_INTERCEPT_REPORT (src/intercept/README.md, "Plans, errors,
+ * reports", describes the report).
  */
 #ifndef GPUGUARD_TOOLS_INTERCEPT_H
 #define GPUGUARD_TOOLS_INTERCEPT_H
