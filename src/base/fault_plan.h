@@ -106,8 +106,32 @@ char *gg__fault_plan_text(const char *value, const char *variable, gg_status *st
 
 /* One matching call seen by rule `r`: counts it, and true when the rule
  * selects this call (counted as fired). The caller has checked the
- * targets, device and kernel. */
+ * targets, device and kernel (gg__fault_plan_next_fired does all of it). */
 bool gg__fault_rule_hit(gg__fault_rule *r);
+
+/* One call as a plan's rules see it. The device and the kernel are asked
+ * for only when a rule filters on them (the interposer's device is a call
+ * into the real driver). */
+typedef struct gg__fault_call {
+    int target; /* the operation's or the driver function's index */
+    const void *self;
+    /* The device the call runs on, or -1 when it has none. */
+    int (*device)(const void *self);
+    /* Whether the call concerns the kernel that `filter` (a rule's "kernel",
+     * a GG_NAME_MAX record) names; NULL: no call concerns a kernel, and a
+     * rule with a kernel filter never matches. */
+    bool (*names_kernel)(const void *self, const char *filter);
+} gg__fault_call;
+
+/* The rule matching of both appliers (libgpuguard's gate and the
+ * interposer's): the first rule of `p`, from index *from on, whose target
+ * set holds call->target (or that names any target), whose device (if it
+ * names one) is the call's and whose kernel filter (if any) names the
+ * call's kernel, and that selects this call (gg__fault_rule_hit: every
+ * matching rule passed on the way is counted as matched). Returns that
+ * rule, with *from set to its index (the caller goes on from *from + 1);
+ * NULL when no rule from *from on fires. The caller holds its plan lock. */
+gg__fault_rule *gg__fault_plan_next_fired(gg__fault_plan *p, const gg__fault_call *call, size_t *from);
 
 /* The error names of the format and their statuses (NULL for an unknown
  * status). */
