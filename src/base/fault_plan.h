@@ -2,13 +2,14 @@
  * Fault plans: the JSON format, parsed once for the two things that apply
  * plans — libgpuguard's fault gate (src/common/fault.c), whose targets are
  * gpuguard's operations, and the interposing driver (src/intercept), whose
- * targets are driver functions. Neither the parsing nor the rule selection
- * knows which: a plan's targets are a set of indices that the caller's
- * naming functions fill in, so both read one format with one set of
- * messages.
+ * targets are driver functions. Neither the parsing nor the rule matching
+ * and selection knows which: a plan's targets are a set of indices that the
+ * caller's naming functions fill in, so both read one format with one set
+ * of messages, and both match a call against the rules with one function
+ * (gg__fault_plan_next_fired).
  *
  * Not thread-safe by itself: a caller holds its own lock around
- * gg__fault_rule_hit and the counts.
+ * gg__fault_plan_next_fired, gg__fault_rule_hit and the counts.
  */
 #ifndef GPUGUARD_FAULT_PLAN_H
 #define GPUGUARD_FAULT_PLAN_H
