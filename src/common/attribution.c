@@ -21,7 +21,7 @@
  * the positions between them: the bounds an unkept suspect's number gets.
  */
 #include "common/attribution.h"
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "common/call.h"
 #include "common/departed.h"
 #include "common/poison.h"

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/alloc.h"
-#include "common/env.h"
-#include "common/fault_plan.h"
+#include "base/alloc.h"
+#include "base/env.h"
+#include "base/fault_plan.h"
 #include "common/library.h"
 #include "common/object.h"
 #include "common/config.h"

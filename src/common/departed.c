@@ -26,7 +26,7 @@
  * gpuguard made and the ones the backend made on its own (device_resets).
  */
 #include "common/departed.h"
-#include "common/alloc.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <string.h>

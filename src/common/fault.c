@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/alloc.h"
-#include "common/fault_plan.h"
+#include "base/alloc.h"
+#include "base/fault_plan.h"
 #include "common/fork.h"
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 
 #include "common/call.h"
 
@@ -52,6 +52,19 @@ static void update_armed(void)
     atomic_store(&gg__fault_plan_loaded, plan != NULL || atomic_load(&latched_contexts) > 0);
 }
 
+/* What a plan's device and kernel filters see of a call (gg__fault_call). */
+static int call_device(const void *self)
+{
+    const gg__call *c = self;
+    return c->ctx != NULL ? c->ctx->device : -1;
+}
+
+static bool call_names_kernel(const void *self, const char *filter)
+{
+    const gg__call *c = self;
+    return c->kernel_name != NULL && gg__record_names(filter, c->kernel_name);
+}
+
 int gg__fault_gate(struct gg__call *c, gg__op op)
 {
     gg__context *ctx = c->ctx;
@@ -69,14 +82,11 @@ int gg__fault_gate(struct gg__call *c, gg__op op)
     }
     plan->calls[op]++;
     int native = 0;
-    for (size_t i = 0; i < plan->parsed->count && native == 0; i++) {
-        gg__fault_rule *r = &plan->parsed->rules[i];
-        if ((!r->any_target && !gg__fault_targets_has(&r->targets, (int)op)) ||
-            (r->device >= 0 && (ctx == NULL || ctx->device != r->device)) ||
-            (r->kernel[0] && (c->kernel_name == NULL || !gg__record_names(r->kernel, c->kernel_name))))
-            continue;
-        if (!gg__fault_rule_hit(r))
-            continue;
+    const gg__fault_call call = {
+        .target = (int)op, .self = c, .device = call_device, .names_kernel = call_names_kernel
+    };
+    gg__fault_rule *r;
+    for (size_t i = 0; native == 0 && (r = gg__fault_plan_next_fired(plan->parsed, &call, &i)) != NULL; i++) {
         int code = c->b->native_for_status(r->error);
         if (r->async && ctx != NULL) {
             /* The call goes through; its error waits for the next sync. */

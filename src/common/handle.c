@@ -1,4 +1,4 @@
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "common/handle.h"
 
 #include <pthread.h>

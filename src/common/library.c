@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "common/departed.h"
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"
 #include "common/chunk.h"

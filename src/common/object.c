@@ -1,4 +1,4 @@
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "common/object.h"
 
 #include <stdio.h>

@@ -82,7 +82,7 @@
  * taken over by the next new thread, so the registry is as long as the
  * largest number of threads that were inside gpuguard at once.
  */
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "common/pin.h"
 
 #include <pthread.h>

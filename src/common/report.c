@@ -1,4 +1,4 @@
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "common/report.h"
 
 #include <cjson/cJSON.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/call.h"
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 #include "common/lifetime.h"
 #include "common/context.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "common/backend.h"
 #include "cuda/cuda_abi.h"
 #include "cuda/cuda_errors.h"

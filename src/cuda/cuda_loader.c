@@ -1,57 +1,15 @@
-/* dlinfo and struct link_map (the path the dynamic linker chose) are GNU. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "cuda/cuda_loader.h"
 
 #include <dlfcn.h>
-#include <link.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/loader_common.h"
 #include "cuda/cuda_errors.h"
 
 enum { GGCU_NEED_REQUIRED, GGCU_NEED_OPTIONAL };
-
-static gg__backend_open_result open_result(gg_status status, int native, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static gg__backend_open_result open_result(gg_status status, int native, const char *fmt, ...)
-{
-    gg__backend_open_result r;
-    memset(&r, 0, sizeof r);
-    r.status = status;
-    r.native_code = native;
-    if (fmt != NULL) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r.message, sizeof r.message, fmt, ap);
-        va_end(ap);
-    }
-    return r;
-}
-
-/* dlerror() may return NULL when the failure left no text; never print NULL. */
-static const char *dl_error_text(void)
-{
-    const char *e = dlerror();
-    return e != NULL ? e : "unknown dlopen error";
-}
-
-/* The file the dynamic linker chose for `requested` (a bare soname is
- * searched for; users need to know which libcuda.so.1 was found). */
-static void record_library_path(ggcu_driver *drv, const char *requested)
-{
-    struct link_map *map = NULL;
-    const char *path = requested;
-    if (dlinfo(drv->handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL &&
-        map->l_name != NULL && map->l_name[0] != '\0')
-        path = map->l_name;
-    snprintf(drv->library, sizeof drv->library, "%s", path);
-}
 
 /* "12.2 (12020)": how a CUDA version number reads to people. */
 static void version_text(int version, char *out, size_t size)
@@ -204,7 +162,7 @@ const ggcu_entry_point *gg__cuda_entry_point(const ggcu_driver *drv, const char 
 
 static gg__backend_open_result stub_library(const ggcu_driver *drv, const char *call)
 {
-    return open_result(GG_NO_DRIVER, GGCU_ERROR_STUB_LIBRARY,
+    return gg__loader_result(GG_NO_DRIVER, GGCU_ERROR_STUB_LIBRARY,
                        "%s is the CUDA toolkit's stub library, not a driver "
                        "(%s: CUDA_ERROR_STUB_LIBRARY); install the NVIDIA driver "
                        "and keep lib64/stubs out of the run-time library path",
@@ -237,12 +195,12 @@ static gg__backend_open_result init_failure(const ggcu_driver *drv, ggcu_result 
         return stub_library(drv, "cuInit");
     case GGCU_ERROR_NO_DEVICE:
     case GGCU_ERROR_INVALID_DEVICE:
-        return open_result(GG_NO_DEVICE, code,
+        return gg__loader_result(GG_NO_DEVICE, code,
                            "cuInit: %s (%d): the driver %s, CUDA %s, sees no CUDA device%s",
                            gg__cuda_code_name(code), code, drv->library, version,
                            no_device_reason(drv));
     default:
-        return open_result(GG_NO_DRIVER, code, "cuInit failed with %s (%d) in %s, CUDA %s",
+        return gg__loader_result(GG_NO_DRIVER, code, "cuInit failed with %s (%d) in %s, CUDA %s",
                            gg__cuda_code_name(code), code, drv->library, version);
     }
 }
@@ -254,26 +212,26 @@ static gg__backend_open_result read_driver_version(ggcu_driver *drv)
     ggcu_fn_cuDriverGetVersion get_version =
         (ggcu_fn_cuDriverGetVersion)dlsym(drv->handle, "cuDriverGetVersion");
     if (get_version == NULL)
-        return open_result(GG_NO_DRIVER, 0, "%s lacks cuDriverGetVersion: not a CUDA driver",
+        return gg__loader_result(GG_NO_DRIVER, 0, "%s lacks cuDriverGetVersion: not a CUDA driver",
                            drv->library);
     int version = 0;
     ggcu_result rc = get_version(&version);
     if (rc == GGCU_ERROR_STUB_LIBRARY)
         return stub_library(drv, "cuDriverGetVersion");
     if (rc != GGCU_SUCCESS)
-        return open_result(GG_NO_DRIVER, (int)rc, "cuDriverGetVersion failed with %s (%d) in %s",
+        return gg__loader_result(GG_NO_DRIVER, (int)rc, "cuDriverGetVersion failed with %s (%d) in %s",
                            gg__cuda_code_name((int)rc), (int)rc, drv->library);
     drv->driver_version = version;
     if (version < GGCU_OLDEST_DRIVER) {
         char have[24], oldest[24];
         version_text(version, have, sizeof have);
         version_text(GGCU_OLDEST_DRIVER, oldest, sizeof oldest);
-        return open_result(GG_NO_DRIVER, 0,
+        return gg__loader_result(GG_NO_DRIVER, 0,
                            "%s is a driver of CUDA %s; gpuguard needs CUDA %s (driver R470) "
                            "or later",
                            drv->library, have, oldest);
     }
-    return open_result(GG_OK, 0, NULL);
+    return gg__loader_result(GG_OK, 0, NULL);
 }
 
 gg__backend_open_result gg__cuda_driver_load(ggcu_driver *drv, const char *library)
@@ -282,18 +240,12 @@ gg__backend_open_result gg__cuda_driver_load(ggcu_driver *drv, const char *libra
     const char *requested =
         (library != NULL && library[0] != '\0') ? library : GGCU_DEFAULT_LIBRARY;
 
-    (void)dlerror();
-    /* RTLD_LOCAL: the driver's cu* symbols must not satisfy other libraries'
-     * references (the CUDA runtime loads its own copy by soname).
-     * RTLD_NODELETE: after cuInit a driver has threads, TLS destructors and
-     * exit handlers of its own, so unmapping it at dlclose crashes the process
-     * later (seen with the simulator; CUDA.jl hit it with libcuda). dlclose
-     * then only drops our reference; a later open finds it still loaded. */
-    drv->handle = dlopen(requested, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    /* RTLD_LOCAL, RTLD_NODELETE: why, in loader_common.c. */
+    drv->handle = gg__loader_open(requested);
     if (drv->handle == NULL)
-        return open_result(GG_NO_DRIVER, 0, "cannot load the CUDA driver: tried %s (%s)",
-                           requested, dl_error_text());
-    record_library_path(drv, requested);
+        return gg__loader_result(GG_NO_DRIVER, 0, "cannot load the CUDA driver: tried %s (%s)",
+                           requested, gg__loader_dl_error());
+    gg__loader_library_path(drv->handle, requested, drv->library, sizeof drv->library);
     drv->simulated = dlsym(drv->handle, "gg_sim_identify") != NULL;
     /* POSIX: a pointer from dlsym converts to a function pointer. */
     drv->sim_error_detail = drv->simulated
@@ -317,7 +269,7 @@ gg__backend_open_result gg__cuda_driver_load(ggcu_driver *drv, const char *libra
     if (gpa.v2 == NULL && gpa.v1 == NULL) {
         char have[24];
         version_text(drv->driver_version, have, sizeof have);
-        r = open_result(GG_NO_DRIVER, 0,
+        r = gg__loader_result(GG_NO_DRIVER, 0,
                         "%s (CUDA %s) exports neither cuGetProcAddress_v2 nor cuGetProcAddress: "
                         "not a CUDA driver gpuguard can load (every driver since 11.3 has one)",
                         drv->library, have);
@@ -327,11 +279,11 @@ gg__backend_open_result gg__cuda_driver_load(ggcu_driver *drv, const char *libra
 
     char why[GG_MESSAGE_MAX];
     if (!resolve_all(drv, &gpa, why, sizeof why)) {
-        r = open_result(GG_NO_DRIVER, 0, "%s: %s", drv->library, why);
+        r = gg__loader_result(GG_NO_DRIVER, 0, "%s: %s", drv->library, why);
         gg__cuda_driver_close(drv);
         return r;
     }
-    return open_result(GG_OK, 0, NULL);
+    return gg__loader_result(GG_OK, 0, NULL);
 }
 
 gg__backend_open_result gg__cuda_driver_open(ggcu_driver *drv, const char *library)

@@ -60,7 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/alloc.h"
+#include "base/alloc.h"
 #include "common/backend.h"
 #include "hip/hip_abi.h"
 #include "hip/hip_errors.h"

@@ -1,56 +1,13 @@
-/* dlinfo and struct link_map (the path the dynamic linker chose) are GNU. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "hip/hip_loader.h"
 
 #include <dlfcn.h>
-#include <link.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/loader_common.h"
 #include "hip/hip_errors.h"
 
 enum { GGHIP_NEED_REQUIRED, GGHIP_NEED_OPTIONAL };
-
-static gg__backend_open_result open_result(gg_status status, int native, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static gg__backend_open_result open_result(gg_status status, int native, const char *fmt, ...)
-{
-    gg__backend_open_result r;
-    memset(&r, 0, sizeof r);
-    r.status = status;
-    r.native_code = native;
-    if (fmt != NULL) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r.message, sizeof r.message, fmt, ap);
-        va_end(ap);
-    }
-    return r;
-}
-
-/* dlerror() may return NULL when the failure left no text; never print NULL. */
-static const char *dl_error_text(void)
-{
-    const char *e = dlerror();
-    return e != NULL ? e : "unknown dlopen error";
-}
-
-/* RTLD_LOCAL: the runtime's hip* symbols must not satisfy other libraries'
- * references (an application linked against libamdhip64 keeps its own
- * binding). RTLD_NODELETE: after hipInit the runtime has threads, TLS
- * destructors and exit handlers of its own (ROCr's, the HSA signal
- * handlers), so unmapping it at dlclose would crash the process later; the
- * CUDA loader does the same for libcuda. dlclose then only drops our
- * reference, and a later open finds the runtime still loaded. */
-static void *load(const char *name)
-{
-    (void)dlerror();
-    return dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-}
 
 /* Appends "name (why)" to the list of names tried, for the NO_DRIVER message. */
 static void note_tried(char *tried, size_t size, const char *name, const char *why)
@@ -59,18 +16,6 @@ static void note_tried(char *tried, size_t size, const char *name, const char *w
     if (used + 1 >= size)
         return;
     snprintf(tried + used, size - used, "%s%s (%s)", used ? "; " : "", name, why);
-}
-
-/* The file the dynamic linker chose for `requested` (a bare soname is
- * searched for; users need to know which libamdhip64 was found). */
-static void record_library_path(gghip_runtime *rt, const char *requested)
-{
-    struct link_map *map = NULL;
-    const char *path = requested;
-    if (dlinfo(rt->handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL &&
-        map->l_name[0] != '\0')
-        path = map->l_name;
-    snprintf(rt->library, sizeof rt->library, "%s", path);
 }
 
 /* Every entry point, by the exported name the chosen ABI gives it. */
@@ -118,13 +63,13 @@ static gg__backend_open_result choose_abi(gghip_runtime *rt)
     gghip_fn_hipRuntimeGetVersion get_version =
         (gghip_fn_hipRuntimeGetVersion)dlsym(rt->handle, "hipRuntimeGetVersion");
     if (get_version == NULL)
-        return open_result(GG_NO_DRIVER, 0,
+        return gg__loader_result(GG_NO_DRIVER, 0,
                            "%s lacks hipRuntimeGetVersion: cannot tell which HIP ABI it has",
                            rt->library);
     int v = 0;
     gghip_error rc = get_version(&v);
     if (rc != GGHIP_Success || v <= 0)
-        return open_result(GG_NO_DRIVER, (int)rc,
+        return gg__loader_result(GG_NO_DRIVER, (int)rc,
                            "hipRuntimeGetVersion of %s failed (%s, %d; version %d): cannot "
                            "tell which HIP ABI it has",
                            rt->library, gg__hip_code_name((int)rc), (int)rc, v);
@@ -133,17 +78,17 @@ static gg__backend_open_result choose_abi(gghip_runtime *rt)
     version_digits(v, digits, sizeof digits);
     rt->abi = gg__hip_abi_for_version(v);
     if (rt->abi == NULL)
-        return open_result(GG_NO_DRIVER, 0,
+        return gg__loader_result(GG_NO_DRIVER, 0,
                            "%s is HIP %s: its ABI is unchecked (gpuguard checked %s), so it is "
                            "not used",
                            rt->library, digits, gg__hip_abi_checked_ranges());
     int named = soname_major(rt->library);
     if (named >= 0 && named != rt->abi->major)
-        return open_result(GG_NO_DRIVER, 0,
+        return gg__loader_result(GG_NO_DRIVER, 0,
                            "%s reports HIP %s, but a file named libamdhip64.so.%d must be HIP "
                            "%d.x: refusing a runtime whose version and soname disagree",
                            rt->library, digits, named, named);
-    return open_result(GG_OK, 0, NULL);
+    return gg__loader_result(GG_OK, 0, NULL);
 }
 
 /* The exported name of the first missing entry point the backend cannot
@@ -198,16 +143,16 @@ static gg__backend_open_result init_failure(const gghip_runtime *rt, gghip_error
             snprintf(counted, sizeof counted, "; hipGetDeviceCount: %s, %d device(s)",
                      error_name(rt, n), devices);
         }
-        return open_result(GG_NO_DEVICE, code,
+        return gg__loader_result(GG_NO_DEVICE, code,
                            "hipInit: %s (%d): the HIP runtime %s%s sees no AMD GPU%s",
                            error_name(rt, rc), code, rt->library, version, counted);
     }
     if (rc == GGHIP_ErrorInsufficientDriver)
-        return open_result(GG_NO_DRIVER, code,
+        return gg__loader_result(GG_NO_DRIVER, code,
                            "hipInit: %s (%d): the amdgpu kernel driver is too old for the HIP "
                            "runtime %s%s",
                            error_name(rt, rc), code, rt->library, version);
-    return open_result(GG_NO_DRIVER, code, "hipInit failed with %s (%d) in %s%s",
+    return gg__loader_result(GG_NO_DRIVER, code, "hipInit failed with %s (%d) in %s%s",
                        error_name(rt, rc), code, rt->library, version);
 }
 
@@ -225,15 +170,15 @@ gg__backend_open_result gg__hip_runtime_open(gghip_runtime *rt, const char *libr
     char tried[GG_MESSAGE_MAX] = "";
     const char *requested = NULL;
     for (size_t i = 0; i < count && rt->handle == NULL; i++) {
-        rt->handle = load(names[i]);
+        rt->handle = gg__loader_open(names[i]); /* why its flags: loader_common.c */
         if (rt->handle != NULL)
             requested = names[i];
         else
-            note_tried(tried, sizeof tried, names[i], dl_error_text());
+            note_tried(tried, sizeof tried, names[i], gg__loader_dl_error());
     }
     if (rt->handle == NULL)
-        return open_result(GG_NO_DRIVER, 0, "cannot load the HIP runtime: tried %s", tried);
-    record_library_path(rt, requested);
+        return gg__loader_result(GG_NO_DRIVER, 0, "cannot load the HIP runtime: tried %s", tried);
+    gg__loader_library_path(rt->handle, requested, rt->library, sizeof rt->library);
     rt->simulated = dlsym(rt->handle, "gg_sim_identify") != NULL;
     /* POSIX: a pointer from dlsym converts to a function pointer. */
     rt->sim_error_detail = rt->simulated
@@ -243,7 +188,7 @@ gg__backend_open_result gg__hip_runtime_open(gghip_runtime *rt, const char *libr
      * better named as such than as one without hipRuntimeGetVersion. */
     if (dlsym(rt->handle, "hipInit") == NULL) {
         gg__backend_open_result r =
-            open_result(GG_NO_DRIVER, 0, "%s lacks hipInit: not a HIP runtime", rt->library);
+            gg__loader_result(GG_NO_DRIVER, 0, "%s lacks hipInit: not a HIP runtime", rt->library);
         gg__hip_runtime_close(rt);
         return r;
     }
@@ -257,7 +202,7 @@ gg__backend_open_result gg__hip_runtime_open(gghip_runtime *rt, const char *libr
     /* hipInit before the completeness check: a machine without a GPU is
      * better reported as such than as a missing symbol. */
     if (rt->hipInit == NULL) {
-        gg__backend_open_result r = open_result(GG_NO_DRIVER, 0, "%s lacks %s", rt->library,
+        gg__backend_open_result r = gg__loader_result(GG_NO_DRIVER, 0, "%s lacks %s", rt->library,
                                                 rt->abi->symbols[GGHIP_SYM_hipInit]);
         gg__hip_runtime_close(rt);
         return r;
@@ -272,11 +217,11 @@ gg__backend_open_result gg__hip_runtime_open(gghip_runtime *rt, const char *libr
     const char *missing = first_missing(rt);
     if (missing != NULL) {
         gg__backend_open_result r =
-            open_result(GG_NO_DRIVER, 0, "%s lacks %s", rt->library, missing);
+            gg__loader_result(GG_NO_DRIVER, 0, "%s lacks %s", rt->library, missing);
         gg__hip_runtime_close(rt);
         return r;
     }
-    return open_result(GG_OK, 0, NULL);
+    return gg__loader_result(GG_OK, 0, NULL);
 }
 
 void gg__hip_runtime_close(gghip_runtime *rt)

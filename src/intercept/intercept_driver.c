@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "build_paths.h"
-#include "common/env.h"
+#include "base/env.h"
 #include "intercept_places.h"
 
 /* Exported so that another copy of the interposer is recognised. */

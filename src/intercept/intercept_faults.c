@@ -3,7 +3,7 @@
  * errors, and the report, for both the CUDA driver's and the HIP
  * runtime's functions.
  *
- * Plans are gpuguard's (src/common/fault_plan.c), with driver functions as
+ * Plans are gpuguard's (src/base/fault_plan.c), with driver functions as
  * their targets: "function" names one (a base name stands for all its
  * variants), "op" names a gpuguard operation and stands for the driver
  * functions that perform it. Everything here takes one lock: plans are for
@@ -36,10 +36,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "common/alloc.h"
-#include "common/env.h"
-#include "common/json_syntax.h"
-#include "common/fault_plan.h"
+#include "base/alloc.h"
+#include "base/env.h"
+#include "base/json_syntax.h"
+#include "base/fault_plan.h"
 
 #define MAX_LATCHED 64
 
@@ -460,6 +460,13 @@ static int current_device(gg_icpt_face face)
     return dev;
 }
 
+/* A rule's "device" filter: the calling thread's current device (-1: none).
+ * Calls have no kernel here ("kernel" filters are refused at parse). */
+static int rule_device(const void *self)
+{
+    return current_device(*(const gg_icpt_face *)self);
+}
+
 /* The sticky error latched on `where` of `face`, or 0. Under the lock. */
 static int latched_on(gg_icpt_face face, uintptr_t where)
 {
@@ -500,14 +507,11 @@ bool gg_icpt_enter(int fn, gg_icpt_call *call, int *result)
     if (atomic_load(&latched_count) > 0 && !answers_when_sticky[fn])
         injected = latched_on(face, face == GG_ICPT_FACE_CUDA ? CUDA_PROCESS : current_place(face));
     bool fired = false;
-    for (size_t i = 0; plan != NULL && injected == 0 && call->latch == 0 && i < plan->count; i++) {
-        gg__fault_rule *r = &plan->rules[i];
-        if (!r->any_target && !gg__fault_targets_has(&r->targets, fn))
-            continue;
-        if (r->device >= 0 && current_device(face) != r->device)
-            continue;
-        if (!gg__fault_rule_hit(r))
-            continue;
+    const gg__fault_call rule_call = { .target = fn, .self = &face, .device = rule_device };
+    gg__fault_rule *r;
+    for (size_t i = 0; plan != NULL && injected == 0 && call->latch == 0 &&
+                       (r = gg__fault_plan_next_fired(plan, &rule_call, &i)) != NULL;
+         i++) {
         fired = true;
         if (first_fired[i] < 0) {
             first_fired[i] = fn;

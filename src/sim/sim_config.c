@@ -69,7 +69,7 @@
 #include "sim_alloc.h"
 #include "sim_core.h"
 
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

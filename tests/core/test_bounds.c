@@ -43,7 +43,7 @@
 
 #include "common/call.h"
 #include "common/handle.h"
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 #include "common/object.h"
 #include "core/launches.h"
 

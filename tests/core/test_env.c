@@ -1,4 +1,4 @@
-/* The environment variables libgpuguard reads: one table (src/common/env.h)
+/* The environment variables libgpuguard reads: one table (src/base/env.h)
  * that the code reads through, checked here against the sources (every
  * getenv("GPUGUARD_...") names a table entry, every entry is read) and the
  * documentation (README.md's table and gg_init's comment in gpuguard.h);
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/env.h"
+#include "base/env.h"
 
 static char *read_text(const char *path)
 {
@@ -70,12 +70,12 @@ Test(env, every_variable_is_documented_in_readme_and_header)
     free(header);
 }
 
-Test(env, the_sources_read_exactly_the_table)
+/* Reads every .c file of `folder` into the checks of
+ * the_sources_read_exactly_the_table; returns how many there were. */
+static int check_sources(const char *folder, bool used[GG__ENV_COUNT])
 {
-    static const char folder[] = GG_TEST_SOURCE_DIR "/src/common";
     DIR *d = opendir(folder);
-    cr_assert_not_null(d);
-    bool used[GG__ENV_COUNT] = { false };
+    cr_assert_not_null(d, "%s", folder);
     int files = 0;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         size_t len = strlen(e->d_name);
@@ -90,7 +90,7 @@ Test(env, the_sources_read_exactly_the_table)
         for (const char *p = strstr(text, "getenv(\"GPUGUARD_"); p != NULL; p = strstr(p + 1, "getenv(\"GPUGUARD_")) {
             const char *name = p + strlen("getenv(\"");
             size_t n = strcspn(name, "\"");
-            cr_expect(in_table(name, n), "%s reads %.*s, which is not in src/common/env.h's table", e->d_name,
+            cr_expect(in_table(name, n), "%s reads %.*s, which is not in src/base/env.h's table", e->d_name,
                       (int)n, name);
         }
         /* Keywords are compared by gg__keyword alone: no locale-dependent
@@ -105,7 +105,18 @@ Test(env, the_sources_read_exactly_the_table)
         free(text);
     }
     closedir(d);
-    cr_assert_gt(files, 10, "found only %d sources in %s", files, folder);
+    return files;
+}
+
+/* libgpuguard's core and the base it is built over (whose allocator reads
+ * GPUGUARD_FAIL_HOST_ALLOC). */
+Test(env, the_sources_read_exactly_the_table)
+{
+    bool used[GG__ENV_COUNT] = { false };
+    int common = check_sources(GG_TEST_SOURCE_DIR "/src/common", used);
+    cr_assert_gt(common, 10, "found only %d sources in src/common", common);
+    int base = check_sources(GG_TEST_SOURCE_DIR "/src/base", used);
+    cr_assert_gt(base, 3, "found only %d sources in src/base", base);
     for (int i = 0; i < GG__ENV_COUNT; i++)
         cr_expect(used[i], "%s is in the table but nothing reads it through gg__env", gg__env_names[i]);
 }

@@ -1,4 +1,4 @@
-/* The strict JSON syntax check (src/common/json_syntax.c) against RFC 8259:
+/* The strict JSON syntax check (src/base/json_syntax.c) against RFC 8259:
  * valid texts pass (the fuzzers check the other direction: what it passes,
  * cJSON parses), and each kind of error names the offset and what was
  * expected there. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 
 Test(json_syntax, valid_texts_pass)
 {

@@ -1,6 +1,6 @@
 /*
  * What the harnesses check of JSON, independently of the library's own
- * checker (src/common/json_syntax.c), so that the checker cannot vouch for
+ * checker (src/base/json_syntax.c), so that the checker cannot vouch for
  * itself: UTF-8 by RFC 3629's table of byte ranges, a \u0000 escape by its
  * backslashes, duplicate member names on cJSON's tree (cJSON keeps both).
  */

@@ -265,6 +265,35 @@ static void counted_body(void)
     CHILD_IS(cuCtxDestroy_v2(ctx), CUDA_SUCCESS);
 }
 
+/* libgpuguard's host-allocation countdown is not the interposer's: with
+ * GPUGUARD_FAIL_HOST_ALLOC naming any one of the allocations the interposer
+ * makes loading its plan (the text, the parse, the plan, its rules and
+ * their names, its per-rule tables: 9), and the one after them, the plan
+ * still loads and fires (src/intercept/intercept_alloc.c). */
+static void countdown_body(void)
+{
+    CUcontext ctx = NULL;
+    CHILD_IS(cuInit(0), CUDA_SUCCESS);
+    CHILD_IS(cuCtxCreate_v4(&ctx, NULL, 0, 0), CUDA_SUCCESS);
+    CUdeviceptr p = 0;
+    CHILD_IS(cuMemAlloc_v2(&p, 64), CUDA_ERROR_OUT_OF_MEMORY);
+    CHILD_IS(cuMemAlloc_v2(&p, 64), CUDA_SUCCESS);
+    CHILD_IS(cuMemFree_v2(p), CUDA_SUCCESS);
+    CHILD_IS(cuCtxDestroy_v2(ctx), CUDA_SUCCESS);
+}
+
+Test(intercept, libgpuguard_s_host_alloc_countdown_never_fails_the_interposer)
+{
+    setup("{\"rules\": [{\"function\": \"cuMemAlloc\", \"nth\": 1, \"error\": \"out_of_memory\"}]}");
+    unsetenv("GPUGUARD_INTERCEPT_REPORT");
+    for (int n = 1; n <= 10; n++) {
+        char value[16];
+        snprintf(value, sizeof value, "%d", n);
+        setenv("GPUGUARD_FAIL_HOST_ALLOC", value, 1);
+        run_in_child(countdown_body);
+    }
+}
+
 Test(intercept, the_exit_report_counts_every_call)
 {
     setup("{\"rules\": []}");

@@ -1,7 +1,7 @@
 /*
  * The values the tool's options accept, and the lists its messages give
  * (see cli.h). The fault-plan names come from the library's own tables,
- * compiled in: the error names from src/common/fault_plan.c (the parser
+ * compiled in: the error names from src/base/fault_plan.c (the parser
  * every plan goes through), the operation names from src/common/backend.h
  * (GG__OP_LIST, the names the fault gate counts and reports), so that the
  * tool can never accept or list a name the library would not.
@@ -17,7 +17,7 @@
 
 #include "cli.h"
 #include "common/backend.h"
-#include "common/fault_plan.h"
+#include "base/fault_plan.h"
 
 /* gg_init_desc.backend's names (GPUGUARD_BACKEND's), as gpuguard.h lists
  * them; matched ignoring ASCII case, as gg_init matches them. */

@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 
 typedef struct info_options {
     bool json;

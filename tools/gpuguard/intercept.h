@@ -83,7 +83,7 @@ size_t intercept_environment(const intercept_setup *setup, const char *plan, con
 
 /* True when `plan` is a fault plan the interposer accepts; else false with
  * `message` naming what is wrong (the rule and the field, in the words of
- * the shared parser, src/common/fault_plan.c). The interposer itself is the
+ * the shared parser, src/base/fault_plan.c). The interposer itself is the
  * judge: a child process loads it with the plan and reads its report, so
  * what is accepted here is exactly what the program's run will apply (the
  * names a plan may use are the interposer's: its driver functions and the

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "cli.h"
 
 static const cli_command commands[] = {
@@ -64,6 +65,10 @@ void cli_log_to_stderr(void *user, gg_log_level level, uint64_t object_id,
 
 int main(int argc, char **argv)
 {
+    /* The tool's own copy of the base allocates plainly: GPUGUARD_FAIL_HOST_ALLOC
+     * is the countdown of the libgpuguard in the programs it runs, and an
+     * option check must never fail on it (src/base/alloc.h). */
+    gg__alloc_serve_others();
     if (argc < 2) {
         cli_usage(stderr);
         return CLI_EXIT_USAGE;

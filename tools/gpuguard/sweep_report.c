@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "sweep.h"
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 
 void sweep_count_run(const sweep_options *opt, sweep_totals *t, child_outcome what, bool fired, bool replaced)
 {

@@ -10,6 +10,12 @@
  *
  * `gpuguard sweep --host-alloc` sets the variable to 1, 2, ... in turn and
  * reads the counts back from the fault report ("host_allocations").
+ *
+ * Part of the shared base (src/base): the interposer and the gpuguard tool
+ * link the same allocator, since the plan parser they share with
+ * libgpuguard allocates through it. They serve programs that are not
+ * gpuguard's own, so they say so once at load (gg__alloc_serve_others) and
+ * their allocations are plain ones from then on.
  */
 #ifndef GPUGUARD_ALLOC_H
 #define GPUGUARD_ALLOC_H
@@ -43,6 +49,17 @@ typedef struct gg__alloc_counts {
     bool failed; /* the fail_at-th allocation happened and returned NULL */
 } gg__alloc_counts;
 gg__alloc_counts gg__alloc_counts_now(void);
+
+/* Makes every later allocation of this binary (this copy of the base) a
+ * plain one: never counted, never failed, whatever GPUGUARD_FAIL_HOST_ALLOC
+ * says. For the binaries that serve programs which are not gpuguard's (the
+ * interposer, the gpuguard tool): that variable is libgpuguard's
+ * countdown, and a sweep reads its counts from libgpuguard's report, so an
+ * allocation of theirs failed by it would be a fault nobody counted or
+ * reported (the interposer would lose the plan it was given). Called once,
+ * at load, before the binary's first allocation; libgpuguard never calls
+ * it (its allocations are counted: the default). Thread-safe. */
+void gg__alloc_serve_others(void);
 
 /* While suspended (nesting), allocations are made without counting: for
  * the fault report itself, which describes the run rather than being part

@@ -1,6 +1,6 @@
 /* The counted host allocator and its countdown (see alloc.h). */
-#include "common/alloc.h"
-#include "common/env.h"
+#include "base/alloc.h"
+#include "base/env.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,6 +13,8 @@ static bool env_valid = true;
 static _Atomic uint64_t made;
 static atomic_bool failed;
 static _Thread_local int suspended;
+/* Set once at load by a binary that serves other programs (alloc.h). */
+static atomic_bool plain;
 
 /* A plain decimal number >= 1, nothing else (no sign, no spaces). */
 static bool parse_count(const char *text, uint64_t *out)
@@ -40,6 +42,8 @@ static void read_env(void)
 
 bool gg__alloc_fault_point(void)
 {
+    if (atomic_load_explicit(&plain, memory_order_relaxed))
+        return false;
     pthread_once(&env_once, read_env);
     if (suspended > 0)
         return false;
@@ -95,6 +99,11 @@ gg__alloc_counts gg__alloc_counts_now(void)
 {
     pthread_once(&env_once, read_env);
     return (gg__alloc_counts){ atomic_load(&made), fail_at, atomic_load(&failed) };
+}
+
+void gg__alloc_serve_others(void)
+{
+    atomic_store_explicit(&plain, true, memory_order_relaxed);
 }
 
 void gg__alloc_suspend(bool suspend)

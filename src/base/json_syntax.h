@@ -8,9 +8,10 @@
  * that says where and what was expected. Beyond RFC 8259's grammar it
  * refuses what would make cJSON (or another reader) see something other
  * than the text says: invalid UTF-8, NUL in a string, and a member name
- * given twice in one object (RFC 8259 leaves both to the reader). This
- * file is compiled into libgpuguard, the simulated driver and the
- * interposer (each keeps its own hidden copy); the check allocates nothing.
+ * given twice in one object (RFC 8259 leaves both to the reader). Part of
+ * the shared base (src/base), linked into libgpuguard, the simulated driver
+ * and the interposer (each keeps its own hidden copy); the check allocates
+ * nothing.
  */
 #ifndef GPUGUARD_JSON_SYNTAX_H
 #define GPUGUARD_JSON_SYNTAX_H

@@ -4,6 +4,9 @@
  * gpuguard.h (tests/core/test_env.c) is the list the code reads. The
  * simulated driver (GPUGUARD_SIM_*) and the interposer
  * (GPUGUARD_INTERCEPT_*) are libraries of their own and keep their own.
+ * In the shared base (src/base) because its allocator reads
+ * GPUGUARD_FAIL_HOST_ALLOC, and the interposer reads GPUGUARD_LOG's
+ * keywords the way libgpuguard does (gg__keyword).
  */
 #ifndef GPUGUARD_ENV_H
 #define GPUGUARD_ENV_H

@@ -1,7 +1,7 @@
 /*
  * Fault plans: parsing and rule selection (see fault_plan.h).
  */
-#include "common/fault_plan.h"
+#include "base/fault_plan.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/alloc.h"
-#include "common/json_syntax.h"
+#include "base/alloc.h"
+#include "base/json_syntax.h"
 
 static const struct {
     const char *name;
@@ -55,6 +55,31 @@ bool gg__fault_rule_hit(gg__fault_rule *r)
     if (selected)
         r->fired++;
     return selected;
+}
+
+/* Whether rule `r` concerns `call` (before its selection counts it). */
+static bool rule_matches(const gg__fault_rule *r, const gg__fault_call *call)
+{
+    if (!r->any_target && !gg__fault_targets_has(&r->targets, call->target))
+        return false;
+    if (r->device >= 0 && call->device(call->self) != r->device)
+        return false;
+    if (r->kernel[0] != '\0' && (call->names_kernel == NULL || !call->names_kernel(call->self, r->kernel)))
+        return false;
+    return true;
+}
+
+gg__fault_rule *gg__fault_plan_next_fired(gg__fault_plan *p, const gg__fault_call *call, size_t *from)
+{
+    for (size_t i = *from; i < p->count; i++) {
+        gg__fault_rule *r = &p->rules[i];
+        if (rule_matches(r, call) && gg__fault_rule_hit(r)) {
+            *from = i;
+            return r;
+        }
+    }
+    *from = p->count;
+    return NULL;
 }
 
 #define PLAN_ERROR(...) do { snprintf(message, message_size, __VA_ARGS__); return false; } while (0)

@@ -2,13 +2,14 @@
  * Fault plans: the JSON format, parsed once for the two things that apply
  * plans — libgpuguard's fault gate (src/common/fault.c), whose targets are
  * gpuguard's operations, and the interposing driver (src/intercept), whose
- * targets are driver functions. Neither the parsing nor the rule selection
- * knows which: a plan's targets are a set of indices that the caller's
- * naming functions fill in, so both read one format with one set of
- * messages.
+ * targets are driver functions. Neither the parsing nor the rule matching
+ * and selection knows which: a plan's targets are a set of indices that the
+ * caller's naming functions fill in, so both read one format with one set
+ * of messages, and both match a call against the rules with one function
+ * (gg__fault_plan_next_fired).
  *
  * Not thread-safe by itself: a caller holds its own lock around
- * gg__fault_rule_hit and the counts.
+ * gg__fault_plan_next_fired, gg__fault_rule_hit and the counts.
  */
 #ifndef GPUGUARD_FAULT_PLAN_H
 #define GPUGUARD_FAULT_PLAN_H
@@ -106,8 +107,32 @@ char *gg__fault_plan_text(const char *value, const char *variable, gg_status *st
 
 /* One matching call seen by rule `r`: counts it, and true when the rule
  * selects this call (counted as fired). The caller has checked the
- * targets, device and kernel. */
+ * targets, device and kernel (gg__fault_plan_next_fired does all of it). */
 bool gg__fault_rule_hit(gg__fault_rule *r);
+
+/* One call as a plan's rules see it. The device and the kernel are asked
+ * for only when a rule filters on them (the interposer's device is a call
+ * into the real driver). */
+typedef struct gg__fault_call {
+    int target; /* the operation's or the driver function's index */
+    const void *self;
+    /* The device the call runs on, or -1 when it has none. */
+    int (*device)(const void *self);
+    /* Whether the call concerns the kernel that `filter` (a rule's "kernel",
+     * a GG_NAME_MAX record) names; NULL: no call concerns a kernel, and a
+     * rule with a kernel filter never matches. */
+    bool (*names_kernel)(const void *self, const char *filter);
+} gg__fault_call;
+
+/* The rule matching of both appliers (libgpuguard's gate and the
+ * interposer's): the first rule of `p`, from index *from on, whose target
+ * set holds call->target (or that names any target), whose device (if it
+ * names one) is the call's and whose kernel filter (if any) names the
+ * call's kernel, and that selects this call (gg__fault_rule_hit: every
+ * matching rule passed on the way is counted as matched). Returns that
+ * rule, with *from set to its index (the caller goes on from *from + 1);
+ * NULL when no rule from *from on fires. The caller holds its plan lock. */
+gg__fault_rule *gg__fault_plan_next_fired(gg__fault_plan *p, const gg__fault_call *call, size_t *from);
 
 /* The error names of the format and their statuses (NULL for an unknown
  * status). */

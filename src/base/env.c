@@ -1,5 +1,5 @@
 /* The environment variables libgpuguard reads (see env.h). */
-#include "common/env.h"
+#include "base/env.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* A recursive-descent checker of RFC 8259 syntax (see json_syntax.h). It
  * only answers "is this one JSON value, and if not, where and what was
  * expected"; cJSON builds the tree afterwards. */
-#include "common/json_syntax.h"
+#include "base/json_syntax.h"
 
 #include <stdint.h>
 #include <stdio.h>
