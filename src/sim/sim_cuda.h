@@ -46,7 +46,9 @@ void sim_cuda_uuid_text(unsigned index, char out[41]);
 /* cuDeviceGetUuid's bytes for the device at index in the configuration. */
 void sim_cuda_uuid_bytes(unsigned index, unsigned char out[16]);
 
-/* Every exported cu* function; each counts its calls. */
+/* Every exported cu* function; each counts its calls. X receives the name
+ * first: the stubs' rows (sim_cuda_stubs.h) add their parameters and reason
+ * after it, so an X used here takes (name, ...) and reads only the name. */
 #define SIM_CUDA_EXPORTS(X)                                              \
     X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet)   \
     X(cuDeviceGetName) X(cuDeviceTotalMem_v2) X(cuDeviceGetAttribute)    \
@@ -75,7 +77,7 @@ void sim_cuda_uuid_bytes(unsigned index, unsigned char out[16]);
     SIM_CUDA_CLIENT_EXPORTS(X)
 
 enum sim_cuda_fn {
-#define SIM_CUDA_FN_ENUM(name) SIM_FN_##name,
+#define SIM_CUDA_FN_ENUM(name, ...) SIM_FN_##name,
     SIM_CUDA_EXPORTS(SIM_CUDA_FN_ENUM)
 #undef SIM_CUDA_FN_ENUM
     SIM_FN_COUNT

@@ -14,12 +14,14 @@
 
 #include "abi/cuda_driver.h"
 #include "sim_core.h"
+#include "sim_cuda_stubs.h"
 
 /* The limits the simulator keeps: CUlimit's values below this. */
 #define SIM_CU_LIMIT_COUNT 7
 
 /* Exports of this part, counted like the others (sim_cuda.h appends this
- * list to SIM_CUDA_EXPORTS). */
+ * list to SIM_CUDA_EXPORTS). The stubs' rows carry their signature and
+ * reason too, so X takes the name and ignores what follows. */
 #define SIM_CUDA_CLIENT_EXPORTS(X)                                              \
     /* sim_cuda_client_device.c */                                              \
     X(cuDeviceComputeCapability) X(cuDeviceGetPCIBusId) X(cuDeviceGetByPCIBusId) \
@@ -55,32 +57,8 @@
     /* sim_cuda_link.c */                                                       \
     X(cuLinkCreate_v2) X(cuLinkAddData_v2) X(cuLinkAddFile_v2) X(cuLinkComplete) \
     X(cuLinkDestroy)                                                            \
-    /* sim_cuda_stubs.c: CUDA_ERROR_NOT_SUPPORTED */                            \
-    SIM_CUDA_STUB_EXPORTS(X)
-
-#define SIM_CUDA_STUB_EXPORTS(X)                                                \
-    X(cuArray3DCreate_v2) X(cuArray3DGetDescriptor_v2) X(cuArrayCreate_v2)      \
-    X(cuArrayDestroy) X(cuArrayGetDescriptor_v2) X(cuCtxDisablePeerAccess)     \
-    X(cuCtxEnablePeerAccess) X(cuGLCtxCreate_v2) X(cuGLInit)                    \
-    X(cuGLMapBufferObject_v2) X(cuGLRegisterBufferObject)                       \
-    X(cuGLUnmapBufferObject) X(cuGLUnregisterBufferObject)                      \
-    X(cuGraphicsGLRegisterBuffer) X(cuGraphicsGLRegisterImage)                  \
-    X(cuGraphicsMapResources) X(cuGraphicsResourceGetMappedPointer_v2)         \
-    X(cuGraphicsSubResourceGetMappedArray) X(cuGraphicsUnmapResources)          \
-    X(cuGraphicsUnregisterResource) X(cuIpcCloseMemHandle)                      \
-    X(cuIpcGetEventHandle) X(cuIpcGetMemHandle) X(cuIpcOpenEventHandle)         \
-    X(cuIpcOpenMemHandle_v2)                                                    \
-    X(cuMemcpy3DPeer) X(cuMemcpy3DPeerAsync) X(cuMemcpyAtoA_v2)                 \
-    X(cuMemcpyAtoD_v2) X(cuMemcpyAtoH_v2)                                       \
-    X(cuMemcpyDtoA_v2) X(cuMemcpyHtoA_v2) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)  \
-    X(cuModuleGetSurfRef) X(cuModuleGetTexRef)                                  \
-    X(cuParamSetTexRef) X(cuProfilerInitialize)                                 \
-    X(cuSurfRefGetArray) X(cuSurfRefSetArray) X(cuTexRefCreate)                 \
-    X(cuTexRefDestroy) X(cuTexRefGetAddressMode) X(cuTexRefGetAddress_v2)       \
-    X(cuTexRefGetArray) X(cuTexRefGetFilterMode) X(cuTexRefGetFlags)            \
-    X(cuTexRefGetFormat) X(cuTexRefSetAddress2D_v3) X(cuTexRefSetAddressMode)   \
-    X(cuTexRefSetAddress_v2) X(cuTexRefSetArray) X(cuTexRefSetFilterMode)       \
-    X(cuTexRefSetFlags) X(cuTexRefSetFormat)
+    /* sim_cuda_stubs.c: CUDA_ERROR_NOT_SUPPORTED (rows of three arguments) */  \
+    SIM_CUDA_STUBS(X)
 
 /* Writes msg into a JIT log buffer (cuModuleLoadDataEx, cuLink*) whose
  * size in bytes sits in *size_slot (the option's value), and sets *size_slot
