@@ -1,5 +1,5 @@
 /*
- * The simulator's stubs (src/sim/sim_cuda_stubs.h, one definition per row):
+ * The simulator's stubs (src/sim/cuda/sim_cuda_stubs.h, one definition per row):
  * every row's export answers CUDA_ERROR_NOT_SUPPORTED, counts its call
  * under its own name, and leaves a detail that names the function and the
  * row's reason.
