@@ -10,7 +10,7 @@
 #ifndef GG_ABI_CUDA_ERRORS_H
 #define GG_ABI_CUDA_ERRORS_H
 
-#define GG_ABI_CUDA_ERRORS(X)                                   \
+#define GG_ABI_CUDA_ERRORS(X)                                \
     X(CUDA_SUCCESS, 0, "no error")                           \
     X(CUDA_ERROR_INVALID_VALUE, 1, "invalid argument")       \
     X(CUDA_ERROR_OUT_OF_MEMORY, 2, "out of memory")          \

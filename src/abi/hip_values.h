@@ -13,7 +13,7 @@
  * hipErrorMapBufferObjectFailed, hipErrorInvalidResourceHandle) share a
  * number with a listed name and are left out: the runtime's hipGetErrorName
  * never returns them. */
-#define GG_ABI_HIP_ERRORS(X)                                                          \
+#define GG_ABI_HIP_ERRORS(X)                                                       \
     X(hipSuccess, 0, "no error")                                                   \
     X(hipErrorInvalidValue, 1, "invalid argument")                                 \
     X(hipErrorOutOfMemory, 2, "out of memory")                                     \
@@ -106,7 +106,7 @@
 
 /* The hipDeviceAttribute_t values the face answers (the enum is sorted by
  * name in HIP 5.x, so the numbers differ from CUDA's). */
-#define GG_ABI_HIP_ATTRIBUTES(X)                               \
+#define GG_ABI_HIP_ATTRIBUTES(X)                            \
     X(hipDeviceAttributeEccEnabled, 0)                      \
     X(hipDeviceAttributeAsyncEngineCount, 2)                \
     X(hipDeviceAttributeCanMapHostMemory, 3)                \
