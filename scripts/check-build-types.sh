@@ -2,7 +2,7 @@
 # Builds gpuguard (no tests run) in the build types that scripts/test.sh
 # does not use, with warnings as errors: gcc's optimiser at -O3 finds
 # maybe-uninitialized paths that RelWithDebInfo (-O2) does not (a Release
-# build failed on src/sim/sim_config.c this way, issue 29).
+# build failed on src/sim/core/sim_config.c this way, issue 29).
 #
 #   scripts/check-build-types.sh [--clang] [TYPE...]   default: gcc, Release
 #

@@ -17,10 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The drivers' types, as the simulator declares them with cuda.h's and HIP
- * 5.2.3's ABI. */
-#include "sim_cuda.h"
-#include "sim_hip.h"
+/* The drivers' types and prototypes, with cuda.h's and HIP 5.2.3's ABI
+ * (src/abi). */
+#include "abi/cuda_driver.h"
+#include "abi/hip_runtime.h"
 
 /* GG_ICPT_PASS_COUNT: how many pass-through functions there are
  * (generated, intercept_passthrough.h). */

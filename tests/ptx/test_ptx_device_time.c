@@ -1,5 +1,5 @@
-/* Device time of PTX launches (src/sim/sim_block_slots.h,
- * src/sim/sim_timeline.c): a launch's blocks share the device's places for
+/* Device time of PTX launches (src/sim/core/sim_block_slots.h,
+ * src/sim/core/sim_timeline.c): a launch's blocks share the device's places for
  * resident blocks (multiprocessors times what one holds of this launch's
  * blocks), so a grid one block larger than a wave runs a second wave; the
  * watchdog and events count that simulated time, the same on every host.

@@ -15,13 +15,13 @@
  * exports the 11.3 form under its own name, as real drivers do. */
 #undef cuGetProcAddress
 
-#define SIM_CUDA_API
-#define SIM_CU_DEVICE_ATTRIBUTE CUdevice_attribute
-#include "sim_cuda_abi.h"
-#include "sim_cuda_errors.h"
+#define GG_ABI_CUDA_API
+#define GG_ABI_CU_DEVICE_ATTRIBUTE CUdevice_attribute
+#include "abi/cuda_functions.h"
+#include "abi/cuda_errors.h"
 
 #define SIM_ABI_SAME(name, num, msg) _Static_assert(name == num, #name);
-SIM_CUDA_ERRORS(SIM_ABI_SAME)
+GG_ABI_CUDA_ERRORS(SIM_ABI_SAME)
 
 _Static_assert(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK == 1, "attribute");
 _Static_assert(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X == 2, "attribute");

@@ -1,5 +1,5 @@
 /* Per-thread default streams and the _ptsz / _ptds exports
- * (src/sim/sim_cuda_per_thread.c): which names both CUDA libraries export,
+ * (src/sim/cuda/sim_cuda_per_thread.c): which names both CUDA libraries export,
  * and CUDA's ordering rules for the per-thread default stream: ordered
  * within its thread, not with other threads' per-thread streams nor with
  * other blocking streams, but with the legacy null stream both ways. */

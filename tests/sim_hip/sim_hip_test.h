@@ -23,14 +23,14 @@
     } while (0)
 
 /* The header's flag macros, for tests that read like HIP code. */
-#define hipStreamDefault SIM_HIP_STREAM_DEFAULT
-#define hipStreamNonBlocking SIM_HIP_STREAM_NON_BLOCKING
-#define hipStreamPerThread ((hipStream_t)(uintptr_t)SIM_HIP_STREAM_PER_THREAD)
+#define hipStreamDefault GG_ABI_HIP_STREAM_DEFAULT
+#define hipStreamNonBlocking GG_ABI_HIP_STREAM_NON_BLOCKING
+#define hipStreamPerThread ((hipStream_t)(uintptr_t)GG_ABI_HIP_STREAM_PER_THREAD)
 #define hipHostMallocDefault 0u
-#define hipHostMallocPortable SIM_HIP_HOST_MALLOC_PORTABLE
-#define hipHostMallocMapped SIM_HIP_HOST_MALLOC_MAPPED
-#define hipHostMallocCoherent SIM_HIP_HOST_MALLOC_COHERENT
-#define hipHostMallocNonCoherent SIM_HIP_HOST_MALLOC_NON_COHERENT
+#define hipHostMallocPortable GG_ABI_HIP_HOST_MALLOC_PORTABLE
+#define hipHostMallocMapped GG_ABI_HIP_HOST_MALLOC_MAPPED
+#define hipHostMallocCoherent GG_ABI_HIP_HOST_MALLOC_COHERENT
+#define hipHostMallocNonCoherent GG_ABI_HIP_HOST_MALLOC_NON_COHERENT
 
 /* Device pointer arithmetic (hipDeviceptr_t is void *). */
 #define DPTR_AT(p, off) ((void *)((char *)(p) + (off)))

@@ -12,26 +12,26 @@
  * is the point here. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-#define SIM_HIP_API
-#include "sim_hip_abi.h"
-#include "sim_hip_values.h"
+#define GG_ABI_HIP_API
+#include "abi/hip_functions.h"
+#include "abi/hip_values.h"
 
 #define SIM_ABI_ERROR(name, num, msg) _Static_assert(name == num, #name);
-SIM_HIP_ERRORS(SIM_ABI_ERROR)
+GG_ABI_HIP_ERRORS(SIM_ABI_ERROR)
 #define SIM_ABI_ATTR(name, num) _Static_assert(name == num, #name);
-SIM_HIP_ATTRIBUTES(SIM_ABI_ATTR)
+GG_ABI_HIP_ATTRIBUTES(SIM_ABI_ATTR)
 
 _Static_assert(hipDeviceAttributeKernelExecTimeout == 18, "DRIVER-FACTS: 18, not CUDA's 17");
-_Static_assert(HIP_VERSION == SIM_HIP_VERSION, "version");
-_Static_assert(hipStreamDefault == SIM_HIP_STREAM_DEFAULT, "stream flag");
-_Static_assert(hipStreamNonBlocking == SIM_HIP_STREAM_NON_BLOCKING, "stream flag");
-_Static_assert(hipEventDisableTiming == SIM_HIP_EVENT_DISABLE_TIMING, "event flag");
-_Static_assert(hipHostMallocPortable == SIM_HIP_HOST_MALLOC_PORTABLE, "host flag");
-_Static_assert(hipHostMallocMapped == SIM_HIP_HOST_MALLOC_MAPPED, "host flag");
-_Static_assert(hipHostMallocWriteCombined == SIM_HIP_HOST_MALLOC_WRITE_COMBINED, "host flag");
-_Static_assert(hipHostMallocNumaUser == SIM_HIP_HOST_MALLOC_NUMA_USER, "host flag");
-_Static_assert(hipHostMallocCoherent == SIM_HIP_HOST_MALLOC_COHERENT, "host flag");
-_Static_assert(hipHostMallocNonCoherent == SIM_HIP_HOST_MALLOC_NON_COHERENT, "host flag");
+_Static_assert(HIP_VERSION == GG_ABI_HIP_VERSION, "version");
+_Static_assert(hipStreamDefault == GG_ABI_HIP_STREAM_DEFAULT, "stream flag");
+_Static_assert(hipStreamNonBlocking == GG_ABI_HIP_STREAM_NON_BLOCKING, "stream flag");
+_Static_assert(hipEventDisableTiming == GG_ABI_HIP_EVENT_DISABLE_TIMING, "event flag");
+_Static_assert(hipHostMallocPortable == GG_ABI_HIP_HOST_MALLOC_PORTABLE, "host flag");
+_Static_assert(hipHostMallocMapped == GG_ABI_HIP_HOST_MALLOC_MAPPED, "host flag");
+_Static_assert(hipHostMallocWriteCombined == GG_ABI_HIP_HOST_MALLOC_WRITE_COMBINED, "host flag");
+_Static_assert(hipHostMallocNumaUser == GG_ABI_HIP_HOST_MALLOC_NUMA_USER, "host flag");
+_Static_assert(hipHostMallocCoherent == GG_ABI_HIP_HOST_MALLOC_COHERENT, "host flag");
+_Static_assert(hipHostMallocNonCoherent == GG_ABI_HIP_HOST_MALLOC_NON_COHERENT, "host flag");
 _Static_assert(sizeof(hipError_t) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(hipDeviceptr_t) == sizeof(void *), "AMD platform: a pointer");
 
@@ -44,7 +44,7 @@ static int listed(hipError_t e)
 {
     switch (e) {
 #define SIM_ABI_CASE(name, num, msg) case name:
-        SIM_HIP_ERRORS(SIM_ABI_CASE)
+        GG_ABI_HIP_ERRORS(SIM_ABI_CASE)
         return 1;
     }
     return 0;

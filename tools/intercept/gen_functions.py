@@ -1,12 +1,11 @@
 #!/usr/bin/python3
 """Writes src/intercept/intercept_functions.h (CUDA) and
 intercept_hip_functions.h (HIP): one GG_ICPT_FN(name, (params), (args), kind)
-row per function the simulator exports with a CUresult / hipError_t result,
-read from the simulator's prototype headers (whose signatures
-tests/sim/test_sim_abi.c and tests/sim_hip/test_sim_hip_abi.c prove
-compatible with cuda.h and HIP 5.2.3's hip_runtime_api.h), so that the
-interposer wraps exactly what the simulator implements, with the real
-signatures. (The HIP face's hipGetErrorName/String return strings: they are
+row per function with a CUresult / hipError_t result that src/abi declares
+(the driver declarations the simulator implements too; tests/sim/test_sim_abi.c
+and tests/sim_hip/test_sim_hip_abi.c prove their signatures compatible with
+cuda.h and HIP 5.2.3's hip_runtime_api.h), so that the interposer wraps them
+with the real signatures, whatever the simulator does with them. (The HIP face's hipGetErrorName/String return strings: they are
 passed through, not wrapped.)
 
   gen_functions.py ROOT           rewrite the headers
@@ -18,8 +17,8 @@ import sys
 # (output, result type, prototype headers, kind of a row with no special kind)
 FACES = [
     ("src/intercept/intercept_functions.h", "CUresult",
-     ["src/sim/sim_cuda_abi.h", "src/sim/sim_cuda_client_abi.h"], "PLAIN"),
-    ("src/intercept/intercept_hip_functions.h", "hipError_t", ["src/sim/sim_hip_abi.h"], "HIP_PLAIN"),
+     ["src/abi/cuda_functions.h", "src/abi/cuda_functions_pycuda.h"], "PLAIN"),
+    ("src/intercept/intercept_hip_functions.h", "hipError_t", ["src/abi/hip_functions.h"], "HIP_PLAIN"),
 ]
 
 # Wrappers that do more than count and inject: cuGetProcAddress maps what it

@@ -36,7 +36,7 @@ import sys
 CUDA_LIST = "src/intercept/exports/libcuda.so.1-535.txt"
 CUDA_LIST_VERSION = (12, 2)  # the CUDA version of the driver CUDA_LIST was measured on
 LINES_LIST = "src/intercept/exports/cuda-lines.txt"
-SIM_CUDA11_MAP = "src/sim/sim_cuda11.map"
+SIM_CUDA11_MAP = "src/sim/cuda/sim_cuda11.map"
 HIP_LIST = "src/intercept/exports/libamdhip64.so.5-5.2.3.txt"
 WRAPPED = ["src/intercept/intercept_functions.h", "src/intercept/intercept_hip_functions.h"]
 # The HIP runtime's version nodes, oldest first, each inheriting the one before.

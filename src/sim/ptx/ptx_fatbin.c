@@ -7,7 +7,7 @@
  */
 #include "ptx_fatbin.h"
 
-#include "../sim_alloc.h"
+#include "../core/sim_alloc.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

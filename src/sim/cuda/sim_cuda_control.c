@@ -32,7 +32,7 @@ static unsigned long long calls_of(int i)
 }
 
 const char *const sim_cuda_fn_names[SIM_FN_COUNT] = {
-#define SIM_CUDA_FN_NAME(name) #name,
+#define SIM_CUDA_FN_NAME(name, ...) #name,
     SIM_CUDA_EXPORTS(SIM_CUDA_FN_NAME)
 #undef SIM_CUDA_FN_NAME
 };

@@ -1,11 +1,12 @@
 /*
- * Prototypes of the exports of sim_cuda_client.h's list, with the ABI of
- * cuda.h (CUDA 13.0), cudaGL.h and cudaProfiler.h. Included at the end of
- * sim_cuda_abi.h, so that tests/sim/test_sim_abi.c checks every one of
- * them against NVIDIA's declarations.
+ * Prototypes of the CUDA Driver API functions PyCUDA 2022.2 binds at load
+ * time beyond those of cuda_functions.h, with the ABI of cuda.h (CUDA 13.0),
+ * cudaGL.h and cudaProfiler.h. Included at the end of cuda_functions.h
+ * (with its API macro), so that tests/sim/test_sim_abi.c checks every one
+ * of them against NVIDIA's declarations.
  */
-#ifndef GG_SIM_CUDA_CLIENT_ABI_H
-#define GG_SIM_CUDA_CLIENT_ABI_H
+#ifndef GG_ABI_CUDA_FUNCTIONS_PYCUDA_H
+#define GG_ABI_CUDA_FUNCTIONS_PYCUDA_H
 
 API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
 API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
@@ -172,4 +173,4 @@ API CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm);
 API CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags);
 API CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents);
 
-#endif /* GG_SIM_CUDA_CLIENT_ABI_H */
+#endif /* GG_ABI_CUDA_FUNCTIONS_PYCUDA_H */

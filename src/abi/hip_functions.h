@@ -1,22 +1,26 @@
 /*
- * Prototypes of the HIP face's exports, with the ABI of HIP 5.2.3's
- * hip_runtime_api.h (AMD platform). Kept apart from the type declarations
- * (sim_hip.h) so that tests/sim_hip/test_sim_hip_abi.c can include it after
- * the real header: the compiler then proves every signature compatible with
- * HIP's.
+ * Prototypes of the HIP runtime functions gpuguard's simulator exports and
+ * its interposer wraps (tools/intercept/gen_functions.py reads this file),
+ * with the ABI of HIP 5.2.3's hip_runtime_api.h (AMD platform). Kept apart
+ * from the types (hip_types.h) so that tests/sim_hip/test_sim_hip_abi.c can
+ * include it after the real header: the compiler then proves every
+ * signature compatible with HIP's.
+ *
+ * Each is declared with GG_ABI_HIP_API, default visibility unless the
+ * includer says otherwise (the ABI test defines it empty).
  */
-#ifndef GG_SIM_HIP_ABI_H
-#define GG_SIM_HIP_ABI_H
+#ifndef GG_ABI_HIP_FUNCTIONS_H
+#define GG_ABI_HIP_FUNCTIONS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* ---- the exports -------------------------------------------------------- */
 
-#ifndef SIM_HIP_API
-#define SIM_HIP_API SIM_EXPORT
+#ifndef GG_ABI_HIP_API
+#define GG_ABI_HIP_API __attribute__((visibility("default")))
 #endif
-#define API SIM_HIP_API
+#define API GG_ABI_HIP_API
 API hipError_t hipInit(unsigned int flags);
 API hipError_t hipDriverGetVersion(int *driverVersion);
 API hipError_t hipRuntimeGetVersion(int *runtimeVersion);
@@ -86,4 +90,4 @@ API const char *hipGetErrorName(hipError_t hip_error);
 API const char *hipGetErrorString(hipError_t hipError);
 #undef API
 
-#endif /* GG_SIM_HIP_ABI_H */
+#endif /* GG_ABI_HIP_FUNCTIONS_H */

@@ -1,7 +1,7 @@
 /*
- * The CUDA face of the simulated driver: CUDA Driver API types with the
- * ABI of cuda.h (CUDA 13.0), declared here so the simulator builds without
- * the toolkit, and the list of exported functions.
+ * The CUDA face of the simulated driver: the list of exported functions,
+ * their call counters and the helpers the face's files share. The driver's
+ * types and prototypes (cuda.h's ABI) are src/abi's (abi/cuda_driver.h).
  */
 #ifndef GG_SIM_CUDA_H
 #define GG_SIM_CUDA_H
@@ -9,51 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "abi/cuda_driver.h"
 #include "sim_core.h"
 #include "sim_cuda_client.h"
-#include "sim_cuda_errors.h"
 #include "sim_face_copy.h"
 #include "sim_face_objects.h"
 
-typedef enum cudaError_enum {
-#define SIM_CUDA_ENUM(name, num, msg) name = num,
-    SIM_CUDA_ERRORS(SIM_CUDA_ENUM)
-#undef SIM_CUDA_ENUM
-} CUresult;
-
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef uint32_t cuuint32_t;
-typedef uint64_t cuuint64_t;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
-typedef void (*CUhostFn)(void *userData);
-typedef size_t (*CUoccupancyB2DSize)(int blockSize);
-typedef struct CUexecAffinityParam_st CUexecAffinityParam;
-typedef struct CUctxCreateParams_st CUctxCreateParams;
-
-typedef enum CUdriverProcAddressQueryResult_enum {
-    CU_GET_PROC_ADDRESS_SUCCESS = 0,
-    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
-    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
-} CUdriverProcAddressQueryResult;
-
-/* The attributes cuPointerGetAttribute answers here (cuda.h's values). */
-typedef enum CUpointer_attribute_enum {
-    CU_POINTER_ATTRIBUTE_CONTEXT = 1,
-    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
-    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
-    CU_POINTER_ATTRIBUTE_HOST_POINTER = 4,
-    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
-    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
-    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
-    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
-    CU_POINTER_ATTRIBUTE_MAPPED = 13
-} CUpointer_attribute;
 #define SIM_CU_MEMORYTYPE_HOST 1u
 #define SIM_CU_MEMORYTYPE_DEVICE 2u
 
@@ -85,7 +46,9 @@ void sim_cuda_uuid_text(unsigned index, char out[41]);
 /* cuDeviceGetUuid's bytes for the device at index in the configuration. */
 void sim_cuda_uuid_bytes(unsigned index, unsigned char out[16]);
 
-/* Every exported cu* function; each counts its calls. */
+/* Every exported cu* function; each counts its calls. X receives the name
+ * first: the stubs' rows (sim_cuda_stubs.h) add their parameters and reason
+ * after it, so an X used here takes (name, ...) and reads only the name. */
 #define SIM_CUDA_EXPORTS(X)                                              \
     X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet)   \
     X(cuDeviceGetName) X(cuDeviceTotalMem_v2) X(cuDeviceGetAttribute)    \
@@ -114,7 +77,7 @@ void sim_cuda_uuid_bytes(unsigned index, unsigned char out[16]);
     SIM_CUDA_CLIENT_EXPORTS(X)
 
 enum sim_cuda_fn {
-#define SIM_CUDA_FN_ENUM(name) SIM_FN_##name,
+#define SIM_CUDA_FN_ENUM(name, ...) SIM_FN_##name,
     SIM_CUDA_EXPORTS(SIM_CUDA_FN_ENUM)
 #undef SIM_CUDA_FN_ENUM
     SIM_FN_COUNT
@@ -156,8 +119,6 @@ CUresult sim_cuda_result(sim_status st);
 /* Handles cross the ABI as opaque pointers holding registry handles. */
 #define SIM_HANDLE(p) ((uint64_t)(uintptr_t)(p))
 #define SIM_AS(type, obj) ((type)(uintptr_t)(obj)->handle)
-
-#include "sim_cuda_abi.h"
 
 /* Shared helpers of the face. */
 CUresult sim_cuda_enter(sim_ctx **c);               /* init + current live context */

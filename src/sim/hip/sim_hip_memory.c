@@ -20,10 +20,10 @@
  */
 #include "sim_hip.h"
 
-#define SIM_HIP_HOST_MALLOC_FLAGS                                                        \
-    (SIM_HIP_HOST_MALLOC_PORTABLE | SIM_HIP_HOST_MALLOC_MAPPED |                        \
-     SIM_HIP_HOST_MALLOC_WRITE_COMBINED | SIM_HIP_HOST_MALLOC_NUMA_USER |               \
-     SIM_HIP_HOST_MALLOC_COHERENT | SIM_HIP_HOST_MALLOC_NON_COHERENT)
+#define GG_ABI_HIP_HOST_MALLOC_FLAGS                                                        \
+    (GG_ABI_HIP_HOST_MALLOC_PORTABLE | GG_ABI_HIP_HOST_MALLOC_MAPPED |                        \
+     GG_ABI_HIP_HOST_MALLOC_WRITE_COMBINED | GG_ABI_HIP_HOST_MALLOC_NUMA_USER |               \
+     GG_ABI_HIP_HOST_MALLOC_COHERENT | GG_ABI_HIP_HOST_MALLOC_NON_COHERENT)
 
 /* The primary context of the device that owns dptr, retained: the current
  * device is asked first. NULL if no device does. */
@@ -141,14 +141,14 @@ SIM_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
     hipError_t r = sim_hip_enter(&c);
     if (r)
         return r;
-    const unsigned both = SIM_HIP_HOST_MALLOC_COHERENT | SIM_HIP_HOST_MALLOC_NON_COHERENT;
+    const unsigned both = GG_ABI_HIP_HOST_MALLOC_COHERENT | GG_ABI_HIP_HOST_MALLOC_NON_COHERENT;
     sim_status st = SIM_OK;
-    if (!ptr || (flags & ~SIM_HIP_HOST_MALLOC_FLAGS) || (flags & both) == both) {
+    if (!ptr || (flags & ~GG_ABI_HIP_HOST_MALLOC_FLAGS) || (flags & both) == both) {
         sim_detail("hipHostMalloc: NULL pointer or flags 0x%x", flags);
         st = SIM_ERR_INVALID_VALUE;
     } else if (size == 0) {
         *ptr = NULL;
-    } else if (flags & SIM_HIP_HOST_MALLOC_MAPPED) {
+    } else if (flags & GG_ABI_HIP_HOST_MALLOC_MAPPED) {
         /* Mapped for the current device: hipHostGetDevicePointer gives its
          * device address and stream write-values may target it. */
         st = sim_host_alloc_mapped(c, size, ptr);

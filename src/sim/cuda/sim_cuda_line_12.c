@@ -1,7 +1,7 @@
 /*
  * libgpuguard_sim_cuda.so imitates CUDA 12.0 to 13.0 drivers: the ones
  * that export cuGetProcAddress_v2 (12.0 introduced it), up to the newest
- * whose variants src/sim/sim_cuda_procaddr.c knows (13.0).
+ * whose variants src/sim/cuda/sim_cuda_procaddr.c knows (13.0).
  */
 #include "sim_cuda.h"
 

@@ -1,32 +1,38 @@
 /*
- * Prototypes of the CUDA face's exports, with the ABI of cuda.h (CUDA 13.0).
- * Kept apart from the type declarations (sim_cuda.h) so that
- * tests/sim/test_sim_abi.c can include it after the real cuda.h: the
- * compiler then proves every signature compatible with NVIDIA's.
+ * Prototypes of the CUDA Driver API functions gpuguard's simulator exports
+ * and its interposer wraps (tools/intercept/gen_functions.py reads this file
+ * and cuda_functions_pycuda.h), with the ABI of cuda.h (CUDA 13.0). Kept
+ * apart from the types (cuda_types.h) so that tests/sim/test_sim_abi.c can
+ * include it after the real cuda.h: the compiler then proves every
+ * signature compatible with NVIDIA's.
+ *
+ * Each is declared with GG_ABI_CUDA_API, default visibility unless the
+ * includer says otherwise (the ABI test defines it empty): these are a
+ * driver's exports.
  */
-#ifndef GG_SIM_CUDA_ABI_H
-#define GG_SIM_CUDA_ABI_H
+#ifndef GG_ABI_CUDA_FUNCTIONS_H
+#define GG_ABI_CUDA_FUNCTIONS_H
 
 #include <stddef.h>
 
 /* cuda.h declares the attribute as CUdevice_attribute, an enum of the same
  * size and passing convention as int. */
-#ifndef SIM_CU_DEVICE_ATTRIBUTE
-#define SIM_CU_DEVICE_ATTRIBUTE int
+#ifndef GG_ABI_CU_DEVICE_ATTRIBUTE
+#define GG_ABI_CU_DEVICE_ATTRIBUTE int
 #endif
 
 /* ---- the exports -------------------------------------------------------- */
-#ifndef SIM_CUDA_API
-#define SIM_CUDA_API SIM_EXPORT
+#ifndef GG_ABI_CUDA_API
+#define GG_ABI_CUDA_API __attribute__((visibility("default")))
 #endif
-#define API SIM_CUDA_API
+#define API GG_ABI_CUDA_API
 API CUresult cuInit(unsigned int flags);
 API CUresult cuDriverGetVersion(int *version);
 API CUresult cuDeviceGetCount(int *count);
 API CUresult cuDeviceGet(CUdevice *device, int ordinal);
 API CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
-API CUresult cuDeviceGetAttribute(int *pi, SIM_CU_DEVICE_ATTRIBUTE attrib, CUdevice dev);
+API CUresult cuDeviceGetAttribute(int *pi, GG_ABI_CU_DEVICE_ATTRIBUTE attrib, CUdevice dev);
 API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
 API CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params, int numParams,
                             unsigned int flags, CUdevice dev);
@@ -104,8 +110,7 @@ API CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t 
                                   unsigned int flags);
 API CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value,
                                      unsigned int flags);
-#include "sim_cuda_client_abi.h"
+#include "abi/cuda_functions_pycuda.h"
 #undef API
 
-
-#endif /* GG_SIM_CUDA_ABI_H */
+#endif /* GG_ABI_CUDA_FUNCTIONS_H */

@@ -1,8 +1,7 @@
 /*
- * The HIP face of the simulated driver: HIP runtime types with the ABI of
- * HIP 5.2.3's hip_runtime_api.h (AMD platform), declared here so that the
- * simulator builds without the HIP headers, the list of exported functions,
- * and the helpers the face's files share.
+ * The HIP face of the simulated driver: the list of exported functions and
+ * the helpers the face's files share. The runtime's types, numbers and
+ * prototypes (HIP 5.2.3's ABI) are src/abi's (abi/hip_runtime.h).
  *
  * HIP's model on the core: each thread has a current device (0 until
  * hipSetDevice); each device has one primary context, created by the first
@@ -17,39 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "abi/hip_runtime.h"
 #include "sim_core.h"
-#include "sim_hip_values.h"
 #include "sim_face_copy.h"
 #include "sim_face_objects.h"
-
-typedef enum hipError_t {
-#define SIM_HIP_ERROR_ENUM(name, num, msg) name = num,
-    SIM_HIP_ERRORS(SIM_HIP_ERROR_ENUM)
-#undef SIM_HIP_ERROR_ENUM
-} hipError_t;
-
-typedef enum hipDeviceAttribute_t {
-#define SIM_HIP_ATTR_ENUM(name, num) name = num,
-    SIM_HIP_ATTRIBUTES(SIM_HIP_ATTR_ENUM)
-#undef SIM_HIP_ATTR_ENUM
-} hipDeviceAttribute_t;
-
-/* Opaque handles with the header's struct tags; they hold registry handles. */
-typedef int hipDevice_t;
-typedef void *hipDeviceptr_t;
-/* The attributes hipPointerGetAttribute answers here (the same values in
- * HIP 5.2.3's driver_types.h and ROCm 6.x's: docs/HIP-ABI-FACTS.md). */
-typedef enum hipPointer_attribute {
-    HIP_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
-    HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
-    HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
-    HIP_POINTER_ATTRIBUTE_RANGE_SIZE = 12
-} hipPointer_attribute;
-typedef struct ihipCtx_t *hipCtx_t;
-typedef struct ihipStream_t *hipStream_t;
-typedef struct ihipEvent_t *hipEvent_t;
-typedef struct ihipModule_t *hipModule_t;
-typedef struct ihipModuleSymbol_t *hipFunction_t;
 
 /* Every exported hip* function; each counts its calls. */
 #define SIM_HIP_EXPORTS(X)                                                          \
@@ -89,8 +59,6 @@ extern const char *const sim_hip_fn_names[SIM_HIP_FN_COUNT];
 #define SIM_HANDLE(p) ((uint64_t)(uintptr_t)(p))
 #define SIM_AS(type, obj) ((type)(uintptr_t)(obj)->handle)
 #define SIM_DPTR(p) ((uint64_t)(uintptr_t)(p))
-
-#include "sim_hip_abi.h"
 
 /* ---- helpers shared by the face's files ---------------------------------- */
 

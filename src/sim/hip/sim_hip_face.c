@@ -120,7 +120,7 @@ hipError_t sim_hip_enter(sim_ctx **c)
 
 static bool is_null_stream(uint64_t v)
 {
-    return v == 0 || v == SIM_HIP_STREAM_PER_THREAD;
+    return v == 0 || v == GG_ABI_HIP_STREAM_PER_THREAD;
 }
 
 /* Implicit initialisation, the current device's primary context, details
@@ -164,7 +164,7 @@ SIM_EXPORT hipError_t hipDriverGetVersion(int *driverVersion)
     SIM_HIP_COUNT(hipDriverGetVersion);
     if (!driverVersion)
         return hipErrorInvalidValue;
-    *driverVersion = SIM_HIP_VERSION;
+    *driverVersion = GG_ABI_HIP_VERSION;
     return hipSuccess;
 }
 
@@ -173,7 +173,7 @@ SIM_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion)
     SIM_HIP_COUNT(hipRuntimeGetVersion);
     if (!runtimeVersion)
         return hipErrorInvalidValue;
-    *runtimeVersion = SIM_HIP_VERSION;
+    *runtimeVersion = GG_ABI_HIP_VERSION;
     return hipSuccess;
 }
 

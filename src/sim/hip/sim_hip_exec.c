@@ -28,8 +28,8 @@ SIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int
 {
     SIM_HIP_COUNT(hipStreamCreateWithFlags);
     uint64_t h;
-    bool valid = stream && (flags & ~SIM_HIP_STREAM_NON_BLOCKING) == 0;
-    unsigned int core_flags = flags & SIM_HIP_STREAM_NON_BLOCKING ? SIM_STREAM_NON_BLOCKING : 0;
+    bool valid = stream && (flags & ~GG_ABI_HIP_STREAM_NON_BLOCKING) == 0;
+    unsigned int core_flags = flags & GG_ABI_HIP_STREAM_NON_BLOCKING ? SIM_STREAM_NON_BLOCKING : 0;
     sim_status st = sim_face_stream_create(FACE, valid, core_flags, &h);
     if (!st)
         *stream = (hipStream_t)(uintptr_t)h;

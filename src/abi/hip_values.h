@@ -1,18 +1,19 @@
 /*
- * The numbers of HIP 5.2.3's hip_runtime_api.h (AMD platform) that the HIP
- * face uses, as X-macro lists and prefixed constants: the face's enums,
- * hipGetErrorName/String and the ABI test (tests/sim_hip/test_sim_hip_abi.c,
- * which compares every number with the header's) all come from here.
+ * The numbers of HIP 5.2.3's hip_runtime_api.h (AMD platform) that
+ * gpuguard's simulator and interposer use, as X-macro lists and prefixed
+ * constants: hip_types.h's enums, the simulator's hipGetErrorName/String
+ * and the ABI test (tests/sim_hip/test_sim_hip_abi.c, which compares every
+ * number with the header's) all come from here.
  */
-#ifndef GG_SIM_HIP_VALUES_H
-#define GG_SIM_HIP_VALUES_H
+#ifndef GG_ABI_HIP_VALUES_H
+#define GG_ABI_HIP_VALUES_H
 
 /* Every hipError_t: enumerator, number, our message. The deprecated aliases
  * (hipErrorMemoryAllocation, hipErrorInitializationError,
  * hipErrorMapBufferObjectFailed, hipErrorInvalidResourceHandle) share a
  * number with a listed name and are left out: the runtime's hipGetErrorName
  * never returns them. */
-#define SIM_HIP_ERRORS(X)                                                          \
+#define GG_ABI_HIP_ERRORS(X)                                                       \
     X(hipSuccess, 0, "no error")                                                   \
     X(hipErrorInvalidValue, 1, "invalid argument")                                 \
     X(hipErrorOutOfMemory, 2, "out of memory")                                     \
@@ -90,22 +91,22 @@
 
 /* HIP_VERSION of 5.2.3 (major * 10^7 + minor * 10^5 + patch), what Debian's
  * runtime reports from hipDriverGetVersion and hipRuntimeGetVersion. */
-#define SIM_HIP_VERSION 50221153
+#define GG_ABI_HIP_VERSION 50221153
 
-#define SIM_HIP_STREAM_DEFAULT 0x0u          /* hipStreamDefault */
-#define SIM_HIP_STREAM_NON_BLOCKING 0x1u     /* hipStreamNonBlocking */
-#define SIM_HIP_STREAM_PER_THREAD 0x2u       /* (uintptr_t)hipStreamPerThread */
-#define SIM_HIP_EVENT_DISABLE_TIMING 0x2u    /* hipEventDisableTiming */
-#define SIM_HIP_HOST_MALLOC_PORTABLE 0x1u    /* hipHostMallocPortable */
-#define SIM_HIP_HOST_MALLOC_MAPPED 0x2u      /* hipHostMallocMapped */
-#define SIM_HIP_HOST_MALLOC_WRITE_COMBINED 0x4u /* hipHostMallocWriteCombined */
-#define SIM_HIP_HOST_MALLOC_NUMA_USER 0x20000000u /* hipHostMallocNumaUser */
-#define SIM_HIP_HOST_MALLOC_COHERENT 0x40000000u  /* hipHostMallocCoherent */
-#define SIM_HIP_HOST_MALLOC_NON_COHERENT 0x80000000u /* hipHostMallocNonCoherent */
+#define GG_ABI_HIP_STREAM_DEFAULT 0x0u          /* hipStreamDefault */
+#define GG_ABI_HIP_STREAM_NON_BLOCKING 0x1u     /* hipStreamNonBlocking */
+#define GG_ABI_HIP_STREAM_PER_THREAD 0x2u       /* (uintptr_t)hipStreamPerThread */
+#define GG_ABI_HIP_EVENT_DISABLE_TIMING 0x2u    /* hipEventDisableTiming */
+#define GG_ABI_HIP_HOST_MALLOC_PORTABLE 0x1u    /* hipHostMallocPortable */
+#define GG_ABI_HIP_HOST_MALLOC_MAPPED 0x2u      /* hipHostMallocMapped */
+#define GG_ABI_HIP_HOST_MALLOC_WRITE_COMBINED 0x4u /* hipHostMallocWriteCombined */
+#define GG_ABI_HIP_HOST_MALLOC_NUMA_USER 0x20000000u /* hipHostMallocNumaUser */
+#define GG_ABI_HIP_HOST_MALLOC_COHERENT 0x40000000u  /* hipHostMallocCoherent */
+#define GG_ABI_HIP_HOST_MALLOC_NON_COHERENT 0x80000000u /* hipHostMallocNonCoherent */
 
 /* The hipDeviceAttribute_t values the face answers (the enum is sorted by
  * name in HIP 5.x, so the numbers differ from CUDA's). */
-#define SIM_HIP_ATTRIBUTES(X)                               \
+#define GG_ABI_HIP_ATTRIBUTES(X)                            \
     X(hipDeviceAttributeEccEnabled, 0)                      \
     X(hipDeviceAttributeAsyncEngineCount, 2)                \
     X(hipDeviceAttributeCanMapHostMemory, 3)                \
@@ -136,4 +137,4 @@
     X(hipDeviceAttributeWarpSize, 87)                       \
     X(hipDeviceAttributeCanUseStreamWaitValue, 10013)
 
-#endif /* GG_SIM_HIP_VALUES_H */
+#endif /* GG_ABI_HIP_VALUES_H */

@@ -1,12 +1,16 @@
 /*
- * Every CUresult the simulator returns or names: enumerator, number, our
- * message. An X-macro list, so the enum, cuGetErrorName/String and the ABI
- * test all come from it.
+ * The CUresult codes of cuda.h (CUDA 13.0) that gpuguard's drivers return or
+ * name: enumerator, number, a message. An X-macro list, so that CUresult
+ * (cuda_types.h), the simulator's cuGetErrorName/String and the ABI test
+ * (tests/sim/test_sim_abi.c, which compares every number with cuda.h's) all
+ * come from it. The backend's own list (src/cuda/cuda_abi.h,
+ * GGCU_RESULT_LIST) names every code with its portable status instead; see
+ * README.md here for why the two stay apart.
  */
-#ifndef GG_SIM_CUDA_ERRORS_H
-#define GG_SIM_CUDA_ERRORS_H
+#ifndef GG_ABI_CUDA_ERRORS_H
+#define GG_ABI_CUDA_ERRORS_H
 
-#define SIM_CUDA_ERRORS(X)                                   \
+#define GG_ABI_CUDA_ERRORS(X)                                \
     X(CUDA_SUCCESS, 0, "no error")                           \
     X(CUDA_ERROR_INVALID_VALUE, 1, "invalid argument")       \
     X(CUDA_ERROR_OUT_OF_MEMORY, 2, "out of memory")          \
@@ -38,4 +42,4 @@
     X(CUDA_ERROR_TIMEOUT, 909, "wait operation timed out")   \
     X(CUDA_ERROR_UNKNOWN, 999, "unknown error")
 
-#endif /* GG_SIM_CUDA_ERRORS_H */
+#endif /* GG_ABI_CUDA_ERRORS_H */

@@ -28,7 +28,7 @@ void sim_cuda_per_thread_leave(void);
 
 /* ---- the exports: each is its legacy function with stream 0 meaning the
  * per-thread default stream (sim_cuda_ptds_exports.c) ---- */
-#define API SIM_CUDA_API
+#define API GG_ABI_CUDA_API
 API CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
 API CUresult cuGLMapBufferObject_v2_ptds(CUdeviceptr *dptr, size_t *size, GLuint buffer);
 API CUresult cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource *resources,

@@ -166,7 +166,7 @@ static bool cuda_attr(int attrib, sim_attr *a)
     return false;
 }
 
-SIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, SIM_CU_DEVICE_ATTRIBUTE attrib, CUdevice dev)
+SIM_EXPORT CUresult cuDeviceGetAttribute(int *pi, GG_ABI_CU_DEVICE_ATTRIBUTE attrib, CUdevice dev)
 {
     SIM_COUNT(cuDeviceGetAttribute);
     REQUIRE_INIT();

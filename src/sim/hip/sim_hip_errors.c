@@ -12,7 +12,7 @@ static const struct {
     const char *msg;
 } g_errors[] = {
 #define SIM_HIP_ROW(name, num, msg) { name, #name, msg },
-    SIM_HIP_ERRORS(SIM_HIP_ROW)
+    GG_ABI_HIP_ERRORS(SIM_HIP_ROW)
 #undef SIM_HIP_ROW
 };
 

@@ -10,7 +10,7 @@ static const struct {
     const char *msg;
 } g_errors[] = {
 #define SIM_CUDA_ROW(name, num, msg) { name, #name, msg },
-    SIM_CUDA_ERRORS(SIM_CUDA_ROW)
+    GG_ABI_CUDA_ERRORS(SIM_CUDA_ROW)
 #undef SIM_CUDA_ROW
 };
 
