@@ -26,7 +26,7 @@ typedef struct gg__kind {
      * alive) makes the driver call and returns its native code, setting *op;
      * without, drops host-side state only and returns 0. */
     int (*release)(gg__call *c, gg__object *o, bool call_driver, gg__op *op);
-    /* Adds the kind's own fields to the object's JSON (gg_dump_json). */
+    /* Adds the kind's own fields to the object's JSON (gg_objects_json). */
     void (*describe)(const gg__object *o, struct cJSON *json);
     /* Prepares freshly allocated memory (once per record's life), and undoes
      * that when gg_shutdown frees the pools; NULL when nothing to do. */
@@ -73,7 +73,7 @@ void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason);
 void gg__contexts_release_all(bool driver_alive);
 
 /* Reads what the driver knows of a new kernel's parameters into its record
- * (module.c; gg_kernel_get and gg_kernel_adopt). Context entered. */
+ * (module.c; gg_kernel_create and gg_kernel_adopt). Context entered. */
 void gg__kernel_read_params(gg__call *c, gg__kernel *k);
 
 /* Counts a skipped driver cleanup per the policy. */
