@@ -575,6 +575,7 @@ static PyObject *context_get_death(ggpy_Context *self, void *closure)
         Py_RETURN_NONE;
     ggpy_result r;
     memset(&r, 0, sizeof r);
+    r.death = (gg_error_info)GG_ERROR_INFO_INIT;
     if (gg_context_death(self->h, &r.death) != GG_OK || r.death.status == GG_OK)
         Py_RETURN_NONE;
     r.status = r.death.status;

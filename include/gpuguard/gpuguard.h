@@ -141,11 +141,20 @@ extern "C" {
 #define GG_VERSION_NUMBER(major, minor, patch) (((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8) | (uint32_t)(patch))
 
 /** The initialiser of a struct that grows (see "Structs that grow"):
- * struct_size set, every other field zero. C++ before C++20 has no
- * designated initialisers; struct_size is the first field, so a braced
- * first value sets it there. */
-#if defined(__cplusplus) && __cplusplus < 202002L
-#define GG__STRUCT_INIT(type) { (uint32_t)sizeof(type) }
+ * struct_size set, every other field zero. In C a designated initialiser;
+ * C++ (before C++20) has none, and a braced first value alone draws
+ * -Wmissing-field-initializers, so there a value-initialised struct is
+ * returned with its size set. */
+#ifdef __cplusplus
+extern "C++" {
+template <typename T> static inline T gg__struct_init(void)
+{
+    T value = T();
+    value.struct_size = (uint32_t)sizeof(T);
+    return value;
+}
+}
+#define GG__STRUCT_INIT(type) gg__struct_init<type>()
 #else
 #define GG__STRUCT_INIT(type) { .struct_size = (uint32_t)sizeof(type) }
 #endif
@@ -940,13 +949,14 @@ GG_API gg_status gg_launch(const gg_launch_desc *desc);
 
 /** How far a chunked launch got (passed to gg_chunk_progress_fn). */
 typedef struct gg_chunk_progress {
-    uint32_t struct_size; /**< sizeof(gg_chunk_progress) as the caller was built: GG_CHUNK_PROGRESS_INIT sets it */
+    uint32_t struct_size; /**< set by the library to its sizeof(gg_chunk_progress): a callback built against a
+                               later header reads a field only if struct_size covers it */
     uint64_t blocks_done;     /**< blocks of the grid finished so far */
     uint64_t blocks_total;    /**< blocks in the whole grid */
     uint32_t slices;          /**< slices finished so far */
     float last_slice_ms;      /**< device time of the slice just finished */
 } gg_chunk_progress;
-/** A gg_chunk_progress with struct_size set and every other field zero (the defaults). */
+/** A gg_chunk_progress with struct_size set and every other field zero (for tests of callbacks). */
 #define GG_CHUNK_PROGRESS_INIT GG__STRUCT_INIT(gg_chunk_progress)
 
 /* Called after each slice; return false to cancel (GG_CANCELLED, the context

@@ -7,6 +7,25 @@
 /* struct_size must at least hold itself. */
 #define GG__ABI_MIN_SIZE sizeof(uint32_t)
 
+_Alignas(max_align_t) const unsigned char gg__abi_zeros[GG__ABI_ZEROS_SIZE];
+
+#define GG__ABI_FITS(type) _Static_assert(sizeof(type) <= GG__ABI_ZEROS_SIZE, #type " is larger than gg__abi_zeros")
+GG__ABI_FITS(gg_init_desc);
+GG__ABI_FITS(gg_context_desc);
+GG__ABI_FITS(gg_wait_desc);
+GG__ABI_FITS(gg_stream_desc);
+GG__ABI_FITS(gg_event_desc);
+GG__ABI_FITS(gg_buffer_desc);
+GG__ABI_FITS(gg_module_desc);
+GG__ABI_FITS(gg_launch_desc);
+GG__ABI_FITS(gg_chunk_desc);
+GG__ABI_FITS(gg_adopt_desc);
+GG__ABI_FITS(gg_chunk_stats);
+GG__ABI_FITS(gg_chunk_progress);
+GG__ABI_FITS(gg_device_info);
+GG__ABI_FITS(gg_error_info);
+GG__ABI_FITS(gg_entry_point_info);
+
 const void *gg__abi_in_copy(gg__call *c, const void *user, void *local, size_t lib_size, const char *name,
                             const char *init, gg_status *status)
 {

@@ -25,17 +25,25 @@
 const void *gg__abi_in_copy(gg__call *c, const void *user, void *local, size_t lib_size, const char *name,
                             const char *init, gg_status *status);
 
+/* Zero bytes enough for any public struct (abi_struct.c checks the
+ * sizes): what a NULL desc reads as, without a copy. */
+#define GG__ABI_ZEROS_SIZE 2048
+extern const unsigned char gg__abi_zeros[GG__ABI_ZEROS_SIZE];
+
 /* The struct to read for the caller's input struct `user`: user itself
  * when its struct_size is the library's (no copy: the common case, and the
- * launch path's), else local filled as gg__abi_in_copy says. NULL (and
- * *status the failure) when the struct is refused; *status is GG_OK
- * otherwise. A NULL user gives local zeroed: callers for which NULL is an
+ * launch path's); for a NULL user, all zeros (gg__abi_zeros: its
+ * struct_size reads 0, which no reader looks at); else local filled as
+ * gg__abi_in_copy says. NULL (and *status the failure) when the struct is
+ * refused; *status is GG_OK otherwise. Callers for which a NULL desc is an
  * error check it first. */
 static inline const void *gg__abi_in(gg__call *c, const void *user, void *local, size_t lib_size, const char *name,
                                      const char *init, gg_status *status)
 {
     *status = GG_OK;
-    if (user != NULL && *(const uint32_t *)user == lib_size)
+    if (user == NULL)
+        return gg__abi_zeros;
+    if (*(const uint32_t *)user == lib_size)
         return user;
     return gg__abi_in_copy(c, user, local, lib_size, name, init, status);
 }
@@ -50,10 +58,19 @@ static inline const void *gg__abi_in(gg__call *c, const void *user, void *local,
 static inline gg_status gg__abi_copy_in(gg__call *c, const void *user, void *local, size_t lib_size, const char *name,
                                         const char *init)
 {
+    /* The two common cases inline, with lib_size a constant (a few
+     * stores, as the struct copy of 0.2 was): NULL, and the library's size. */
+    if (user == NULL) {
+        memset(local, 0, lib_size);
+        *(uint32_t *)local = (uint32_t)lib_size;
+        return GG_OK;
+    }
+    if (*(const uint32_t *)user == lib_size) {
+        memcpy(local, user, lib_size);
+        return GG_OK;
+    }
     gg_status status;
-    const void *read = gg__abi_in(c, user, local, lib_size, name, init, &status);
-    if (read != NULL && read != local)
-        memcpy(local, read, lib_size);
+    gg__abi_in_copy(c, user, local, lib_size, name, init, &status);
     return status;
 }
 

@@ -33,17 +33,18 @@ gg_status gg_buffer_create(gg_context ctx, size_t bytes, const gg_buffer_desc *d
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_create: out is NULL");
     out->id = 0;
-    gg_buffer_desc d;
-    gg_status read = GG__ABI_COPY_IN(&c, desc, &d, gg_buffer_desc, GG_BUFFER_DESC_INIT);
-    if (read != GG_OK)
+    gg_buffer_desc local;
+    gg_status read;
+    const gg_buffer_desc *d = GG__ABI_IN(&c, desc, &local, gg_buffer_desc, GG_BUFFER_DESC_INIT, &read);
+    if (d == NULL)
         return read;
-    unsigned flags = d.flags;
+    unsigned flags = d->flags;
     if (bytes == 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_create: bytes is 0");
     if (flags & ~(unsigned)GG_BUFFER_HOST_PINNED)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_create: unknown desc->flags 0x%x", flags);
     buffer_args args = { bytes, flags };
-    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d.tag, make_buffer, &args, &out->id);
+    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d->tag, make_buffer, &args, &out->id);
     gg_error_info *e = status == GG_OUT_OF_MEMORY ? gg__last_error_slot() : NULL;
     if (e != NULL && e->native_code != 0)
         snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_create: the driver could not allocate %zu bytes of %s memory%s",

@@ -18,13 +18,18 @@ static int abi_failures;
         }                                                                                       \
     } while (0)
 
-/* The last failure's message, for CHECKs on what a refusal says. */
+/* The last failure's message, for CHECKs on what a refusal says; in the
+ * older program, whose gg_error_info has no message, its call's name. */
 static inline const char *abi_last_message(void)
 {
     static _Thread_local gg_error_info e;
     e = (gg_error_info)GG_ERROR_INFO_INIT;
     gg_last_error(&e);
+#ifdef GG_ABI_SMALLER_HEADER
+    return e.gg_call;
+#else
     return e.message;
+#endif
 }
 
 /* Whether every byte of p[0..n) is `value`. */

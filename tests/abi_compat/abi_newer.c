@@ -5,7 +5,6 @@
  * (the common case), sizeof + 1 with the extra byte zero (accepted) and
  * nonzero (GG_UNSUPPORTED naming that byte). Also the version calls
  * against the header's macros, and the soname the program loaded. */
-#define _GNU_SOURCE
 #include <gpuguard/gpuguard.h>
 
 #include <dlfcn.h>

@@ -230,3 +230,30 @@ Test(lifetimes, create_descriptors_carry_tags_and_refuse_unknown_flags)
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
+
+/* gg_kernel_create makes the caller's own handle (two for one name are two
+ * ids); gg_kernel_destroy ends one before its module, harmlessly twice;
+ * the module's destroy ends the rest. */
+Test(lifetimes, kernels_are_created_and_destroyed_like_every_kind)
+{
+    gg_kernel first, second;
+    GG_OK_(gg_kernel_create(rig.module, "noop", &first));
+    GG_OK_(gg_kernel_create(rig.module, "noop", &second));
+    cr_assert_neq(first.id, second.id, "one name gave one id twice");
+    GG_OK_(gg_kernel_destroy(first));
+    const char *name = NULL;
+    GG_EXPECT(GG_INVALID_HANDLE, gg_kernel_name(first, &name));
+    GG_OK_(gg_kernel_destroy(first)); /* twice: harmless */
+    GG_OK_(gg_kernel_destroy((gg_kernel){ 0 }));
+    GG_EXPECT(GG_INVALID_HANDLE, gg_kernel_destroy((gg_kernel){ rig.module.id })); /* another kind */
+    GG_OK_(gg_kernel_name(second, &name));
+    cr_assert_str_eq(name, "noop");
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = second, .grid = { 1, 1, 1 },
+                         .block = { 1, 1, 1 } };
+    GG_OK_(gg_launch(&d));
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
+    GG_OK_(gg_module_destroy(rig.module));
+    GG_EXPECT(GG_INVALID_HANDLE, gg_kernel_name(second, &name));
+    GG_OK_(gg_context_destroy(rig.ctx));
+    gg_test_finish();
+}

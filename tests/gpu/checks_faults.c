@@ -66,7 +66,7 @@ void check_stray_store(const gc_env *env, gc_result *r)
     gc_figure_last_error(r, "error");
     if (!ok || !expect_culprit(r, "oob_store", 2, true) || !expect_dead(r, s.ctx))
         return;
-    gg_error_info e = GG_ERROR_INFO_INIT, death;
+    gg_error_info e = GG_ERROR_INFO_INIT, death = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (!env->hip && e.native_code != 700)
         gc_fail(r, "native code %d (%s), expected CUDA_ERROR_ILLEGAL_ADDRESS (700)", e.native_code, e.native_name);

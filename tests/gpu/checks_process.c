@@ -135,6 +135,7 @@ static void *work(void *arg)
         pthread_barrier_wait(w->halfway);
     }
     w->final_state = gg_context_state(s.ctx);
+    w->death = (gg_error_info)GG_ERROR_INFO_INIT;
     gg_context_death(s.ctx, &w->death);
     gg_context_destroy(s.ctx);
     return NULL;

@@ -628,7 +628,6 @@ static void check_death(run *r, int c)
     xctx *x = &r->ctx[c];
     const model_step *s = &r->p->steps[r->step];
     gg_error_info e = GG_ERROR_INFO_INIT;
-    memset(&e, 0, sizeof e);
     if (gg_context_death(x->h, &e) != GG_OK) {
         failure(r, NULL, (long)x->native, "gg_context_death on a DEAD context failed");
         return;

@@ -144,6 +144,7 @@ static gg_status gather(info_report *rep)
     if (!rep->devices)
         return GG_OUT_OF_MEMORY;
     for (int i = 0; i < rep->device_count; i++) {
+        rep->devices[i] = (gg_device_info)GG_DEVICE_INFO_INIT;
         if ((s = gg_device_properties(i, &rep->devices[i])) != GG_OK)
             return s;
     }
