@@ -34,13 +34,12 @@ extern const unsigned char gg__abi_zeros[GG__ABI_ZEROS_SIZE];
  * when its struct_size is the library's (no copy: the common case, and the
  * launch path's); for a NULL user, all zeros (gg__abi_zeros: its
  * struct_size reads 0, which no reader looks at); else local filled as
- * gg__abi_in_copy says. NULL (and *status the failure) when the struct is
- * refused; *status is GG_OK otherwise. Callers for which a NULL desc is an
- * error check it first. */
+ * gg__abi_in_copy says. NULL when the struct is refused, and then only
+ * *status is written (the failure): the fast paths store nothing. Callers
+ * for which a NULL desc is an error check it first. */
 static inline const void *gg__abi_in(gg__call *c, const void *user, void *local, size_t lib_size, const char *name,
                                      const char *init, gg_status *status)
 {
-    *status = GG_OK;
     if (user == NULL)
         return gg__abi_zeros;
     if (*(const uint32_t *)user == lib_size)

@@ -346,11 +346,11 @@ gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chu
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch_chunked: chunk is NULL");
     gg_launch_desc desc_local;
     gg_chunk_desc chunk_local;
-    gg_status status;
+    gg_status status = GG_OK;
     desc = GG__ABI_IN(&c, desc, &desc_local, gg_launch_desc, GG_LAUNCH_DESC_INIT, &status);
     if (desc != NULL)
         chunk = GG__ABI_IN(&c, chunk, &chunk_local, gg_chunk_desc, GG_CHUNK_DESC_INIT, &status);
-    if (status == GG_OK)
+    if (desc != NULL && chunk != NULL)
         status = gg__require_library(&c);
     if (status == GG_OK)
         status = check_chunk_desc(&c, desc, chunk);
