@@ -67,8 +67,9 @@ gg_status gg__abi_out_check(gg__call *c, const void *user, const char *name, con
         return GG_OK;
     if (c == NULL)
         return GG_INVALID_ARGUMENT;
-    return gg__fail(c, GG_INVALID_ARGUMENT, "%s: %s.struct_size is %u: initialise it with %s (struct_size = sizeof(%s))",
-                    c->api, name, user_size, init, name);
+    return gg__fail(c, GG_INVALID_ARGUMENT,
+                    "%s: %s.struct_size is %u: initialise it with %s (struct_size = sizeof(%s))", c->api, name,
+                    user_size, init, name);
 }
 
 void gg__abi_out(void *user, const void *local, size_t lib_size)

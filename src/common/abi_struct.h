@@ -49,7 +49,8 @@ static inline const void *gg__abi_in(gg__call *c, const void *user, void *local,
 
 /* GG__ABI_IN(c, desc, &local, gg_context_desc, GG_CONTEXT_DESC_INIT, &status):
  * gg__abi_in with the struct's size and names filled in. */
-#define GG__ABI_IN(c, user, local, type, init, status) gg__abi_in((c), (user), (local), sizeof(type), #type, #init, (status))
+#define GG__ABI_IN(c, user, local, type, init, status) \
+    gg__abi_in((c), (user), (local), sizeof(type), #type, #init, (status))
 
 /* Copies the caller's input struct into *local (all of it, whatever the
  * sizes; for paths that keep a copy anyway): GG_OK, or the refusal as
