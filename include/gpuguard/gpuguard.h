@@ -94,7 +94,9 @@
  *   - struct_size 0 (a struct zero-initialised without its macro) is
  *     refused with GG_INVALID_ARGUMENT naming the struct and the macro; so
  *     is 1 to 3 (too small to hold struct_size itself). A NULL desc still
- *     means all defaults where the function says so.
+ *     means all defaults where the function says so. Any other size is
+ *     believed: an uninitialised struct_size makes the library read or
+ *     write that many bytes (use the macro, or sizeof).
  *   - Value types (handles, gg_dim3) and structs held inside another by
  *     value (gg_culprit in gg_error_info, gg_culprit_candidate in
  *     gg_culprit's array) carry no size: they never travel alone through a
