@@ -19,7 +19,7 @@ static inline double bench_now_ms(void)
 static inline void bench_check(gg_status s, const char *what)
 {
     if (s != GG_OK) {
-        gg_error_info e;
+        gg_error_info e = GG_ERROR_INFO_INIT;
         gg_last_error(&e);
         fprintf(stderr, "%s: %s: %s\n", what, gg_status_name(s), e.message);
         exit(1);
@@ -30,7 +30,7 @@ static inline void bench_init_sim(const char *sim_config, const gg_init_desc *ex
 {
     if (sim_config)
         setenv("GPUGUARD_SIM_CONFIG", sim_config, 1);
-    gg_init_desc desc = extra ? *extra : (gg_init_desc){ 0 };
+    gg_init_desc desc = extra ? *extra : (gg_init_desc)GG_INIT_DESC_INIT;
     desc.backend = "sim";
     desc.cuda_library = GG_BENCH_LIB_DIR "/libgpuguard_sim_cuda.so";
     bench_check(gg_init(&desc), "gg_init");

@@ -21,17 +21,17 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 20;
     if (rounds < 1 || rounds > 1000)
         rounds = 20;
-    gg_init_desc desc = { .timeout_policy = GG_TIMEOUT_RETURNS };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeout_policy = GG_TIMEOUT_RETURNS };
     bench_init_sim(HANG, &desc);
     gg_context ctx;
     gg_module module;
     gg_kernel hang;
     bench_check(gg_context_create(1, NULL, &ctx), "context");
-    bench_check(gg_module_load_file(ctx, GG_BENCH_KERNEL_DIR "/core_kernels.so", NULL, &module), "module");
-    bench_check(gg_kernel_get(module, "hang_me", &hang), "kernel");
+    bench_check(gg_module_create_from_file(ctx, GG_BENCH_KERNEL_DIR "/core_kernels.so", NULL, &module), "module");
+    bench_check(gg_kernel_create(module, "hang_me", &hang), "kernel");
     gg_stream stream;
-    bench_check(gg_stream_create(ctx, &(gg_stream_desc){ .tag = "hung" }, &stream), "stream");
-    gg_launch_desc launch = { .kernel = hang, .stream = stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
+    bench_check(gg_stream_create(ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "hung" }, &stream), "stream");
+    gg_launch_desc launch = { .struct_size = sizeof(gg_launch_desc), .kernel = hang, .stream = stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     bench_check(gg_launch(&launch), "launch");
 
     static const unsigned deadlines[] = { 1, 5, 20, 100 };
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         double over[1000];
         for (int r = 0; r < rounds; r++) {
             double start = bench_now_ms();
-            gg_status s = gg_stream_synchronize(stream, deadlines[d]);
+            gg_status s = gg_stream_synchronize(stream, GG_WAIT_MS(deadlines[d]));
             over[r] = bench_now_ms() - start - deadlines[d];
             if (s != GG_TIMEOUT) {
                 fprintf(stderr, "expected GG_TIMEOUT, got %s\n", gg_status_name(s));

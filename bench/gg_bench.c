@@ -98,7 +98,7 @@ static int repeats = 31;
 
 static void die(const char *what)
 {
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     fprintf(stderr, "gg_bench: %s failed: %s\n", what, e.message);
     exit(1);
@@ -161,11 +161,11 @@ typedef struct rig {
 static void rig_open(rig *r, int device)
 {
     CHECK_GG(gg_context_create(device, NULL, &r->ctx));
-    CHECK_GG(gg_stream_create(r->ctx, &(gg_stream_desc){ .tag = "bench" }, &r->stream));
-    CHECK_GG(gg_event_create(r->ctx, &(gg_event_desc){ .tag = "bench" }, &r->event));
-    CHECK_GG(gg_buffer_alloc(r->ctx, 4096, NULL, &r->buffer));
-    CHECK_GG(gg_module_load_file(r->ctx, KERNELS, NULL, &r->module));
-    CHECK_GG(gg_kernel_get(r->module, "noop", &r->noop));
+    CHECK_GG(gg_stream_create(r->ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "bench" }, &r->stream));
+    CHECK_GG(gg_event_create(r->ctx, &(gg_event_desc){ .struct_size = sizeof(gg_event_desc), .tag = "bench" }, &r->event));
+    CHECK_GG(gg_buffer_create(r->ctx, 4096, NULL, &r->buffer));
+    CHECK_GG(gg_module_create_from_file(r->ctx, KERNELS, NULL, &r->module));
+    CHECK_GG(gg_kernel_create(r->module, "noop", &r->noop));
     CHECK_CU(api.ctx_create(&r->raw_ctx, 0, device)); /* pushed: current from here on */
     CHECK_CU(api.stream_create(&r->raw_stream, 1));    /* CU_STREAM_NON_BLOCKING, as gpuguard's */
     CHECK_CU(api.event_create(&r->raw_event, 0));      /* CU_EVENT_DEFAULT (timing), as gpuguard's */
@@ -194,7 +194,7 @@ __attribute__((noinline)) void direct_launch(rig *r, int n)
 }
 __attribute__((noinline)) void wrapped_launch(rig *r, int n)
 {
-    gg_launch_desc d = { .kernel = r->noop, .stream = r->stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = r->noop, .stream = r->stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     for (int i = 0; i < n; i++)
         gg_launch(&d);
 }
@@ -241,8 +241,8 @@ __attribute__((noinline)) void wrapped_alloc_free(rig *r, int n)
 {
     for (int i = 0; i < n; i++) {
         gg_buffer b;
-        if (gg_buffer_alloc(r->ctx, 256, NULL, &b) == GG_OK)
-            gg_buffer_free(b);
+        if (gg_buffer_create(r->ctx, 256, NULL, &b) == GG_OK)
+            gg_buffer_destroy(b);
     }
 }
 static const char copy_bytes[16] = "0123456789abcde";
@@ -322,7 +322,7 @@ static void verify_ops(rig *r)
     CHECK_CU(api.memcpy_htod_async(r->raw_buffer, copy_bytes, sizeof copy_bytes, r->raw_stream));
     side_end(false);
     side_begin(r, true);
-    gg_launch_desc d = { .kernel = r->noop, .stream = r->stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = r->noop, .stream = r->stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     CHECK_GG(gg_launch(&d));
     CHECK_GG(gg_event_record(r->event, r->stream));
     gg_status s = gg_event_query(r->event);
@@ -352,7 +352,7 @@ static double time_chunk(rig *r, loop_fn fn, bool wrapped, int n)
 {
     side_begin(r, wrapped);
     /* Not timed: in fast mode there is no backlog, otherwise drain it. */
-    gg_stream_synchronize(r->stream, 60000);
+    gg_stream_synchronize(r->stream, GG_WAIT_MS(60000));
     api.stream_synchronize(r->raw_stream);
     uint64_t start = now_ns();
     fn(r, n);
@@ -569,7 +569,7 @@ static void *throughput_worker(void *arg)
 {
     worker *w = arg;
     CHECK_GG(gg_context_push(w->r->ctx));
-    gg_launch_desc d = { .kernel = w->r->noop, .stream = w->r->stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = w->r->noop, .stream = w->r->stream, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     pthread_barrier_wait(w->start);
     for (int i = 0; i < w->n; i++) {
         gg_launch(&d);
@@ -687,7 +687,7 @@ static const gg_timeline_mode mode_values[MODES] = { GG_TIMELINE_ON, GG_TIMELINE
 
 static void init_library(gg_timeline_mode timeline)
 {
-    gg_init_desc desc = { .backend = "sim", .cuda_library = SIM_LIBRARY, .timeline = timeline };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = SIM_LIBRARY, .timeline = timeline };
     CHECK_GG(gg_init(&desc));
 }
 

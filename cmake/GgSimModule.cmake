@@ -1,7 +1,7 @@
 # gg_add_sim_module(NAME SOURCES... [OUTPUT_DIRECTORY DIR]): a module image
 # for gpuguard's simulated driver, i.e. a shared object of host C kernels
 # (see gpuguard/sim_kernel.h), written as DIR/NAME.so (default:
-# ${CMAKE_BINARY_DIR}/kernels). Load it with gg_module_load_file.
+# ${CMAKE_BINARY_DIR}/kernels). Load it with gg_module_create_from_file.
 #
 # One definition for the source tree (cmake/GgHelpers.cmake includes it)
 # and for an installed gpuguard (find_package(gpuguard) includes it): the

@@ -11,7 +11,7 @@ gg_status example_init(void)
     /* Only "auto" falls back: a backend chosen through GPUGUARD_BACKEND is
      * the user's, and switching behind their back would hide their error. */
     if ((status == GG_NO_DRIVER || status == GG_NO_DEVICE) && !getenv("GPUGUARD_BACKEND")) {
-        gg_init_desc desc = { .backend = "sim" };
+        gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim" };
         status = gg_init(&desc);
     }
     return status;
@@ -59,7 +59,7 @@ bool example_image_path(const char *file, char *out, size_t size)
 
 void example_report(const char *program, gg_status status, const char *call)
 {
-    gg_error_info err;
+    gg_error_info err = GG_ERROR_INFO_INIT;
     gg_last_error(&err);
     fprintf(stderr, "%s: %s failed: %s: %s\n", program, call, gg_status_name(status),
             err.message[0] ? err.message : gg_status_string(status));

@@ -58,15 +58,15 @@ static gg_status launch_scale(gg_context ctx, const char *image, gg_buffer data,
                               gg_module *module)
 {
     gg_kernel scale;
-    gg_status s = gg_module_load_file(ctx, image, NULL, module);
+    gg_status s = gg_module_create_from_file(ctx, image, NULL, module);
     if (s == GG_OK)
-        s = gg_kernel_get(*module, "scale", &scale);
+        s = gg_kernel_create(*module, "scale", &scale);
     if (s != GG_OK)
         return s;
     uint64_t dptr = 0;
     gg_buffer_device_ptr(data, &dptr);
     void *params[] = { &dptr, &n, &factor };
-    gg_launch_desc d = { .kernel = scale, .grid = { (n + THREADS - 1) / THREADS, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = scale, .grid = { (n + THREADS - 1) / THREADS, 1, 1 },
                          .block = { THREADS, 1, 1 }, .params = params, .param_count = 3 };
     return gg_launch(&d);
 }
@@ -88,8 +88,8 @@ static int start(job *j, bool say_device)
     TRY(gg_device_count(&count));
     if (j->device < 0)
         j->device = count > 1 ? 1 : 0; /* the simulator's device 1 has no watchdog */
-    gg_device_info info;
-    TRY(gg_device_info_get(j->device, &info));
+    gg_device_info info = GG_DEVICE_INFO_INIT;
+    TRY(gg_device_properties(j->device, &info));
     if (say_device)
         printf("device %d: %s (%s)\n", j->device, info.name, info.simulated ? "simulated" : "real GPU");
     char file[256];
@@ -109,7 +109,7 @@ static int corrected_launch(gg_context ctx, const char *image)
     gg_module module;
     for (unsigned i = 0; i < N; i++)
         host[i] = (float)i;
-    TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
+    TRY(gg_buffer_create(ctx, N * sizeof(float), &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = "data" }, &data));
     TRY(gg_memcpy_htod(data, 0, host, sizeof host, GG_NO_STREAM));
     TRY(launch_scale(ctx, image, data, N, 2.0f, &module));
     TRY(gg_memcpy_dtoh(host, data, 0, sizeof host, GG_NO_STREAM));
@@ -135,10 +135,10 @@ static int faulty_run(job *j)
     gg_buffer data, scratch;
     gg_module module;
     const char *image = j->image;
-    TRY(gg_context_create(j->device, &(gg_context_desc){ .tag = "demo" }, &ctx));
+    TRY(gg_context_create(j->device, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "demo" }, &ctx));
     j->made = ctx;
-    TRY(gg_buffer_alloc(ctx, N * sizeof(float), &(gg_buffer_desc){ .tag = "data" }, &data));
-    TRY(gg_buffer_alloc(ctx, 1024, &(gg_buffer_desc){ .tag = "scratch" }, &scratch));
+    TRY(gg_buffer_create(ctx, N * sizeof(float), &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = "data" }, &data));
+    TRY(gg_buffer_create(ctx, 1024, &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = "scratch" }, &scratch));
     static float host[N];
     for (unsigned i = 0; i < N; i++)
         host[i] = (float)i;
@@ -149,7 +149,7 @@ static int faulty_run(job *j)
     TRY(launch_scale(ctx, image, data, N * 64, 2.0f, &module));
     printf("   gg_launch returned GG_OK: launch errors are asynchronous\n");
     gg_status s = gg_memcpy_dtoh(host, data, 0, sizeof host, GG_NO_STREAM);
-    gg_error_info err;
+    gg_error_info err = GG_ERROR_INFO_INIT;
     gg_last_error(&err);
     printf("   the next call, gg_memcpy_dtoh, returned %s (%s from %s)\n", gg_status_name(s), err.native_name,
            err.driver_call);
@@ -163,17 +163,17 @@ static int faulty_run(job *j)
 
     /* 2. Fail fast: no driver call, the original cause attached. */
     gg_buffer more;
-    s = gg_buffer_alloc(ctx, 64, NULL, &more);
+    s = gg_buffer_create(ctx, 64, NULL, &more);
     gg_last_error(&err);
-    printf("\n2. the context is %s; gg_buffer_alloc now returns %s at once:\n   %s\n",
+    printf("\n2. the context is %s; gg_buffer_create now returns %s at once:\n   %s\n",
            gg_context_state(ctx) == GG_STATE_DEAD ? "DEAD" : "not dead?", gg_status_name(s), err.message);
     if (s != GG_CONTEXT_DEAD)
         return 1;
 
     /* 3. Cleanup in a dead context: released, no driver calls, no cascade. */
-    TRY(gg_buffer_free(data));
-    TRY(gg_buffer_free(scratch));
-    TRY(gg_module_unload(module));
+    TRY(gg_buffer_destroy(data));
+    TRY(gg_buffer_destroy(scratch));
+    TRY(gg_module_destroy(module));
     uint64_t skipped = 0;
     TRY(gg_context_skipped_cleanups(ctx, &skipped));
     printf("\n3. freed 2 buffers and the module: GG_OK, %llu driver calls skipped (the context's teardown "
@@ -217,7 +217,7 @@ static int fresh_run(job *j)
     if (rc != 0)
         return rc;
     gg_context ctx;
-    TRY(gg_context_create(j->device, &(gg_context_desc){ .tag = "demo, new process" }, &ctx));
+    TRY(gg_context_create(j->device, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "demo, new process" }, &ctx));
     j->made = ctx;
     printf("   a new process (pid %ld): gg_context_create returned GG_OK\n", (long)getpid());
     rc = corrected_launch(ctx, j->image);

@@ -39,18 +39,18 @@ static gg_status scale_on_gpu(gg_context ctx, float *data, unsigned n, float fac
     gg_module module = { 0 };
     gg_kernel scale;
     uint64_t dptr = 0;
-    gg_status s = gg_buffer_alloc(ctx, n * sizeof(float), &(gg_buffer_desc){ .tag = "scale_on_gpu" }, &buf);
+    gg_status s = gg_buffer_create(ctx, n * sizeof(float), &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = "scale_on_gpu" }, &buf);
     if (s == GG_OK)
         s = gg_memcpy_htod(buf, 0, data, n * sizeof(float), GG_NO_STREAM);
     if (s == GG_OK)
-        s = gg_module_load_file(ctx, image_path, NULL, &module);
+        s = gg_module_create_from_file(ctx, image_path, NULL, &module);
     if (s == GG_OK)
-        s = gg_kernel_get(module, "scale", &scale);
+        s = gg_kernel_create(module, "scale", &scale);
     if (s == GG_OK)
         s = gg_buffer_device_ptr(buf, &dptr);
     if (s == GG_OK) {
         void *params[] = { &dptr, &n, &factor };
-        gg_launch_desc d = { .kernel = scale, .grid = { (n + 255) / 256, 1, 1 }, .block = { 256, 1, 1 },
+        gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = scale, .grid = { (n + 255) / 256, 1, 1 }, .block = { 256, 1, 1 },
                              .params = params, .param_count = 3 };
         s = gg_launch(&d);
     }
@@ -59,10 +59,10 @@ static gg_status scale_on_gpu(gg_context ctx, float *data, unsigned n, float fac
     /* Cleanup runs on every path; in a dead context it costs nothing and
      * cannot fail (gpuguard skips the driver there). Keep the error of the
      * call that failed, not of the cleanup. */
-    gg_error_info first;
+    gg_error_info first = GG_ERROR_INFO_INIT;
     gg_last_error(&first);
-    gg_module_unload(module);
-    gg_buffer_free(buf);
+    gg_module_destroy(module);
+    gg_buffer_destroy(buf);
     if (s != GG_OK)
         fprintf(stderr, "   scale_on_gpu: %s: %s\n", gg_status_name(s), first.message);
     return s;
@@ -100,9 +100,9 @@ static int setup(gg_context *ctx)
         example_report("fault_injection", s, "gg_init");
         return 1;
     }
-    gg_device_info info;
-    if ((s = gg_device_info_get(0, &info)) != GG_OK) {
-        example_report("fault_injection", s, "gg_device_info_get");
+    gg_device_info info = GG_DEVICE_INFO_INIT;
+    if ((s = gg_device_properties(0, &info)) != GG_OK) {
+        example_report("fault_injection", s, "gg_device_properties");
         return 1;
     }
     char file[256];
@@ -155,7 +155,7 @@ static int first_steps(void *unused)
     gg_fault_set_plan("{\"rules\":[{\"op\":\"launch\",\"kernel\":\"scale\",\"nth\":1,"
                       "\"error\":\"illegal_address\",\"mode\":\"async\"}]}");
     gg_status s = scale_on_gpu(ctx, data, N, 3.0f);
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     gg_context_death(ctx, &death);
     EXPECT(s == GG_ILLEGAL_ADDRESS, "the fault surfaced at the copy back: %s", gg_status_name(s));
     EXPECT(strcmp(death.culprit.kernel_name, "scale") == 0, "culprit: kernel '%s'", death.culprit.kernel_name);

@@ -112,7 +112,7 @@ int ggpy_ensure_init(void)
     }
     if (gg_backend_name()[0] != '\0')
         return 0;
-    gg_init_desc desc = { 0 };
+    gg_init_desc desc = GG_INIT_DESC_INIT;
     if (do_init(&desc, true) == 0)
         return 0;
     /* Another thread (or extension) initialised it meanwhile: fine. */
@@ -205,7 +205,7 @@ static PyObject *py_init(PyObject *self, PyObject *args, PyObject *kwargs)
         parse_choice(cleanup, "cleanup", cleanup_names, 1, &cleanup_v) < 0)
         return NULL;
     gg_init_desc desc = {
-        .backend = backend,
+        .struct_size = sizeof(gg_init_desc), .backend = backend,
         .wait_timeout_ms = wait_timeout_ms,
         .timeout_policy = (gg_timeout_policy)timeout_v,
         .watchdog = watchdog_v,
@@ -286,9 +286,9 @@ static PyObject *py_config(PyObject *self, PyObject *unused)
     (void)unused;
     if (ggpy_ensure_init() < 0)
         return NULL;
-    gg_init_desc c;
+    gg_init_desc c = GG_INIT_DESC_INIT;
     ggpy_result r;
-    ggpy_capture(&r, gg_get_config(&c));
+    ggpy_capture(&r, gg_config(&c));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     static const char *const timeout[] = { "default", "kills_context", "returns" };
@@ -326,9 +326,9 @@ static PyStructSequence_Desc device_info_desc = {
 
 static PyObject *device_info(int index)
 {
-    gg_device_info info;
+    gg_device_info info = GG_DEVICE_INFO_INIT;
     ggpy_result r;
-    ggpy_capture(&r, gg_device_info_get(index, &info));
+    ggpy_capture(&r, gg_device_properties(index, &info));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     PyObject *d = PyStructSequence_New(&device_info_type);
@@ -451,9 +451,9 @@ static PyObject *py_kernel_image(PyObject *self, PyObject *args, PyObject *kwarg
         return NULL;
     if (ggpy_ensure_init() < 0)
         return NULL;
-    gg_device_info info;
+    gg_device_info info = GG_DEVICE_INFO_INIT;
     ggpy_result r;
-    ggpy_capture(&r, gg_device_info_get(device, &info));
+    ggpy_capture(&r, gg_device_properties(device, &info));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     PyObject *dir = py_kernel_dir(self, NULL);
@@ -523,7 +523,7 @@ static PyObject *py_dump(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return json_call(gg_dump_json);
+    return json_call(gg_objects_json);
 }
 
 static PyObject *py_live_objects(PyObject *self, PyObject *unused)

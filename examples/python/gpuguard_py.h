@@ -54,7 +54,7 @@
 typedef struct ggpy_result {
     gg_status status;
     gg_error_info info;
-    gg_context_state_t state;
+    gg_state state;
     gg_error_info death; /* valid when state == GG_STATE_DEAD */
 } ggpy_result;
 
@@ -180,7 +180,7 @@ typedef struct ggpy_Module {
     gg_module h;
     ggpy_Context *ctx;
     PyObject *path;     /* str */
-    PyObject *kernels;  /* dict: name -> kernel id (int); gg_kernel_get makes a record per call */
+    PyObject *kernels;  /* dict: name -> kernel id (int); gg_kernel_create makes a record per call */
 } ggpy_Module;
 
 typedef struct ggpy_Kernel {

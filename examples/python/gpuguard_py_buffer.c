@@ -19,12 +19,12 @@ ggpy_Buffer *ggpy_buffer_new(ggpy_Context *ctx, Py_ssize_t nbytes, const char *t
         return (ggpy_Buffer *)ggpy_closed("Context");
     gg_buffer h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_buffer_alloc(ctx->h, (size_t)nbytes, &(gg_buffer_desc){ .tag = tag }, &h));
+    GGPY_NOGIL(r, gg_buffer_create(ctx->h, (size_t)nbytes, &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = tag }, &h));
     if (r.status != GG_OK)
         return (ggpy_Buffer *)ggpy_raise(&r);
     ggpy_Buffer *b = PyObject_New(ggpy_Buffer, &ggpy_BufferType);
     if (b == NULL) {
-        GGPY_RELEASE(gg_buffer_free(h));
+        GGPY_RELEASE(gg_buffer_destroy(h));
         return NULL;
     }
     b->h = h;
@@ -40,7 +40,7 @@ static void buffer_dealloc(ggpy_Buffer *self)
     gg_buffer h = self->h;
     self->h.id = 0;
     if (h.id != 0)
-        GGPY_RELEASE(gg_buffer_free(h));
+        GGPY_RELEASE(gg_buffer_destroy(h));
     Py_XDECREF(self->owner); /* after the free: gpuguard is done with the memory */
     Py_XDECREF(self->ctx);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -57,7 +57,7 @@ static PyObject *buffer_close(ggpy_Buffer *self, PyObject *unused)
                                  self->exports);
     self->h.id = 0;
     ggpy_result r;
-    GGPY_NOGIL(r, gg_buffer_free(h));
+    GGPY_NOGIL(r, gg_buffer_destroy(h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     Py_RETURN_NONE;

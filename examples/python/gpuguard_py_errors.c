@@ -258,13 +258,15 @@ void ggpy_capture(ggpy_result *r, gg_status status)
     r->state = GG_STATE_INVALID;
     if (status == GG_OK)
         return;
+    r->info = (gg_error_info)GG_ERROR_INFO_INIT;
     gg_last_error(&r->info);
     if (r->info.status != status) {
         /* A status returned without a record (NOT_READY from a query). */
-        memset(&r->info, 0, sizeof r->info);
+        r->info = (gg_error_info)GG_ERROR_INFO_INIT;
         r->info.status = status;
     }
     if (r->info.context.id != 0) {
+        r->death = (gg_error_info)GG_ERROR_INFO_INIT;
         r->state = gg_context_state(r->info.context);
         if (r->state == GG_STATE_DEAD && gg_context_death(r->info.context, &r->death) != GG_OK)
             r->state = GG_STATE_INVALID;

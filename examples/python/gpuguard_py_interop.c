@@ -30,7 +30,7 @@ PyObject *ggpy_buffer_array_interface(ggpy_Buffer *self, void *closure)
     ggpy_capture(&r, gg_buffer_device_ptr(self->h, &dptr));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
-    GGPY_NOGIL(r, gg_context_synchronize(self->ctx->h, 0));
+    GGPY_NOGIL(r, gg_context_synchronize(self->ctx->h, NULL));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     return Py_BuildValue("{s:(n),s:s,s:(KO),s:O,s:i,s:O}", "shape", (Py_ssize_t)self->nbytes, "typestr", "|u1",
@@ -116,16 +116,16 @@ static int wait_for_producer(ggpy_Context *ctx, PyObject *stream)
     }
     ggpy_result r;
     if (handle <= 2) {
-        GGPY_NOGIL(r, gg_context_synchronize(ctx->h, 0));
+        GGPY_NOGIL(r, gg_context_synchronize(ctx->h, NULL));
     } else {
         gg_stream waited = { 0 };
-        GGPY_NOGIL(r, gg_stream_adopt(ctx->h, (void *)(uintptr_t)handle, &(gg_adopt_desc){ .tag = "producer" },
+        GGPY_NOGIL(r, gg_stream_adopt(ctx->h, (void *)(uintptr_t)handle, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .tag = "producer" },
                                        &waited));
         if (r.status == GG_INVALID_ARGUMENT && strstr(r.info.message, "already") != NULL) {
             /* One of gpuguard's own streams (or one adopted already). */
-            GGPY_NOGIL(r, gg_context_synchronize(ctx->h, 0));
+            GGPY_NOGIL(r, gg_context_synchronize(ctx->h, NULL));
         } else if (r.status == GG_OK) {
-            GGPY_NOGIL(r, gg_stream_synchronize(waited, 0));
+            GGPY_NOGIL(r, gg_stream_synchronize(waited, NULL));
             GGPY_RELEASE(gg_stream_destroy(waited));
         }
     }
@@ -238,7 +238,7 @@ static PyObject *adopted_buffer(ggpy_Context *ctx, gg_buffer h, size_t nbytes, P
 {
     ggpy_Buffer *b = PyObject_New(ggpy_Buffer, &ggpy_BufferType);
     if (b == NULL) {
-        GGPY_RELEASE(gg_buffer_free(h));
+        GGPY_RELEASE(gg_buffer_destroy(h));
         Py_DECREF(owner);
         return NULL;
     }
@@ -266,7 +266,7 @@ PyObject *ggpy_context_adopt_stream(ggpy_Context *self, PyObject *args, PyObject
         return NULL;
     gg_stream h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_stream_adopt(self->h, (void *)(uintptr_t)handle, &(gg_adopt_desc){ .tag = tag }, &h));
+    GGPY_NOGIL(r, gg_stream_adopt(self->h, (void *)(uintptr_t)handle, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .tag = tag }, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     ggpy_Stream *s = PyObject_New(ggpy_Stream, &ggpy_StreamType);
@@ -306,7 +306,7 @@ PyObject *ggpy_context_adopt_buffer(ggpy_Context *self, PyObject *args, PyObject
         return NULL;
     gg_buffer h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_buffer_adopt(self->h, v.address, v.nbytes, &(gg_adopt_desc){ .tag = tag }, &h));
+    GGPY_NOGIL(r, gg_buffer_adopt(self->h, v.address, v.nbytes, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .tag = tag }, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     return adopted_buffer(self, h, v.nbytes, Py_NewRef(obj));
@@ -398,7 +398,7 @@ PyObject *ggpy_buffer_dlpack(ggpy_Buffer *self, PyObject *args, PyObject *kwargs
     /* Whatever stream the consumer names, the data is ready on it once the
      * context's queued work is done (-1 would ask for no synchronization:
      * waiting anyway is safe). */
-    GGPY_NOGIL(r, gg_context_synchronize(self->ctx->h, 0));
+    GGPY_NOGIL(r, gg_context_synchronize(self->ctx->h, NULL));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     dl_export *e = calloc(1, sizeof *e);
@@ -551,17 +551,17 @@ static PyObject *adopt_dlpack(ggpy_Context *self, PyObject *obj, const char *tag
     }
     uint64_t address = (uint64_t)(uintptr_t)t->data + t->byte_offset;
     ggpy_result r;
-    GGPY_NOGIL(r, gg_context_synchronize(self->h, 0));
+    GGPY_NOGIL(r, gg_context_synchronize(self->h, NULL));
     gg_buffer h = { 0 };
     if (r.status == GG_OK)
-        GGPY_NOGIL(r, gg_buffer_adopt(self->h, address, nbytes, &(gg_adopt_desc){ .tag = tag }, &h));
+        GGPY_NOGIL(r, gg_buffer_adopt(self->h, address, nbytes, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .tag = tag }, &h));
     if (r.status != GG_OK) {
         Py_DECREF(capsule);
         return ggpy_raise(&r);
     }
     PyObject *holder = PyCapsule_New(managed, dlpack_holder_name, dlpack_holder_destructor);
     if (holder == NULL) {
-        GGPY_RELEASE(gg_buffer_free(h));
+        GGPY_RELEASE(gg_buffer_destroy(h));
         Py_DECREF(capsule);
         return NULL;
     }

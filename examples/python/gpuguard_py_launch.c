@@ -380,7 +380,7 @@ static PyObject *kernel_launch(ggpy_Kernel *self, PyObject *args, PyObject *kwar
     Py_XDECREF(empty);
     if (rc < 0)
         return NULL;
-    gg_launch_desc desc = { .kernel = self->h, .stream = stream ? stream->h : GG_NO_STREAM, .grid = grid,
+    gg_launch_desc desc = { .struct_size = sizeof(gg_launch_desc), .kernel = self->h, .stream = stream ? stream->h : GG_NO_STREAM, .grid = grid,
                             .block = block, .shared_bytes = shared, .params = p.pointers,
                             .param_count = p.count };
     ggpy_result r;
@@ -453,15 +453,15 @@ static PyObject *kernel_launch_chunked(ggpy_Kernel *self, PyObject *args, PyObje
         return ggpy_raise_status(GG_INVALID_ARGUMENT, "offset_param %u has type code '%c': the block offset is a "
                                  "uint32 ('I')", offset_param, p.codes[offset_param]);
     }
-    gg_launch_desc desc = { .kernel = self->h, .stream = stream ? stream->h : GG_NO_STREAM, .grid = grid,
+    gg_launch_desc desc = { .struct_size = sizeof(gg_launch_desc), .kernel = self->h, .stream = stream ? stream->h : GG_NO_STREAM, .grid = grid,
                             .block = block, .shared_bytes = shared, .params = p.pointers,
                             .param_count = p.count };
     progress_state state = { .callback = callback != Py_None ? callback : NULL };
-    gg_chunk_desc chunk = { .offset_param = offset_param, .dimension = dimension, .target_ms = (float)target_ms,
+    gg_chunk_desc chunk = { .struct_size = sizeof(gg_chunk_desc), .offset_param = offset_param, .dimension = dimension, .target_ms = (float)target_ms,
                             .max_ms = (float)max_ms, .first_slice = first_slice,
                             .slice_timeout_ms = slice_timeout_ms, .progress = on_progress,
                             .progress_user = &state };
-    gg_chunk_stats stats = { 0 };
+    gg_chunk_stats stats = GG_CHUNK_STATS_INIT;
     ggpy_Context *ctx = self->module->ctx;
     /* Keeps the context, its modules and streams from being closed by the
      * callback (or another thread) under the launch. */

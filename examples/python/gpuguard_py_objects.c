@@ -98,7 +98,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
         Py_DECREF(self);
         return NULL;
     }
-    gg_context_desc desc = { .tag = tag_text, .use_primary = use_primary != 0, .watchdog_budget_ms = budget_ms,
+    gg_context_desc desc = { .struct_size = sizeof(gg_context_desc), .tag = tag_text, .use_primary = use_primary != 0, .watchdog_budget_ms = budget_ms,
                              .watchdog = policy };
     gg_context h = { 0 };
     ggpy_result r;
@@ -191,7 +191,7 @@ static PyObject *context_synchronize(ggpy_Context *self, PyObject *args, PyObjec
     if (self->h.id == 0)
         return ggpy_closed("Context");
     ggpy_result r;
-    GGPY_NOGIL(r, gg_context_synchronize(self->h, timeout_ms));
+    GGPY_NOGIL(r, gg_context_synchronize(self->h, GG_WAIT_MS(timeout_ms)));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     Py_RETURN_NONE;
@@ -227,7 +227,7 @@ static PyObject *context_stream(ggpy_Context *self, PyObject *args, PyObject *kw
         return ggpy_closed("Context");
     gg_stream h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_stream_create(self->h, &(gg_stream_desc){ .tag = tag }, &h));
+    GGPY_NOGIL(r, gg_stream_create(self->h, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = tag }, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     ggpy_Stream *s = PyObject_New(ggpy_Stream, &ggpy_StreamType);
@@ -251,7 +251,7 @@ static PyObject *context_event(ggpy_Context *self, PyObject *args, PyObject *kwa
         return ggpy_closed("Context");
     gg_event h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_event_create(self->h, &(gg_event_desc){ .tag = tag }, &h));
+    GGPY_NOGIL(r, gg_event_create(self->h, &(gg_event_desc){ .struct_size = sizeof(gg_event_desc), .tag = tag }, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     ggpy_Event *e = PyObject_New(ggpy_Event, &ggpy_EventType);
@@ -343,7 +343,7 @@ static PyObject *context_load_module(ggpy_Context *self, PyObject *args, PyObjec
     const char *file = PyBytes_AS_STRING(encoded);
     gg_module h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_module_load_file(self->h, file, NULL, &h));
+    GGPY_NOGIL(r, gg_module_create_from_file(self->h, file, NULL, &h));
     Py_DECREF(encoded);
     if (r.status != GG_OK) {
         Py_DECREF(path);
@@ -352,7 +352,7 @@ static PyObject *context_load_module(ggpy_Context *self, PyObject *args, PyObjec
     ggpy_Module *m = PyObject_New(ggpy_Module, &ggpy_ModuleType);
     PyObject *kernels = PyDict_New();
     if (m == NULL || kernels == NULL) {
-        GGPY_RELEASE(gg_module_unload(h));
+        GGPY_RELEASE(gg_module_destroy(h));
         if (m != NULL) {
             m->h.id = 0;
             m->ctx = NULL;
@@ -575,6 +575,7 @@ static PyObject *context_get_death(ggpy_Context *self, void *closure)
         Py_RETURN_NONE;
     ggpy_result r;
     memset(&r, 0, sizeof r);
+    r.death = (gg_error_info)GG_ERROR_INFO_INIT;
     if (gg_context_death(self->h, &r.death) != GG_OK || r.death.status == GG_OK)
         Py_RETURN_NONE;
     r.status = r.death.status;
@@ -725,7 +726,7 @@ static PyObject *stream_synchronize(ggpy_Stream *self, PyObject *args, PyObject 
     if (self->h.id == 0)
         return ggpy_closed("Stream");
     ggpy_result r;
-    GGPY_NOGIL(r, gg_stream_synchronize(self->h, timeout_ms));
+    GGPY_NOGIL(r, gg_stream_synchronize(self->h, GG_WAIT_MS(timeout_ms)));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     Py_RETURN_NONE;
@@ -871,7 +872,7 @@ static PyObject *event_synchronize(ggpy_Event *self, PyObject *args, PyObject *k
     if (self->h.id == 0)
         return ggpy_closed("Event");
     ggpy_result r;
-    GGPY_NOGIL(r, gg_event_synchronize(self->h, timeout_ms));
+    GGPY_NOGIL(r, gg_event_synchronize(self->h, GG_WAIT_MS(timeout_ms)));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     Py_RETURN_NONE;
@@ -934,7 +935,7 @@ static void module_dealloc(ggpy_Module *self)
     gg_module h = self->h;
     self->h.id = 0;
     if (h.id != 0)
-        GGPY_RELEASE(gg_module_unload(h));
+        GGPY_RELEASE(gg_module_destroy(h));
     Py_XDECREF(self->ctx);
     Py_XDECREF(self->path);
     Py_XDECREF(self->kernels);
@@ -952,7 +953,7 @@ static PyObject *module_close(ggpy_Module *self, PyObject *unused)
     self->h.id = 0;
     PyDict_Clear(self->kernels);
     ggpy_result r;
-    GGPY_NOGIL(r, gg_module_unload(h));
+    GGPY_NOGIL(r, gg_module_destroy(h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     Py_RETURN_NONE;
@@ -964,7 +965,7 @@ static PyObject *module_kernel(ggpy_Module *self, PyObject *name)
         return PyErr_Format(PyExc_TypeError, "kernel() expects a name (str), not %s", Py_TYPE(name)->tp_name);
     if (self->h.id == 0)
         return ggpy_closed("Module");
-    /* gpuguard makes a record per gg_kernel_get, freed with the module:
+    /* gpuguard makes a record per gg_kernel_create, freed with the module:
      * look each name up once. */
     PyObject *cached = PyDict_GetItemWithError(self->kernels, name);
     if (cached != NULL)
@@ -976,7 +977,7 @@ static PyObject *module_kernel(ggpy_Module *self, PyObject *name)
         return NULL;
     gg_kernel h = { 0 };
     ggpy_result r;
-    GGPY_NOGIL(r, gg_kernel_get(self->h, text, &h));
+    GGPY_NOGIL(r, gg_kernel_create(self->h, text, &h));
     if (r.status != GG_OK)
         return ggpy_raise(&r);
     PyObject *id = PyLong_FromUnsignedLongLong(h.id);

@@ -251,11 +251,11 @@ typedef struct render_objects {
 
 static gg_status make_objects(gg_context ctx, const char *image_path, size_t bytes, render_objects *o)
 {
-    gg_status s = gg_module_load_file(ctx, image_path, NULL, &o->module);
+    gg_status s = gg_module_create_from_file(ctx, image_path, NULL, &o->module);
     if (s == GG_OK)
-        s = gg_kernel_get(o->module, "mandelbrot", &o->kernel);
+        s = gg_kernel_create(o->module, "mandelbrot", &o->kernel);
     if (s == GG_OK)
-        s = gg_buffer_alloc(ctx, bytes, &(gg_buffer_desc){ .tag = "mandelbrot image" }, &o->image);
+        s = gg_buffer_create(ctx, bytes, &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = "mandelbrot image" }, &o->image);
     if (s == GG_OK)
         s = gg_buffer_device_ptr(o->image, &o->image_dptr);
     return s;
@@ -405,10 +405,10 @@ static int run(options *o, gg_context *made)
                 count == 1 ? "is" : "are", count, count == 1 ? "" : "s", count - 1);
         return 2;
     }
-    gg_device_info info;
-    TRY(gg_device_info_get(o->device, &info));
-    gg_init_desc config;
-    TRY(gg_get_config(&config));
+    gg_device_info info = GG_DEVICE_INFO_INIT;
+    TRY(gg_device_properties(o->device, &info));
+    gg_init_desc config = GG_INIT_DESC_INIT;
+    TRY(gg_config(&config));
     /* gpuguard cannot query a device's limit, only whether it has one: the
      * budget is a setting (2000 ms, Windows' default, unless changed). */
     uint32_t budget_ms = config.watchdog_budget_ms ? config.watchdog_budget_ms : 2000;
@@ -445,7 +445,7 @@ static int run(options *o, gg_context *made)
     const size_t bytes = (size_t)o->width * o->height * sizeof(float);
     gg_context ctx;
     render_objects obj;
-    TRY(gg_context_create(o->device, &(gg_context_desc){ .tag = "render" }, &ctx));
+    TRY(gg_context_create(o->device, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "render" }, &ctx));
     *made = ctx;
     TRY(make_objects(ctx, image_path, bytes, &obj));
     if (o->continued)
@@ -464,7 +464,7 @@ static int run(options *o, gg_context *made)
     params[PARAM_MAX_ITER] = &max_iter;
     params[PARAM_BLOCK_OFFSET_Y] = &block_offset;
     params[PARAM_ROW_STRIDE] = &row_stride;
-    gg_launch_desc launch = { .kernel = obj.kernel, .grid = grid, .block = { BLOCK_X, BLOCK_Y, 1 },
+    gg_launch_desc launch = { .struct_size = sizeof(gg_launch_desc), .kernel = obj.kernel, .grid = grid, .block = { BLOCK_X, BLOCK_Y, 1 },
                               .params = params, .param_count = PARAM_COUNT };
     if (!o->continued)
         printf("image: %u x %u pixels, %u iterations, %u x %u blocks of %u x %u threads\n", o->width, o->height,
@@ -483,7 +483,7 @@ static int run(options *o, gg_context *made)
         double start = now_ms();
         /* Long enough for the whole image on a device without a watchdog;
          * on one with a watchdog the kernel dies long before. */
-        gg_status s = gg_context_synchronize(ctx, 600000);
+        gg_status s = gg_context_synchronize(ctx, GG_WAIT_MS(600000));
         double waited = now_ms() - start;
         printf("   gg_context_synchronize returned %s after %.0f ms of waiting\n", gg_status_name(s), waited);
         if (s == GG_OK) {
@@ -492,7 +492,7 @@ static int run(options *o, gg_context *made)
                                  : "this device has no watchdog to stop it");
             have_image = true;
         } else if (s == GG_LAUNCH_TIMEOUT && gg_context_state(ctx) == GG_STATE_DEAD) {
-            gg_error_info death;
+            gg_error_info death = GG_ERROR_INFO_INIT;
             TRY(gg_context_death(ctx, &death));
             printf("   the context is DEAD: %s (%s %d)\n", gg_status_name(death.status), death.native_name,
                    (int)death.native_code);
@@ -514,8 +514,8 @@ static int run(options *o, gg_context *made)
             /* 2. Everything in the dead context is gone with it. Freeing
              * is still safe (gpuguard skips the driver). Whether this
              * process may have a fresh context, the driver decides: ask. */
-            TRY(gg_buffer_free(obj.image));
-            TRY(gg_module_unload(obj.module));
+            TRY(gg_buffer_destroy(obj.image));
+            TRY(gg_module_destroy(obj.module));
             s = gg_context_recover(ctx);
             if (s == GG_PROCESS_POISONED) {
                 printf("   gg_context_recover returned GG_PROCESS_POISONED: the %s driver keeps this error for\n"
@@ -540,7 +540,7 @@ static int run(options *o, gg_context *made)
         TRY(gg_context_set_watchdog(ctx, GG_WATCHDOG_DEFAULT, 0));
     }
 
-    gg_chunk_stats stats = { 0 };
+    gg_chunk_stats stats = GG_CHUNK_STATS_INIT;
     if (!o->no_chunk) {
         /* 3. The same launch, chunked along y (dimension 1). */
         float target = o->target_ms > 0 ? o->target_ms : info.watchdog ? (float)budget_ms / 4.0f : 0;
@@ -551,7 +551,7 @@ static int run(options *o, gg_context *made)
             printf("no watchdog: one slice\n");
         progress_state progress = { .tty = isatty(STDOUT_FILENO) == 1 };
         gg_chunk_desc chunk = {
-            .offset_param = PARAM_BLOCK_OFFSET_Y,
+            .struct_size = sizeof(gg_chunk_desc), .offset_param = PARAM_BLOCK_OFFSET_Y,
             .dimension = 1,
             .target_ms = o->target_ms, /* 0: gpuguard's default */
             /* Without a watchdog the whole grid may be one long slice: give
@@ -585,7 +585,7 @@ static int run(options *o, gg_context *made)
          * under the budget would be launched, and might still be killed. */
         if (info.watchdog && stats.device_ms > 2.0f * (float)budget_ms) {
             s = gg_launch(&launch);
-            gg_error_info err;
+            gg_error_info err = GG_ERROR_INFO_INIT;
             gg_last_error(&err);
             printf("\n4. a plain gg_launch of the whole image under the default policy: %s\n",
                    gg_status_name(s));

@@ -1,8 +1,8 @@
 // mandelbrot for a real CUDA GPU: the same kernel as kernels/render_sim.c.
 //
 // Compiled to PTX (build/kernels/render.ptx) when CMake finds nvcc; render
-// loads it with gg_module_load_file. extern "C" keeps the symbol name plain
-// for gg_kernel_get. The parameters match render_sim.c one for one:
+// loads it with gg_module_create_from_file. extern "C" keeps the symbol name plain
+// for gg_kernel_create. The parameters match render_sim.c one for one:
 //
 //   image           width * height floats: smooth escape count, -1 inside
 //   block_offset_y  first row of blocks of this slice (gg_launch_chunked

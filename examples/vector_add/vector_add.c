@@ -101,12 +101,12 @@ int main(int argc, char **argv)
     gg_buffer a_buf = {0}, b_buf = {0}, c_buf = {0};
     gg_module module = {0};
     gg_kernel kernel = {0};
-    gg_device_info info;
+    gg_device_info info = GG_DEVICE_INFO_INIT;
     char image_name[64], image[4200];
 
     /* 1. Initialise, and say where we are running. */
     TRY(example_init()); /* "auto", or the simulator if there is no GPU */
-    TRY(gg_device_info_get((int)device, &info));
+    TRY(gg_device_properties((int)device, &info));
     printf("running on %s (%s)\n", info.name, info.simulated ? "simulated" : "real GPU");
 
     /* 2. A context on the device: every other object lives in one. */
@@ -114,9 +114,9 @@ int main(int argc, char **argv)
 
     /* 3. Device buffers, and the inputs copied in. With GG_NO_STREAM the
      *    copies are synchronous. */
-    TRY(gg_buffer_alloc(ctx, bytes, NULL, &a_buf));
-    TRY(gg_buffer_alloc(ctx, bytes, NULL, &b_buf));
-    TRY(gg_buffer_alloc(ctx, bytes, NULL, &c_buf));
+    TRY(gg_buffer_create(ctx, bytes, NULL, &a_buf));
+    TRY(gg_buffer_create(ctx, bytes, NULL, &b_buf));
+    TRY(gg_buffer_create(ctx, bytes, NULL, &c_buf));
     TRY(gg_memcpy_htod(a_buf, 0, a, bytes, GG_NO_STREAM));
     TRY(gg_memcpy_htod(b_buf, 0, b, bytes, GG_NO_STREAM));
 
@@ -130,8 +130,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "vector_add: no kernel image at %s: %s\n", image, strerror(errno));
         goto cleanup;
     }
-    TRY(gg_module_load_file(ctx, image, NULL, &module));
-    TRY(gg_kernel_get(module, "vector_add", &kernel));
+    TRY(gg_module_create_from_file(ctx, image, NULL, &module));
+    TRY(gg_kernel_create(module, "vector_add", &kernel));
 
     /* 5. Launch: one thread per element, 256 per block. Kernel parameters
      *    are passed as an array of pointers to each value, as with
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     unsigned n_param = (unsigned)n;
     void *params[] = {&a_dev, &b_dev, &c_dev, &n_param};
     gg_launch_desc launch = {
-        .kernel = kernel,
+        .struct_size = sizeof(gg_launch_desc), .kernel = kernel,
         .grid = {(unsigned)((n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK), 1, 1},
         .block = {THREADS_PER_BLOCK, 1, 1},
         .params = params,
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     /* 6. Wait for the kernel: a launch is asynchronous, so a fault inside
      *    it surfaces here (or at the next call), with the launch to blame.
      *    Then copy the result out and check every element. */
-    TRY(gg_context_synchronize(ctx, 0));
+    TRY(gg_context_synchronize(ctx, NULL));
     TRY(gg_memcpy_dtoh(c, c_buf, 0, bytes, GG_NO_STREAM));
     for (unsigned long i = 0; i < n; i++) {
         if (c[i] != a[i] + b[i] && mismatches++ == 0)
@@ -162,10 +162,10 @@ int main(int argc, char **argv)
     }
 
     /* 7. Release everything, in reverse order. */
-    TRY(gg_module_unload(module));
-    TRY(gg_buffer_free(c_buf));
-    TRY(gg_buffer_free(b_buf));
-    TRY(gg_buffer_free(a_buf));
+    TRY(gg_module_destroy(module));
+    TRY(gg_buffer_destroy(c_buf));
+    TRY(gg_buffer_destroy(b_buf));
+    TRY(gg_buffer_destroy(a_buf));
     TRY(gg_context_destroy(ctx));
     ctx = (gg_context){0};
     rc = mismatches ? 1 : 0;

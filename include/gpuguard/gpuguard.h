@@ -47,6 +47,78 @@
  * Contracts below say, per function, what bad input returns; "a gone id"
  * is an id whose object was destroyed (GG_INVALID_HANDLE, the message
  * saying how it went), "a wrong id" one of another kind, forged or 0.
+ *
+ * Names (one vocabulary for every kind of object, since 0.3):
+ *   - Objects are made by gg_<kind>_create (a new native object:
+ *     gg_buffer_create, gg_module_create_from_file / _from_data,
+ *     gg_kernel_create) or gg_<kind>_adopt (a handle over a native object
+ *     the caller made), and ended by gg_<kind>_destroy, for every kind.
+ *     There is no alloc/free, load/unload or get/release pair. gg_free is
+ *     not an object's end: it frees memory the library returned (the JSON
+ *     strings of gg_objects_json and gg_fault_counts_json), as free() does.
+ *   - Queries are bare nouns, gg_<kind>_<noun> (gg_buffer_size,
+ *     gg_context_state, gg_config): never "get". A query that can fail
+ *     writes an out parameter and returns gg_status; one that cannot
+ *     (gg_context_state, gg_backend_name, gg_status_name) returns the value.
+ *     A query's noun is never its output struct's name: a function and a
+ *     typedef cannot share a name in C, so the query that fills a
+ *     gg_device_info is gg_device_properties (not gg_device_info).
+ *   - Setters are gg_<kind>_set_<noun> (gg_context_set_watchdog,
+ *     gg_kernel_set_chunking, gg_fault_set_plan).
+ *   - Actions are verbs: gg_<kind>_<verb> (gg_event_record,
+ *     gg_context_recover, gg_launch, gg_memcpy_htod); _query is the
+ *     non-blocking poll of what _synchronize waits for.
+ *   - Waits: one function per kind, gg_<kind>_synchronize(obj, wait), where
+ *     wait is a const gg_wait_desc * (NULL: the library's deadline and
+ *     timeout policy; GG_WAIT_MS(ms): a deadline of ms milliseconds).
+ *   - Types are gg_ and lower-case words with no _t suffix; constants and
+ *     macros GG_ and upper case; names with two underscores (gg__, GG__)
+ *     are the library's own.
+ *
+ * Structs that grow (the ABI, since 0.3). Every struct passed by pointer
+ * (the descs and infos) begins with uint32_t struct_size, set by its
+ * initialiser macro (GG_<NAME>_INIT: gg_context_desc d =
+ * GG_CONTEXT_DESC_INIT;) to sizeof as the program was built. New fields
+ * are only ever added at the end, so the size says which fields the
+ * program knows. The model is the Linux kernel's extensible syscall
+ * structs (clone3, openat2): size-versioned, zero means the default.
+ *   - An input struct (a desc) from an older program (struct_size smaller
+ *     than this library's) is read as far as it goes; the fields past it
+ *     are zero, the defaults. From a newer program (larger), every byte
+ *     past this library's struct must be zero, else the call fails with
+ *     GG_UNSUPPORTED naming the struct and the first nonzero byte (the
+ *     program asks for something this library does not have).
+ *   - An output struct (an info) is written up to struct_size and no
+ *     further: an older program gets the fields it knows; a newer one gets
+ *     zeros past this library's fields.
+ *   - struct_size 0 (a struct zero-initialised without its macro) is
+ *     refused with GG_INVALID_ARGUMENT naming the struct and the macro; so
+ *     is 1 to 3 (too small to hold struct_size itself). A NULL desc still
+ *     means all defaults where the function says so. Any other size is
+ *     believed: an uninitialised struct_size makes the library read or
+ *     write that many bytes (use the macro, or sizeof).
+ *   - Value types (handles, gg_dim3) and structs held inside another by
+ *     value (gg_culprit in gg_error_info, gg_culprit_candidate in
+ *     gg_culprit's array) carry no size: they never travel alone through a
+ *     pointer, so their layout is frozen; new information goes into a new
+ *     field at the end of the struct that holds them.
+ * Why not sokol's way (zero-initialised descs, a canary at both ends, one
+ * header compiled into the program): sokol has no ABI across builds, its
+ * library is rebuilt with every program; gpuguard is a shared library that
+ * programs built against an older header must keep loading. Why not
+ * libuv's (reserved fields, opaque handles allocated by the library): a
+ * reserved array is a guess at how much will be added, spent once and
+ * then a break; opaque descs would need an allocation and a setter per
+ * field for what is a plain argument list. A size field costs four bytes,
+ * one comparison per call and no guess, and refuses what it cannot serve
+ * (a newer program's nonzero field) instead of ignoring it.
+ *
+ * Versions: GG_VERSION_MAJOR/MINOR/PATCH and GG_VERSION_STRING (from
+ * gpuguard/version.h, generated from CMake's project(VERSION)) say which
+ * header a program was built with; gg_version() and gg_version_string()
+ * which library it runs with. While the major version is 0 every minor
+ * version may break the ABI, so the soname carries major.minor
+ * (libgpuguard.so.0.3): a 0.2 program never loads 0.3.
  */
 #ifndef GPUGUARD_GPUGUARD_H
 #define GPUGUARD_GPUGUARD_H
@@ -65,9 +137,38 @@ extern "C" {
 #define GG_API
 #endif
 
-#define GG_VERSION_MAJOR 0
-#define GG_VERSION_MINOR 2
-#define GG_VERSION_PATCH 0
+#include "gpuguard/version.h" /* GG_VERSION_MAJOR, _MINOR, _PATCH, _STRING: generated by CMake */
+
+/** GG_VERSION_MAJOR, _MINOR and _PATCH in one number, as gg_version() gives it. */
+#define GG_VERSION_NUMBER(major, minor, patch) \
+    (((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8) | (uint32_t)(patch))
+
+/** The initialiser of a struct that grows (see "Structs that grow"):
+ * struct_size set, every other field zero. In C a designated initialiser;
+ * C++ (before C++20) has none, and a braced first value alone draws
+ * -Wmissing-field-initializers, so there a value-initialised struct is
+ * returned with its size set. */
+#ifdef __cplusplus
+extern "C++" {
+template <typename T> static inline T gg__struct_init(void)
+{
+    T value = T();
+    value.struct_size = (uint32_t)sizeof(T);
+    return value;
+}
+}
+#define GG__STRUCT_INIT(type) gg__struct_init<type>()
+#else
+#define GG__STRUCT_INIT(type) { .struct_size = (uint32_t)sizeof(type) }
+#endif
+
+/** The version of the library running (not of the header the program was
+ * built with: see GG_VERSION_NUMBER): (major << 16) | (minor << 8) | patch.
+ * Needs no gg_init; thread-safe; records no error. */
+GG_API uint32_t gg_version(void);
+/** The version of the library running as text, "0.3.0". A static string;
+ * needs no gg_init; thread-safe; records no error. */
+GG_API const char *gg_version_string(void);
 
 /* ------------------------------------------------------------------------ */
 /* Statuses. Add-only: new statuses go last, numbers never change.          */
@@ -126,11 +227,11 @@ typedef struct gg_context { uint64_t id; /**< 0: none */ } gg_context;
 typedef struct gg_stream { uint64_t id; /**< 0: none (GG_NO_STREAM, the default stream) */ } gg_stream;
 /** An event: a point in a stream's work, for waits and timing (gg_event_create). */
 typedef struct gg_event { uint64_t id; /**< 0: none */ } gg_event;
-/** A buffer: device or pinned host memory (gg_buffer_alloc). */
+/** A buffer: device or pinned host memory (gg_buffer_create). */
 typedef struct gg_buffer { uint64_t id; /**< 0: none */ } gg_buffer;
-/** A module: loaded device code (gg_module_load_file, gg_module_load_data). */
+/** A module: loaded device code (gg_module_create_from_file, gg_module_create_from_data). */
 typedef struct gg_module { uint64_t id; /**< 0: none */ } gg_module;
-/** A kernel: one function of a module (gg_kernel_get). */
+/** A kernel: one function of a module (gg_kernel_create). */
 typedef struct gg_kernel { uint64_t id; /**< 0: none */ } gg_kernel;
 
 /** The null stream: in a call, "the context's default stream". A value of
@@ -155,7 +256,7 @@ typedef struct gg_kernel { uint64_t id; /**< 0: none */ } gg_kernel;
  * hash of the whole name. No kernel name has a '~' (PTX and C identifiers
  * cannot), so a shortened name is never another kernel's whole name; two
  * names share a shortened form only if they share the prefix and the hash
- * collides (about one chance in 2^64 per pair). gg_kernel_name_expand
+ * collides (about one chance in 2^64 per pair). gg_kernel_full_name
  * gives the whole name back. Messages keep GG_MESSAGE_MAX - 1 bytes,
  * truncated and terminated. (Crossed by tests/core/test_bounds.c.) */
 #define GG_NAME_MAX 64
@@ -216,6 +317,7 @@ typedef struct gg_culprit {
 
 /** A thread's last failure, in full (gg_last_error). */
 typedef struct gg_error_info {
+    uint32_t struct_size; /**< sizeof(gg_error_info) as the caller was built: GG_ERROR_INFO_INIT sets it */
     gg_status status;                  /**< what the failed call returned (GG_OK: nothing failed yet) */
     int32_t native_code;               /**< the driver's own code; 0 when none */
     const char *native_name;           /**< e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"; "" when none */
@@ -227,6 +329,8 @@ typedef struct gg_error_info {
     gg_culprit culprit;                /**< for a dead context: the launch blamed */
     char message[GG_MESSAGE_MAX];      /**< what happened, in words (a copy) */
 } gg_error_info;
+/** A gg_error_info with struct_size set and every other field zero (the defaults). */
+#define GG_ERROR_INFO_INIT GG__STRUCT_INIT(gg_error_info)
 
 /** Copies this thread's last failure into *info: the last call of this
  * thread that failed, whatever succeeded since. GG_OK (status GG_OK in
@@ -272,8 +376,7 @@ typedef enum gg_watchdog_policy {
 
 /** What a passed wait deadline does. The library's policy (gg_init_desc,
  * GPUGUARD_TIMEOUT_POLICY=kill|return) applies to every wait; one wait can
- * choose otherwise with gg_stream_synchronize_with,
- * gg_event_synchronize_with or gg_context_synchronize_with. */
+ * choose otherwise through its gg_wait_desc (wait->on_timeout). */
 typedef enum gg_timeout_policy {
     GG_TIMEOUT_DEFAULT = 0,       /**< the library's policy (whose default is KILLS_CONTEXT) */
     GG_TIMEOUT_KILLS_CONTEXT = 1, /**< a passed wait deadline marks the context DEAD: the
@@ -293,8 +396,9 @@ typedef enum gg_timeline_mode {
     GG_TIMELINE_OFF = 2   /**< never: culprits come from what was observed complete */
 } gg_timeline_mode;
 
-/** gg_init's settings (zero-initialise: zero means the default). */
+/** gg_init's settings (GG_INIT_DESC_INIT: zero means the default). */
 typedef struct gg_init_desc {
+    uint32_t struct_size; /**< sizeof(gg_init_desc) as the caller was built: GG_INIT_DESC_INIT sets it */
     const char *backend;        /**< "auto" (NULL), "cuda", "hip", "sim", "sim-hip" */
     const char *cuda_library;   /**< path to libcuda.so.1 (or the simulator) */
     const char *hip_library;    /**< path to libamdhip64.so */
@@ -310,9 +414,12 @@ typedef struct gg_init_desc {
     const char *fault_plan_json; /**< a fault plan (JSON text) to inject; NULL: none */
     gg_timeline_mode timeline;  /**< completion timelines (GPUGUARD_TIMELINE) */
 } gg_init_desc;
+/** A gg_init_desc with struct_size set and every other field zero (the defaults). */
+#define GG_INIT_DESC_INIT GG__STRUCT_INIT(gg_init_desc)
 
-/** Loads a backend and initialises the library. A NULL or zeroed desc means
- * the defaults; desc's strings are copied. Environment variables override
+/** Loads a backend and initialises the library. A NULL desc, or
+ * GG_INIT_DESC_INIT with nothing set, means the defaults (a desc with
+ * struct_size 0: GG_INVALID_ARGUMENT); desc's strings are copied. Environment variables override
  * the desc: GPUGUARD_BACKEND (auto|cuda|hip|sim|sim-hip),
  * GPUGUARD_CUDA_LIBRARY, GPUGUARD_HIP_LIBRARY, GPUGUARD_LOG (off|error|warn|
  * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_TIMEOUT_POLICY
@@ -354,7 +461,7 @@ GG_API gg_status gg_shutdown(void);
  * strings in *out belong to the library and are valid until gg_shutdown.
  * GG_OK; out NULL: GG_INVALID_ARGUMENT; GG_NOT_INITIALIZED before gg_init;
  * GG_FORKED in a forked child. Thread-safe. */
-GG_API gg_status gg_get_config(gg_init_desc *out);
+GG_API gg_status gg_config(gg_init_desc *out);
 
 /** "cuda" or "hip": the backend in use (over the simulator too: see
  * gg_device_info.simulated); "" before gg_init. A static string. Records
@@ -371,6 +478,7 @@ GG_API gg_status gg_driver_version(int *version);
  * (ABI) gpuguard calls it through. The strings are static or live in the
  * loaded backend: valid until gg_shutdown. */
 typedef struct gg_entry_point_info {
+    uint32_t struct_size; /**< sizeof(gg_entry_point_info) as the caller was built: GG_ENTRY_POINT_INFO_INIT sets it */
     const char *name;        /**< base name: "cuCtxCreate", "hipMalloc" */
     const char *variant;     /**< the symbol called: "cuCtxCreate_v3"; NULL when the
                                   driver has none (an optional entry point) */
@@ -379,6 +487,8 @@ typedef struct gg_entry_point_info {
     const char *resolved_by; /**< "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym" */
     bool required;           /**< gg_init fails without it */
 } gg_entry_point_info;
+/** A gg_entry_point_info with struct_size set and every other field zero (the defaults). */
+#define GG_ENTRY_POINT_INFO_INIT GG__STRUCT_INIT(gg_entry_point_info)
 
 /** Describes the index-th entry point of the backend in use (0, 1, ... in a
  * fixed order), for diagnostics such as `gpuguard info --verbose`.
@@ -392,8 +502,9 @@ GG_API gg_status gg_driver_entry_point(size_t index, gg_entry_point_info *info);
 /* Devices and contexts                                                     */
 /* ------------------------------------------------------------------------ */
 
-/** A device as read at gg_init (gg_device_info_get). */
+/** A device as read at gg_init (gg_device_properties). */
 typedef struct gg_device_info {
+    uint32_t struct_size; /**< sizeof(gg_device_info) as the caller was built: GG_DEVICE_INFO_INIT sets it */
     char name[GG_NAME_MAX];     /**< the driver's name for it */
     const char *backend;        /**< "cuda" or "hip" */
     bool simulated;             /**< the device belongs to gpuguard's simulated driver */
@@ -404,6 +515,8 @@ typedef struct gg_device_info {
     int max_block[3];           /**< the largest block, per dimension */
     int max_grid[3];            /**< the largest grid, per dimension */
 } gg_device_info;
+/** A gg_device_info with struct_size set and every other field zero (the defaults). */
+#define GG_DEVICE_INFO_INIT GG__STRUCT_INIT(gg_device_info)
 
 /** How many devices the driver reported at gg_init (at least 1: gg_init
  * fails with GG_NO_DEVICE otherwise). GG_OK; count NULL:
@@ -415,7 +528,34 @@ GG_API gg_status gg_device_count(int *count);
  * message says how many there are); GG_NOT_INITIALIZED before gg_init;
  * GG_FORKED in a forked child. info->backend is static. Makes no driver
  * call; thread-safe. */
-GG_API gg_status gg_device_info_get(int device, gg_device_info *info);
+GG_API gg_status gg_device_properties(int device, gg_device_info *info);
+
+/** How one wait behaves (GG_WAIT_DESC_INIT, or GG_WAIT_MS: zero means the default). */
+typedef struct gg_wait_desc {
+    uint32_t struct_size; /**< sizeof(gg_wait_desc) as the caller was built: GG_WAIT_DESC_INIT sets it */
+    uint32_t timeout_ms;          /**< the deadline; 0: the library's default */
+    gg_timeout_policy on_timeout; /**< what a passed deadline does; DEFAULT: the library's */
+    unsigned flags;               /**< none defined yet: must be 0 */
+} gg_wait_desc;
+/** A gg_wait_desc with struct_size set and every other field zero (the defaults). */
+#define GG_WAIT_DESC_INIT GG__STRUCT_INIT(gg_wait_desc)
+/** A pointer to a wait of `ms` milliseconds under the library's timeout
+ * policy, for one call: gg_stream_synchronize(s, GG_WAIT_MS(1000)). A
+ * compound literal (C99 and later; C++ has none: declare a gg_wait_desc
+ * with GG_WAIT_DESC_INIT and set timeout_ms). Lives until the end of the
+ * enclosing block. */
+#ifndef __cplusplus
+#define GG_WAIT_MS(ms) (&(const gg_wait_desc){ .struct_size = (uint32_t)sizeof(gg_wait_desc), .timeout_ms = (ms) })
+#endif
+
+/* Every wait (gg_context_synchronize, gg_stream_synchronize,
+ * gg_event_synchronize) takes a const gg_wait_desc *: NULL means the
+ * library's deadline and timeout policy (gg_init_desc); otherwise the
+ * wait's own deadline (timeout_ms, 0: the library's) and policy
+ * (on_timeout: with GG_TIMEOUT_RETURNS a passed deadline returns
+ * GG_TIMEOUT and leaves the context ALIVE, for polling, whatever the
+ * library's policy). A wait desc with struct_size 0, on_timeout out of
+ * range or unknown flags: GG_INVALID_ARGUMENT before anything else. */
 
 /** A context's state (gg_context_state). Type names are gg_ and lower-case
  * words, without a _t suffix; this one is not gg_context_state because
@@ -426,17 +566,17 @@ typedef enum gg_state {
     GG_STATE_DEAD = 2,    /**< a sticky error or a passed deadline killed it: see gg_context_death */
     GG_STATE_FORKED = 3   /**< inherited through fork(): unusable in this process */
 } gg_state;
-/** Deprecated: the 0.2 name of gg_state, kept so that code written for 0.2
- * (and examples/python) still builds; removed in 0.3. */
-typedef gg_state gg_context_state_t;
 
-/** gg_context_create's settings (zero-initialise: zero means the default). */
+/** gg_context_create's settings (GG_CONTEXT_DESC_INIT: zero means the default). */
 typedef struct gg_context_desc {
+    uint32_t struct_size; /**< sizeof(gg_context_desc) as the caller was built: GG_CONTEXT_DESC_INIT sets it */
     const char *tag;             /**< creation tag shown in leak reports and dumps */
     bool use_primary;            /**< share the device's primary context (CUDA runtime interop) */
     uint32_t watchdog_budget_ms; /**< 0 = library default */
     gg_watchdog_policy watchdog; /**< 0 = library default */
 } gg_context_desc;
+/** A gg_context_desc with struct_size set and every other field zero (the defaults). */
+#define GG_CONTEXT_DESC_INIT GG__STRUCT_INIT(gg_context_desc)
 
 /** Creates a context on `device`. On CUDA each call makes an independent
  * context (desc->use_primary: the device's primary context instead). On HIP
@@ -497,30 +637,15 @@ GG_API gg_status gg_context_death(gg_context ctx, gg_error_info *info);
  * "sticky_scope" setting). Deadlines (GG_TIMEOUT) and faults that do not
  * kill a context never poison. */
 GG_API gg_status gg_context_recover(gg_context ctx);
-/** Waits for all work in the context, at most timeout_ms (0: the library's
- * default deadline). GG_OK when all is done; GG_TIMEOUT when the deadline
- * passes (under the library's timeout policy the context is then DEAD,
- * blamed on the oldest unfinished launch: see gg_context_synchronize_with
- * to choose per call); a device error of any launch as classified (sticky
+/** Waits for all work in the context, within wait's deadline (NULL: the
+ * library's; see gg_wait_desc). GG_OK when all is done; GG_TIMEOUT when
+ * the deadline passes (under the timeout policy KILLS_CONTEXT the context
+ * is then DEAD, blamed on the oldest unfinished launch); a bad wait desc:
+ * GG_INVALID_ARGUMENT; a device error of any launch as classified (sticky
  * ones kill the context, naming the culprit); a gone or wrong id:
  * GG_INVALID_HANDLE, also when another thread destroys the context during
- * the wait; GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
-GG_API gg_status gg_context_synchronize(gg_context ctx, uint32_t timeout_ms);
-
-/** How one wait behaves (zero-initialise: zero means the default). */
-typedef struct gg_wait_desc {
-    uint32_t timeout_ms;          /**< the deadline; 0: the library's default */
-    gg_timeout_policy on_timeout; /**< what a passed deadline does; DEFAULT: the library's */
-    unsigned flags;               /**< none defined yet: must be 0 */
-} gg_wait_desc;
-
-/** gg_context_synchronize with this wait's own deadline and timeout
- * policy: with on_timeout GG_TIMEOUT_RETURNS a passed deadline returns
- * GG_TIMEOUT and leaves the context ALIVE (for polling), whatever the
- * library's policy. wait NULL, on_timeout out of range or unknown flags:
- * GG_INVALID_ARGUMENT before anything else; otherwise as
- * gg_context_synchronize. */
-GG_API gg_status gg_context_synchronize_with(gg_context ctx, const gg_wait_desc *wait);
+ * the wait; GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. Thread-safe. */
+GG_API gg_status gg_context_synchronize(gg_context ctx, const gg_wait_desc *wait);
 /** The context's device. device NULL: GG_INVALID_ARGUMENT; a gone or wrong
  * id: GG_INVALID_HANDLE (*device untouched). */
 GG_API gg_status gg_context_device(gg_context ctx, int *device);
@@ -548,12 +673,15 @@ GG_API gg_status gg_context_current(gg_context *ctx);
 /* Streams and events                                                       */
 /* ------------------------------------------------------------------------ */
 
-/** Options of a stream (zero-initialise: zero means the default; a NULL desc
+/** Options of a stream (GG_STREAM_DESC_INIT: zero means the default; a NULL desc
  * means all defaults). The tag names it in errors, logs and dumps. */
 typedef struct gg_stream_desc {
+    uint32_t struct_size; /**< sizeof(gg_stream_desc) as the caller was built: GG_STREAM_DESC_INIT sets it */
     const char *tag;   /**< NULL: none */
     unsigned flags;    /**< none defined yet: must be 0 */
 } gg_stream_desc;
+/** A gg_stream_desc with struct_size set and every other field zero (the defaults). */
+#define GG_STREAM_DESC_INIT GG__STRUCT_INIT(gg_stream_desc)
 
 /** Creates a stream in ctx (non-blocking: no implicit ordering with the
  * default stream). GG_OK and *out set; out NULL or unknown desc->flags:
@@ -575,19 +703,13 @@ GG_API gg_status gg_stream_destroy(gg_stream stream);
  * ones kill the context); a gone or wrong id: GG_INVALID_HANDLE;
  * GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
 GG_API gg_status gg_stream_query(gg_stream stream);
-/** Waits for the stream's work, at most timeout_ms (0: the library's
- * default deadline). GG_OK; GG_TIMEOUT when the deadline passes (under
- * the library's timeout policy the context is then DEAD, blamed on the
- * stream's oldest unfinished launch; see gg_stream_synchronize_with);
- * otherwise as gg_stream_query, and GG_INVALID_HANDLE when another thread
- * destroys the stream during the wait. */
-GG_API gg_status gg_stream_synchronize(gg_stream stream, uint32_t timeout_ms);
-/** gg_stream_synchronize with this wait's own deadline and timeout policy
- * (see gg_wait_desc): with on_timeout GG_TIMEOUT_RETURNS a passed deadline
- * returns GG_TIMEOUT and leaves the context ALIVE. wait NULL, on_timeout
- * out of range or unknown flags: GG_INVALID_ARGUMENT before anything
- * else; otherwise as gg_stream_synchronize. */
-GG_API gg_status gg_stream_synchronize_with(gg_stream stream, const gg_wait_desc *wait);
+/** Waits for the stream's work, within wait's deadline (NULL: the
+ * library's; see gg_wait_desc). GG_OK; GG_TIMEOUT when the deadline passes
+ * (under the timeout policy KILLS_CONTEXT the context is then DEAD, blamed
+ * on the stream's oldest unfinished launch); a bad wait desc:
+ * GG_INVALID_ARGUMENT; otherwise as gg_stream_query, and GG_INVALID_HANDLE
+ * when another thread destroys the stream during the wait. */
+GG_API gg_status gg_stream_synchronize(gg_stream stream, const gg_wait_desc *wait);
 /** Makes the stream's later work wait for the event's last record (on the
  * device; the host does not wait). GG_OK; a gone or wrong id (either):
  * GG_INVALID_HANDLE; stream and event in two contexts: GG_WRONG_CONTEXT;
@@ -604,9 +726,12 @@ GG_API gg_status gg_stream_context(gg_stream stream, gg_context *ctx);
 
 /** Options of an event, as gg_stream_desc. */
 typedef struct gg_event_desc {
+    uint32_t struct_size; /**< sizeof(gg_event_desc) as the caller was built: GG_EVENT_DESC_INIT sets it */
     const char *tag;   /**< NULL: none */
     unsigned flags;    /**< none defined yet: must be 0 */
 } gg_event_desc;
+/** A gg_event_desc with struct_size set and every other field zero (the defaults). */
+#define GG_EVENT_DESC_INIT GG__STRUCT_INIT(gg_event_desc)
 
 /** Creates an event in ctx, with timing (for gg_event_elapsed_ms). GG_OK
  * and *out set; bad input, failures (GG_INVALID_ARGUMENT,
@@ -625,16 +750,10 @@ GG_API gg_status gg_event_record(gg_event event, gg_stream stream);
  * (GG_OK for an event never recorded): GG_OK, GG_NOT_READY (not an
  * error); otherwise as gg_stream_query. */
 GG_API gg_status gg_event_query(gg_event event);
-/** Waits for the event's last record, at most timeout_ms (0: the
- * library's default deadline); GG_TIMEOUT and the rest as
- * gg_stream_synchronize (the library's timeout policy applies). */
-GG_API gg_status gg_event_synchronize(gg_event event, uint32_t timeout_ms);
-/** gg_event_synchronize with the wait's own deadline and timeout policy
- * (wait->on_timeout; GG_TIMEOUT_DEFAULT: the library's): a poll with
- * GG_TIMEOUT_RETURNS leaves the context alive. wait NULL, an unknown
- * policy or flags: GG_INVALID_ARGUMENT (before anything else); otherwise as
- * gg_event_synchronize. Thread-safe. */
-GG_API gg_status gg_event_synchronize_with(gg_event event, const gg_wait_desc *wait);
+/** Waits for the event's last record, within wait's deadline (NULL: the
+ * library's; see gg_wait_desc); GG_TIMEOUT and the rest as
+ * gg_stream_synchronize. Thread-safe. */
+GG_API gg_status gg_event_synchronize(gg_event event, const gg_wait_desc *wait);
 /** Device time between two completed records, in milliseconds. GG_OK;
  * ms NULL: GG_INVALID_ARGUMENT; a gone or wrong id (either):
  * GG_INVALID_HANDLE; events of two contexts: GG_WRONG_CONTEXT; either
@@ -652,11 +771,14 @@ typedef enum gg_buffer_flags {
     GG_BUFFER_HOST_PINNED = 1 /**< page-locked host memory */
 } gg_buffer_flags;
 
-/** Options of a buffer (zero-initialise; NULL: device memory, no tag). */
+/** Options of a buffer (GG_BUFFER_DESC_INIT; NULL: device memory, no tag). */
 typedef struct gg_buffer_desc {
+    uint32_t struct_size; /**< sizeof(gg_buffer_desc) as the caller was built: GG_BUFFER_DESC_INIT sets it */
     const char *tag;   /**< NULL: none */
     unsigned flags;    /**< gg_buffer_flags: GG_BUFFER_DEVICE (0) or GG_BUFFER_HOST_PINNED */
 } gg_buffer_desc;
+/** A gg_buffer_desc with struct_size set and every other field zero (the defaults). */
+#define GG_BUFFER_DESC_INIT GG__STRUCT_INIT(gg_buffer_desc)
 
 /** Allocates `bytes` of device memory, or of pinned host memory with
  * GG_BUFFER_HOST_PINNED. out NULL, bytes 0 or unknown desc->flags:
@@ -664,9 +786,9 @@ typedef struct gg_buffer_desc {
  * memory: GG_OUT_OF_MEMORY naming the size ("(injected fault)" when a fault
  * plan made it fail). *out is {0} on every failure. The buffer belongs to
  * the context: freed with it at the latest. */
-GG_API gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out);
+GG_API gg_status gg_buffer_create(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out);
 /** Frees the buffer: 0 or a gone id GG_OK, as gg_stream_destroy. */
-GG_API gg_status gg_buffer_free(gg_buffer buf);
+GG_API gg_status gg_buffer_destroy(gg_buffer buf);
 /** The buffer's size. bytes NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
  * GG_INVALID_HANDLE (never another buffer's size). */
 GG_API gg_status gg_buffer_size(gg_buffer buf, size_t *bytes);
@@ -710,11 +832,14 @@ GG_API gg_status gg_memset(gg_buffer dst, size_t offset, uint8_t value, size_t b
 /* Modules, kernels, launches                                               */
 /* ------------------------------------------------------------------------ */
 
-/** Options of a module (zero-initialise; NULL: all defaults). */
+/** Options of a module (GG_MODULE_DESC_INIT; NULL: all defaults). */
 typedef struct gg_module_desc {
+    uint32_t struct_size; /**< sizeof(gg_module_desc) as the caller was built: GG_MODULE_DESC_INIT sets it */
     const char *tag;   /**< NULL: the path (load_file) or none (load_data) */
     unsigned flags;    /**< none defined yet: must be 0 */
 } gg_module_desc;
+/** A gg_module_desc with struct_size set and every other field zero (the defaults). */
+#define GG_MODULE_DESC_INIT GG__STRUCT_INIT(gg_module_desc)
 
 /** Loads a module from a file: PTX, cubin or fatbin on CUDA, a code
  * object on HIP, a simulator kernel module (a shared object, see
@@ -724,24 +849,33 @@ typedef struct gg_module_desc {
  * image: GG_INVALID_ARGUMENT; no code for this device: GG_UNSUPPORTED),
  * naming the driver call and the path, and on the simulator its reason.
  * *out is {0} on every failure. The module belongs to the context. */
-GG_API gg_status gg_module_load_file(gg_context ctx, const char *path, const gg_module_desc *desc,
-                                     gg_module *out);
+GG_API gg_status gg_module_create_from_file(gg_context ctx, const char *path, const gg_module_desc *desc,
+                                            gg_module *out);
 /** Loads a module from an image in memory (copied by the driver: the
- * caller may free it on return). As gg_module_load_file, with image NULL
+ * caller may free it on return). As gg_module_create_from_file, with image NULL
  * or bytes 0: GG_INVALID_ARGUMENT; errors name cuModuleLoadData /
  * hipModuleLoadData. */
-GG_API gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes,
-                                     const gg_module_desc *desc, gg_module *out);
-/** Unloads the module and its kernels (their ids go stale): 0 or a gone id
- * GG_OK, as gg_stream_destroy. */
-GG_API gg_status gg_module_unload(gg_module module);
-/** The kernel `name` of the module. out NULL, name NULL or empty:
- * GG_INVALID_ARGUMENT; a gone or wrong module id, or a module unloaded
- * during the call: GG_INVALID_HANDLE; no such kernel: the driver's
- * NOT_FOUND as classified (on the simulator, with its reason: e.g. a
- * kernel without GG_SIM_KERNEL_PARAMS). *out is {0} on every failure.
- * Kernels live until their module is unloaded. */
-GG_API gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out);
+GG_API gg_status gg_module_create_from_data(gg_context ctx, const void *image, size_t bytes,
+                                            const gg_module_desc *desc, gg_module *out);
+/** Unloads the module and destroys every kernel made from it (their ids go
+ * gone, whether or not gg_kernel_destroy was called): 0 or a gone id GG_OK,
+ * as gg_stream_destroy. */
+GG_API gg_status gg_module_destroy(gg_module module);
+/** Makes a kernel handle for the function `name` of the module. Each call
+ * makes a new handle, the caller's own (two calls for one name give two
+ * ids, each with its own timing history and chunking setting); the native
+ * function is the module's and is not released. out NULL, name NULL or
+ * empty: GG_INVALID_ARGUMENT; a gone or wrong module id, or a module
+ * destroyed during the call: GG_INVALID_HANDLE; no such kernel: the
+ * driver's NOT_FOUND as classified (on the simulator, with its reason:
+ * e.g. a kernel without GG_SIM_KERNEL_PARAMS). *out is {0} on every
+ * failure. The kernel lives until gg_kernel_destroy or until its module
+ * (for an adopted kernel, its context) is destroyed, whichever is first. */
+GG_API gg_status gg_kernel_create(gg_module module, const char *name, gg_kernel *out);
+/** Destroys the kernel handle (gg_kernel_create's or gg_kernel_adopt's):
+ * the id goes gone; the native function stays its module's (a kernel has
+ * no native release). 0 or a gone id: GG_OK, as gg_stream_destroy. */
+GG_API gg_status gg_kernel_destroy(gg_kernel kernel);
 /** The kernel's name (valid until gg_shutdown). name NULL:
  * GG_INVALID_ARGUMENT; a gone or wrong id: GG_INVALID_HANDLE. */
 GG_API gg_status gg_kernel_name(gg_kernel kernel, const char **name);
@@ -752,7 +886,7 @@ GG_API gg_status gg_kernel_name(gg_kernel kernel, const char **name);
  * name or full NULL, or no kernel of that name or shortened form:
  * GG_INVALID_ARGUMENT, *full NULL (the message says which). Makes no driver
  * call; thread-safe. */
-GG_API gg_status gg_kernel_name_expand(const char *name, const char **full);
+GG_API gg_status gg_kernel_full_name(const char *name, const char **full);
 
 /** A grid or block size, as CUDA's dim3. */
 typedef struct gg_dim3 {
@@ -763,6 +897,7 @@ typedef struct gg_dim3 {
 
 /** One launch (gg_launch, gg_launch_chunked). */
 typedef struct gg_launch_desc {
+    uint32_t struct_size; /**< sizeof(gg_launch_desc) as the caller was built: GG_LAUNCH_DESC_INIT sets it */
     gg_kernel kernel;       /**< the kernel to run */
     gg_stream stream;       /**< GG_NO_STREAM: the context's default stream */
     gg_dim3 grid;           /**< blocks; every component >= 1 (a 0 is refused: it is
@@ -772,6 +907,8 @@ typedef struct gg_launch_desc {
     void **params;          /**< array of pointers to each parameter, as cuLaunchKernel */
     uint32_t param_count;   /**< number of entries in params (checked for chunking) */
 } gg_launch_desc;
+/** A gg_launch_desc with struct_size set and every other field zero (the defaults). */
+#define GG_LAUNCH_DESC_INIT GG__STRUCT_INIT(gg_launch_desc)
 
 /** Sends the launch and records it (kernel, stream, sequence number) for
  * attribution; with a completion timeline (gg_timeline_mode), also writes
@@ -816,19 +953,24 @@ GG_API gg_status gg_launch(const gg_launch_desc *desc);
 
 /** How far a chunked launch got (passed to gg_chunk_progress_fn). */
 typedef struct gg_chunk_progress {
+    uint32_t struct_size; /**< set by the library to its sizeof(gg_chunk_progress): a callback built against a
+                               later header reads a field only if struct_size covers it */
     uint64_t blocks_done;     /**< blocks of the grid finished so far */
     uint64_t blocks_total;    /**< blocks in the whole grid */
     uint32_t slices;          /**< slices finished so far */
     float last_slice_ms;      /**< device time of the slice just finished */
 } gg_chunk_progress;
+/** A gg_chunk_progress with struct_size set and every other field zero (for tests of callbacks). */
+#define GG_CHUNK_PROGRESS_INIT GG__STRUCT_INIT(gg_chunk_progress)
 
 /* Called after each slice; return false to cancel (GG_CANCELLED, the context
  * stays ALIVE and the blocks already done stay done). Must not call gpuguard
  * functions on the same stream. */
 typedef bool (*gg_chunk_progress_fn)(void *user, const gg_chunk_progress *progress);
 
-/** How gg_launch_chunked slices a grid (zero-initialise: zero means the default). */
+/** How gg_launch_chunked slices a grid (GG_CHUNK_DESC_INIT: zero means the default). */
 typedef struct gg_chunk_desc {
+    uint32_t struct_size; /**< sizeof(gg_chunk_desc) as the caller was built: GG_CHUNK_DESC_INIT sets it */
     uint32_t offset_param;    /**< index in params of the uint32_t block offset */
     uint32_t dimension;       /**< 0 = x, 1 = y, 2 = z: the dimension sliced */
     float target_ms;          /**< slice time to aim for; 0 = a quarter of the
@@ -843,9 +985,12 @@ typedef struct gg_chunk_desc {
     gg_chunk_progress_fn progress; /**< called after each slice; NULL: none */
     void *progress_user;      /**< passed to progress as is */
 } gg_chunk_desc;
+/** A gg_chunk_desc with struct_size set and every other field zero (the defaults). */
+#define GG_CHUNK_DESC_INIT GG__STRUCT_INIT(gg_chunk_desc)
 
 /** What a chunked launch did (gg_launch_chunked). */
 typedef struct gg_chunk_stats {
+    uint32_t struct_size; /**< sizeof(gg_chunk_stats) as the caller was built: GG_CHUNK_STATS_INIT sets it */
     uint32_t slices;          /**< slices launched */
     uint64_t blocks;          /**< blocks run, all slices together */
     float largest_slice_ms;   /**< the longest slice's device time */
@@ -856,6 +1001,8 @@ typedef struct gg_chunk_stats {
                                    check predicts with (device_ms / blocks is this
                                    launch's own mean) */
 } gg_chunk_stats;
+/** A gg_chunk_stats with struct_size set and every other field zero (the defaults). */
+#define GG_CHUNK_STATS_INIT GG__STRUCT_INIT(gg_chunk_stats)
 
 /** Runs desc's launch in slices. desc->params[chunk->offset_param] is
  * replaced by each slice's offset (the caller's value is ignored), so
@@ -923,13 +1070,16 @@ GG_API gg_status gg_module_native(gg_module module, void **native);
  * wrong id: GG_INVALID_HANDLE; GG_NOT_INITIALIZED. */
 GG_API gg_status gg_kernel_native(gg_kernel kernel, void **native);
 
-/** How an object made outside gpuguard is adopted (zero-initialise; a NULL
+/** How an object made outside gpuguard is adopted (GG_ADOPT_DESC_INIT; a NULL
  * desc means all zero: not owned, no reset). */
 typedef struct gg_adopt_desc {
+    uint32_t struct_size; /**< sizeof(gg_adopt_desc) as the caller was built: GG_ADOPT_DESC_INIT sets it */
     const char *tag;     /**< creation tag, as for gpuguard's own objects */
     bool take_ownership; /**< gpuguard destroys/frees the native object with its gg object */
     bool allow_reset;    /**< contexts: recovery may destroy or reset the native context */
 } gg_adopt_desc;
+/** A gg_adopt_desc with struct_size set and every other field zero (the defaults). */
+#define GG_ADOPT_DESC_INIT GG__STRUCT_INIT(gg_adopt_desc)
 
 /* Adopted objects are gg objects like any other: checked handles, culprit
  * attribution, the DEAD state and fail-fast, deadlines on waits, fault
@@ -990,7 +1140,7 @@ GG_API gg_status gg_stream_adopt(gg_context ctx, void *native_stream, const gg_a
  * ranges against `bytes`. Checked against the allocation the driver knows
  * there (cuPointerGetAttribute; on HIP hipPointerGetAttribute's range and
  * device ordinal, HIP 5.0 and later; not checked where the runtime lacks
- * it). Owned: gg_buffer_free frees it (cuMemFree), so an owned
+ * it). Owned: gg_buffer_destroy frees it (cuMemFree), so an owned
  * buffer must be a whole allocation. GG_OK and *out set; out NULL,
  * device_ptr 0, bytes 0 or a range that wraps: GG_INVALID_ARGUMENT; an
  * address in no allocation the driver knows, a range past the end of its
@@ -1005,7 +1155,7 @@ GG_API gg_status gg_buffer_adopt(gg_context ctx, uint64_t device_ptr, size_t byt
  * plans name the kernel by it; desc->tag defaults to it). A function has
  * no native release: ownership changes nothing, and the kernel lives until
  * its context is destroyed (it belongs to no gg module). Its parameters
- * are read as gg_kernel_get reads them. GG_OK and *out set; out NULL,
+ * are read as gg_kernel_create reads them. GG_OK and *out set; out NULL,
  * native_function NULL, name NULL or empty, or a function that is a gg
  * kernel of ctx already: GG_INVALID_ARGUMENT; a gone or wrong ctx:
  * GG_INVALID_HANDLE; GG_CONTEXT_DEAD, GG_FORKED, GG_NOT_INITIALIZED. */
@@ -1025,9 +1175,9 @@ GG_API gg_status gg_kernel_adopt(gg_context ctx, void *native_function, const ch
  * and the driver's bytes, tags cut at GG_NAME_MAX - 1 bytes, possibly
  * inside a character) are written with each byte that does not belong to
  * a valid UTF-8 sequence replaced by U+FFFD. */
-GG_API gg_status gg_dump_json(char **json);
-/** Frees a string the library allocated (gg_dump_json,
- * gg_fault_counts_json). NULL: nothing. Needs no gg_init (and may be
+GG_API gg_status gg_objects_json(char **json);
+/** Frees a string the library allocated (gg_objects_json,
+ * gg_fault_counts_json): memory, not an object (see "Names" above). NULL: nothing. Needs no gg_init (and may be
  * called after gg_shutdown); thread-safe. */
 GG_API void gg_free(void *p);
 /** Number of live objects of all kinds (handles in the table). GG_OK;

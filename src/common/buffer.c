@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
+#include "common/abi_struct.h"
 #include "common/attribution.h"
 #include "common/child.h"
 #include "common/lifetime.h"
@@ -27,23 +28,27 @@ static int make_buffer(gg__call *c, gg__object *o, const void *args, gg__op *op)
     return gg__drv(c, *op, c->b->mem_alloc(c->b->self, &buf->device_ptr, a->bytes));
 }
 
-gg_status gg_buffer_alloc(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out)
+gg_status gg_buffer_create(gg_context ctx, size_t bytes, const gg_buffer_desc *desc, gg_buffer *out)
 {
-    gg__call c = GG__CALL("gg_buffer_alloc");
+    gg__call c = GG__CALL("gg_buffer_create");
     if (out == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: out is NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_create: out is NULL");
     out->id = 0;
-    gg_buffer_desc d = desc ? *desc : (gg_buffer_desc){ 0 };
-    unsigned flags = d.flags;
+    gg_buffer_desc local;
+    gg_status read;
+    const gg_buffer_desc *d = GG__ABI_IN(&c, desc, &local, gg_buffer_desc, GG_BUFFER_DESC_INIT, &read);
+    if (d == NULL)
+        return read;
+    unsigned flags = d->flags;
     if (bytes == 0)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: bytes is 0");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_create: bytes is 0");
     if (flags & ~(unsigned)GG_BUFFER_HOST_PINNED)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_alloc: unknown desc->flags 0x%x", flags);
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_create: unknown desc->flags 0x%x", flags);
     buffer_args args = { bytes, flags };
-    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d.tag, make_buffer, &args, &out->id);
+    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d->tag, make_buffer, &args, &out->id);
     gg_error_info *e = status == GG_OUT_OF_MEMORY ? gg__last_error_slot() : NULL;
     if (e != NULL && e->native_code != 0)
-        snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_alloc: the driver could not allocate %zu bytes of %s memory%s",
+        snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_create: the driver could not allocate %zu bytes of %s memory%s",
                  bytes, flags & GG_BUFFER_HOST_PINNED ? "pinned host" : "device",
                  c.injected ? " (injected fault)" : "");
     return status;
@@ -67,9 +72,9 @@ void gg__buffer_describe(const gg__object *o, struct cJSON *json)
     cJSON_AddBoolToObject(json, "pinned_host", (buf->flags & GG_BUFFER_HOST_PINNED) != 0);
 }
 
-gg_status gg_buffer_free(gg_buffer buf)
+gg_status gg_buffer_destroy(gg_buffer buf)
 {
-    return gg__destroy("gg_buffer_free", buf.id, GG__T_BUFFER);
+    return gg__destroy("gg_buffer_destroy", buf.id, GG__T_BUFFER);
 }
 
 static gg__buffer *get_buffer(gg__call *c, gg_buffer handle)

@@ -1,3 +1,4 @@
+#include "common/abi_struct.h"
 #include "common/call.h"
 #include "common/context.h"
 #include "common/process_exit.h"
@@ -19,15 +20,17 @@ gg_error_info *gg__last_error_slot(void)
 
 gg_status gg_last_error(gg_error_info *info)
 {
-    if (info == NULL)
+    /* A refusal here leaves the record as it was (no gg__fail). */
+    if (info == NULL || GG__ABI_OUT_CHECK(NULL, info, gg_error_info, GG_ERROR_INFO_INIT) != GG_OK)
         return GG_INVALID_ARGUMENT;
-    *info = last_error;
-    if (info->native_name == NULL)
-        info->native_name = "";
-    if (info->gg_call == NULL)
-        info->gg_call = "";
-    if (info->driver_call == NULL)
-        info->driver_call = "";
+    gg_error_info copy = last_error;
+    if (copy.native_name == NULL)
+        copy.native_name = "";
+    if (copy.gg_call == NULL)
+        copy.gg_call = "";
+    if (copy.driver_call == NULL)
+        copy.driver_call = "";
+    gg__abi_out(info, &copy, sizeof copy);
     return GG_OK;
 }
 

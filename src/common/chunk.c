@@ -9,6 +9,7 @@
  * the GPU back and keeps batching drivers (WDDM) from merging slices into
  * one submission that would overrun the budget anyway.
  */
+#include "common/abi_struct.h"
 #include "common/chunk.h"
 
 #include <math.h>
@@ -305,7 +306,7 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
         n = gg__drv(c, GG__OP_EVENT_CREATE, c->b->event_create(c->b->self, &run.end));
         status = gg__check(c, GG__OP_EVENT_CREATE, n);
     }
-    gg_chunk_stats st_out = { 0 };
+    gg_chunk_stats st_out = GG_CHUNK_STATS_INIT;
     uint64_t wall_start = gg__now_ns();
     for (uint64_t done = 0; status == GG_OK && done < total_rows;) {
         if (rows > total_rows - done)
@@ -328,7 +329,7 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
         history_add(k, (double)ms / (double)(rows * blocks_per_row));
         pthread_mutex_unlock(&ctx->lock);
         if (chunk->progress != NULL) {
-            gg_chunk_progress p = { .blocks_done = done * blocks_per_row, .blocks_total = total_rows * blocks_per_row,
+            gg_chunk_progress p = { .struct_size = sizeof p, .blocks_done = done * blocks_per_row, .blocks_total = total_rows * blocks_per_row,
                                     .slices = st_out.slices, .last_slice_ms = ms };
             if (!chunk->progress(chunk->progress_user, &p)) {
                 status = gg__fail(c, GG_CANCELLED, "%s: cancelled by the progress callback after %llu of %llu "
@@ -360,11 +361,25 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
 gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chunk, gg_chunk_stats *stats)
 {
     gg__call c = GG__CALL("gg_launch_chunked");
-    if (stats != NULL)
-        memset(stats, 0, sizeof *stats);
+    gg_chunk_stats stats_out = GG_CHUNK_STATS_INIT;
+    if (stats != NULL) {
+        gg_status refused = GG__ABI_OUT_CHECK(&c, stats, gg_chunk_stats, GG_CHUNK_STATS_INIT);
+        if (refused != GG_OK)
+            return refused;
+        gg__abi_out(stats, &stats_out, sizeof stats_out);
+    }
     if (desc == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch_chunked: desc is NULL");
-    gg_status status = gg__require_library(&c);
+    if (chunk == NULL)
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch_chunked: chunk is NULL");
+    gg_launch_desc desc_local;
+    gg_chunk_desc chunk_local;
+    gg_status status = GG_OK;
+    desc = GG__ABI_IN(&c, desc, &desc_local, gg_launch_desc, GG_LAUNCH_DESC_INIT, &status);
+    if (desc != NULL)
+        chunk = GG__ABI_IN(&c, chunk, &chunk_local, gg_chunk_desc, GG_CHUNK_DESC_INIT, &status);
+    if (desc != NULL && chunk != NULL)
+        status = gg__require_library(&c);
     if (status == GG_OK)
         status = check_chunk_desc(&c, desc, chunk);
     if (status != GG_OK)
@@ -375,8 +390,10 @@ gg_status gg_launch_chunked(const gg_launch_desc *desc, const gg_chunk_desc *chu
     if (status == GG_OK)
         status = gg__enter(&c, k->h.context);
     if (status == GG_OK)
-        status = gg__launch_chunked_entered(&c, k, st, desc, chunk, stats);
+        status = gg__launch_chunked_entered(&c, k, st, desc, chunk, stats ? &stats_out : NULL);
     gg__leave(&c);
+    if (stats != NULL)
+        gg__abi_out(stats, &stats_out, sizeof stats_out);
     return status;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/abi_struct.h"
 #include "common/attribution.h"
 #include "common/timeline.h"
 #include "common/call.h"
@@ -18,7 +19,7 @@
 #include "common/context.h"
 #include "common/stack.h"
 
-/* Every context, for gg_shutdown, the exit report and gg_dump_json. */
+/* Every context, for gg_shutdown, the exit report and gg_objects_json. */
 #define MAX_CONTEXTS GG__CONTEXTS_MAX
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static gg__context *contexts[MAX_CONTEXTS];
@@ -360,8 +361,11 @@ gg_status gg_context_create(int device, const gg_context_desc *desc, gg_context 
     gg_status status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
-    gg_context_desc d = desc ? *desc : (gg_context_desc){ 0 };
-    if (device < 0 || device >= gg__lib.device_count)
+    gg_context_desc d;
+    status = GG__ABI_COPY_IN(&c, desc, &d, gg_context_desc, GG_CONTEXT_DESC_INIT);
+    if (status != GG_OK)
+        ; /* refused: the message says why */
+    else if (device < 0 || device >= gg__lib.device_count)
         status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_create: device %d does not exist (%d device(s))",
                           device, gg__lib.device_count);
     else if ((unsigned)d.watchdog > GG_WATCHDOG_ALLOW)
@@ -457,7 +461,7 @@ static const char *state_name(gg_state s)
     }
 }
 
-/* Caller holds ctx->lock (gg_dump_json). */
+/* Caller holds ctx->lock (gg_objects_json). */
 void gg__context_describe(const gg__object *o, cJSON *cj)
 {
     const gg__context *ctx = (const gg__context *)o;
@@ -508,20 +512,25 @@ gg_status gg_context_death(gg_context handle, gg_error_info *info)
     gg__call c = GG__CALL("gg_context_death");
     if (info == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_context_death: info is NULL");
-    memset(info, 0, sizeof *info);
-    info->native_name = info->gg_call = info->driver_call = "";
+    gg_status status = GG__ABI_OUT_CHECK(&c, info, gg_error_info, GG_ERROR_INFO_INIT);
+    if (status != GG_OK)
+        return status;
+    gg_error_info death = GG_ERROR_INFO_INIT;
+    death.native_name = death.gg_call = death.driver_call = "";
+    gg__abi_out(info, &death, sizeof death);
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
         return gg__lookup_status();
     pthread_mutex_lock(&ctx->lock);
     if (atomic_load(&ctx->state) == GG__CTX_DEAD)
-        *info = ctx->death;
+        death = ctx->death;
     pthread_mutex_unlock(&ctx->lock);
-    if (info->status == GG_OK && gg__context_state(ctx) == GG_STATE_FORKED) {
-        info->status = GG_FORKED;
-        info->gg_call = "fork";
-        snprintf(info->message, sizeof info->message, "the context was inherited through fork()");
+    if (death.status == GG_OK && gg__context_state(ctx) == GG_STATE_FORKED) {
+        death.status = GG_FORKED;
+        death.gg_call = "fork";
+        snprintf(death.message, sizeof death.message, "the context was inherited through fork()");
     }
+    gg__abi_out(info, &death, sizeof death);
     gg__leave(&c);
     return GG_OK;
 }
@@ -672,22 +681,6 @@ gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms)
         if (is_primary(c, ctx))
             gg__departed_note(c->b, ctx->native, NULL, 0);
     }
-    return status;
-}
-
-gg_status gg_context_synchronize(gg_context handle, uint32_t timeout_ms)
-{
-    gg__call c = GG__CALL("gg_context_synchronize");
-    gg_status status = gg__require_library(&c);
-    if (status != GG_OK)
-        return status;
-    gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
-    if (ctx == NULL)
-        return gg__lookup_status();
-    status = gg__enter(&c, ctx);
-    if (status == GG_OK)
-        status = gg__context_wait(&c, ctx, timeout_ms);
-    gg__leave(&c);
     return status;
 }
 

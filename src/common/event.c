@@ -1,5 +1,6 @@
 /* Events: record, query, deadline waits, elapsed time. */
 #include <stdio.h>
+#include "common/abi_struct.h"
 #include "common/attribution.h"
 #include "common/child.h"
 #include "common/lifetime.h"
@@ -19,7 +20,10 @@ gg_status gg_event_create(gg_context ctx, const gg_event_desc *desc, gg_event *o
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_event_create: out is NULL");
     out->id = 0;
-    gg_event_desc d = desc ? *desc : (gg_event_desc){ 0 };
+    gg_event_desc d;
+    gg_status read = GG__ABI_COPY_IN(&c, desc, &d, gg_event_desc, GG_EVENT_DESC_INIT);
+    if (read != GG_OK)
+        return read;
     if (d.flags != 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_event_create: unknown desc->flags 0x%x (none are defined)",
                         d.flags);
@@ -130,12 +134,6 @@ gg_status gg__event_wait(gg__call *c, gg_event e, uint32_t timeout_ms)
     }
     gg__leave(c);
     return status;
-}
-
-gg_status gg_event_synchronize(gg_event e, uint32_t timeout_ms)
-{
-    gg__call c = GG__CALL("gg_event_synchronize");
-    return gg__event_wait(&c, e, timeout_ms);
 }
 
 gg_status gg_event_elapsed_ms(gg_event start, gg_event end, float *ms)

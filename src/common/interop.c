@@ -16,6 +16,7 @@
 
 #include "common/context.h"
 #include "common/fork.h"
+#include "common/abi_struct.h"
 #include "common/lifetime.h"
 #include "common/timeline.h"
 #include "common/module.h"
@@ -155,8 +156,12 @@ gg_status gg_stream_adopt(gg_context ctx, void *native_stream, const gg_adopt_de
     if (native_stream == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_adopt: native_stream is NULL, the default stream, "
                         "which is no one's to adopt: pass GG_NO_STREAM to calls for it");
+    gg_adopt_desc adopt;
+    gg_status read = GG__ABI_COPY_IN(&c, desc, &adopt, gg_adopt_desc, GG_ADOPT_DESC_INIT);
+    if (read != GG_OK)
+        return read;
     refusal why = { GG_OK, "" };
-    adopt_args a = { .desc = desc ? *desc : (gg_adopt_desc){ 0 }, .native = native_stream, .why = &why };
+    adopt_args a = { .desc = adopt, .native = native_stream, .why = &why };
     gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_STREAM, a.desc.tag, make_adopted_stream, &a,
                                   &out->id);
     return finish(&c, status, &why);
@@ -238,8 +243,12 @@ gg_status gg_buffer_adopt(gg_context ctx, uint64_t device_ptr, size_t bytes, con
     if (bytes > UINT64_MAX - device_ptr)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_adopt: 0x%llx + %zu bytes wraps around the address space",
                         (unsigned long long)device_ptr, bytes);
+    gg_adopt_desc adopt;
+    gg_status read = GG__ABI_COPY_IN(&c, desc, &adopt, gg_adopt_desc, GG_ADOPT_DESC_INIT);
+    if (read != GG_OK)
+        return read;
     refusal why = { GG_OK, "" };
-    adopt_args a = { .desc = desc ? *desc : (gg_adopt_desc){ 0 }, .device_ptr = device_ptr, .bytes = bytes,
+    adopt_args a = { .desc = adopt, .device_ptr = device_ptr, .bytes = bytes,
                      .why = &why };
     gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, a.desc.tag, make_adopted_buffer, &a,
                                   &out->id);
@@ -286,8 +295,12 @@ gg_status gg_kernel_adopt(gg_context ctx, void *native_function, const char *nam
     if (name == NULL || name[0] == '\0')
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_adopt: name is %s (errors and culprits name the "
                         "kernel by it)", name ? "empty" : "NULL");
+    gg_adopt_desc adopt;
+    gg_status read = GG__ABI_COPY_IN(&c, desc, &adopt, gg_adopt_desc, GG_ADOPT_DESC_INIT);
+    if (read != GG_OK)
+        return read;
     refusal why = { GG_OK, "" };
-    adopt_args a = { .desc = desc ? *desc : (gg_adopt_desc){ 0 }, .native = native_function, .name = name,
+    adopt_args a = { .desc = adopt, .native = native_function, .name = name,
                      .why = &why };
     const char *tag = a.desc.tag != NULL ? a.desc.tag : name;
     gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_KERNEL, tag, make_adopted_kernel, &a, &out->id);
@@ -311,7 +324,12 @@ gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_conte
     gg_status status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
-    gg_adopt_desc a = desc ? *desc : (gg_adopt_desc){ 0 };
+    gg_adopt_desc a;
+    status = GG__ABI_COPY_IN(&c, desc, &a, gg_adopt_desc, GG_ADOPT_DESC_INIT);
+    if (status != GG_OK) {
+        gg__leave(&c);
+        return status;
+    }
     gg__fork_check_pid();
     if (c.b->ctx_device == NULL) {
         status = gg__fail(&c, GG_UNSUPPORTED, "gg_context_adopt: the %s backend cannot tell a native context's "
@@ -355,7 +373,7 @@ gg_status gg_context_adopt(void *native_ctx, const gg_adopt_desc *desc, gg_conte
         gg__leave(&c);
         return status;
     }
-    gg_context_desc d = { .tag = a.tag, .use_primary = primary };
+    gg_context_desc d = { .struct_size = sizeof d, .tag = a.tag, .use_primary = primary };
     pthread_mutex_lock(&adopt_lock);
     uint64_t existing = gg__context_of_native(native_ctx);
     if (existing != 0)

@@ -7,6 +7,7 @@
 #include "common/launch.h"
 #include "common/context.h"
 #include "common/stream.h"
+#include "common/abi_struct.h"
 
 /* Grid and block sizes: a zero is refused, not rounded up. (The common
  * case is inlined in gg_launch; this names the zero.) */
@@ -86,6 +87,11 @@ gg_status gg_launch(const gg_launch_desc *desc)
     gg__call c = GG__CALL("gg_launch");
     if (GG__UNLIKELY(desc == NULL))
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch: desc is NULL");
+    gg_launch_desc desc_local;
+    gg_status read;
+    desc = GG__ABI_IN(&c, desc, &desc_local, gg_launch_desc, GG_LAUNCH_DESC_INIT, &read);
+    if (GG__UNLIKELY(desc == NULL))
+        return read;
     if (GG__UNLIKELY(desc->params == NULL && desc->param_count != 0))
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_launch: params is NULL but param_count is %u",
                         desc->param_count);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/abi_struct.h"
 #include "common/departed.h"
 #include "base/alloc.h"
 #include "build_paths.h"
@@ -227,9 +228,15 @@ gg_status gg_init(const gg_init_desc *desc)
         pthread_mutex_unlock(&init_lock);
         return gg__fail(&c, GG_ALREADY_INITIALIZED, "gg_init: already initialised (call gg_shutdown first)");
     }
+    gg_init_desc local;
+    gg_status status = GG__ABI_COPY_IN(&c, desc, &local, gg_init_desc, GG_INIT_DESC_INIT);
+    if (status != GG_OK) {
+        pthread_mutex_unlock(&init_lock);
+        return status;
+    }
     char message[GG_MESSAGE_MAX] = "";
     gg__config config;
-    gg_status status = gg__config_resolve(desc, &config, message, sizeof message);
+    status = gg__config_resolve(&local, &config, message, sizeof message);
     if (status != GG_OK) {
         gg__fault_write_report(config.fault_report_path, 0, "gg_init failed");
         pthread_mutex_unlock(&init_lock);
@@ -324,16 +331,19 @@ gg_status gg_shutdown(void)
     return GG_OK;
 }
 
-gg_status gg_get_config(gg_init_desc *out)
+gg_status gg_config(gg_init_desc *out)
 {
-    gg__call c = GG__CALL("gg_get_config");
+    gg__call c = GG__CALL("gg_config");
     if (out == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_get_config: out is NULL");
-    gg_status status = gg__call_open(&c);
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_config: out is NULL");
+    gg_status status = GG__ABI_OUT_CHECK(&c, out, gg_init_desc, GG_INIT_DESC_INIT);
+    if (status != GG_OK)
+        return status;
+    status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
     const gg__config *cfg = &gg__lib.config;
-    *out = (gg_init_desc){
+    gg_init_desc resolved = {
         .backend = cfg->backend,
         .cuda_library = cfg->cuda_library,
         .hip_library = cfg->hip_library,
@@ -349,6 +359,7 @@ gg_status gg_get_config(gg_init_desc *out)
         .timeline = cfg->timeline,
         .fault_plan_json = cfg->fault_plan_json,
     };
+    gg__abi_out(out, &resolved, sizeof resolved);
     gg__leave(&c);
     return GG_OK;
 }
@@ -389,12 +400,17 @@ gg_status gg_driver_entry_point(size_t index, gg_entry_point_info *info)
         return gg__fail(&c, GG_UNSUPPORTED,
                         "gg_driver_entry_point: the %s backend does not report its entry points",
                         c.b->name);
-    if (!c.b->entry_point(c.b->self, index, info)) {
+    status = GG__ABI_OUT_CHECK(&c, info, gg_entry_point_info, GG_ENTRY_POINT_INFO_INIT);
+    if (status != GG_OK)
+        return status;
+    gg_entry_point_info entry = GG_ENTRY_POINT_INFO_INIT;
+    bool found = c.b->entry_point(c.b->self, index, &entry);
+    gg__abi_out(info, &entry, sizeof entry);
+    if (!found) {
         size_t count = 0;
         gg_entry_point_info ignored;
         while (c.b->entry_point(c.b->self, count, &ignored))
             count++;
-        memset(info, 0, sizeof *info);
         return gg__fail(&c, GG_INVALID_ARGUMENT,
                         "gg_driver_entry_point: index %zu is past the last entry point "
                         "(the %s backend has %zu)",
@@ -417,29 +433,32 @@ gg_status gg_device_count(int *count)
     return status;
 }
 
-gg_status gg_device_info_get(int device, gg_device_info *info)
+gg_status gg_device_properties(int device, gg_device_info *info)
 {
-    gg__call c = GG__CALL("gg_device_info_get");
+    gg__call c = GG__CALL("gg_device_properties");
     gg_status status = gg__call_open(&c);
     if (status != GG_OK)
         return status;
     if (info == NULL) {
-        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: info is NULL");
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_properties: info is NULL");
+    } else if ((status = GG__ABI_OUT_CHECK(&c, info, gg_device_info, GG_DEVICE_INFO_INIT)) != GG_OK) {
+        /* refused: the message says why */
     } else if (device < 0 || device >= gg__lib.device_count) {
-        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_info_get: device %d does not exist (%d device(s))",
+        status = gg__fail(&c, GG_INVALID_ARGUMENT, "gg_device_properties: device %d does not exist (%d device(s))",
                           device, gg__lib.device_count);
     } else {
         const gg__device_props *p = &gg__lib.devices[device];
-        memset(info, 0, sizeof *info);
-        memcpy(info->name, p->name, sizeof info->name);
-        info->backend = c.b->name;
-        info->simulated = p->simulated;
-        info->watchdog = p->watchdog;
-        info->total_memory = p->total_memory;
-        info->multiprocessors = p->multiprocessors;
-        info->max_threads_per_block = p->max_threads_per_block;
-        memcpy(info->max_block, p->max_block, sizeof info->max_block);
-        memcpy(info->max_grid, p->max_grid, sizeof info->max_grid);
+        gg_device_info d = GG_DEVICE_INFO_INIT;
+        memcpy(d.name, p->name, sizeof d.name);
+        d.backend = c.b->name;
+        d.simulated = p->simulated;
+        d.watchdog = p->watchdog;
+        d.total_memory = p->total_memory;
+        d.multiprocessors = p->multiprocessors;
+        d.max_threads_per_block = p->max_threads_per_block;
+        memcpy(d.max_block, p->max_block, sizeof d.max_block);
+        memcpy(d.max_grid, p->max_grid, sizeof d.max_grid);
+        gg__abi_out(info, &d, sizeof d);
     }
     gg__leave(&c);
     return status;

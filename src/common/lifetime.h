@@ -26,7 +26,7 @@ typedef struct gg__kind {
      * alive) makes the driver call and returns its native code, setting *op;
      * without, drops host-side state only and returns 0. */
     int (*release)(gg__call *c, gg__object *o, bool call_driver, gg__op *op);
-    /* Adds the kind's own fields to the object's JSON (gg_dump_json). */
+    /* Adds the kind's own fields to the object's JSON (gg_objects_json). */
     void (*describe)(const gg__object *o, struct cJSON *json);
     /* Prepares freshly allocated memory (once per record's life), and undoes
      * that when gg_shutdown frees the pools; NULL when nothing to do. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/abi_struct.h"
 #include "common/chunk.h"
 #include "common/lifetime.h"
 #include "common/module.h"
@@ -27,7 +28,10 @@ static int make_module(gg__call *c, gg__object *o, const void *args, gg__op *op)
 static gg_status module_load(gg__call *c, gg_context ctx, const char *path, const void *image, size_t bytes,
                              const gg_module_desc *desc, gg_module *out)
 {
-    gg_module_desc d = desc ? *desc : (gg_module_desc){ 0 };
+    gg_module_desc d;
+    gg_status read = GG__ABI_COPY_IN(c, desc, &d, gg_module_desc, GG_MODULE_DESC_INIT);
+    if (read != GG_OK)
+        return read;
     if (d.flags != 0)
         return gg__fail(c, GG_INVALID_ARGUMENT, "%s: unknown desc->flags 0x%x (none are defined)", c->api, d.flags);
     module_args args = { path, image, bytes };
@@ -53,34 +57,34 @@ void gg__module_describe(const gg__object *o, struct cJSON *json)
     (void)json;
 }
 
-gg_status gg_module_load_file(gg_context ctx, const char *path, const gg_module_desc *desc, gg_module *out)
+gg_status gg_module_create_from_file(gg_context ctx, const char *path, const gg_module_desc *desc, gg_module *out)
 {
-    gg__call c = GG__CALL("gg_module_load_file");
+    gg__call c = GG__CALL("gg_module_create_from_file");
     if (out == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_file: out is NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_create_from_file: out is NULL");
     out->id = 0;
     if (path == NULL || path[0] == '\0')
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_file: path is %s", path ? "empty" : "NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_create_from_file: path is %s", path ? "empty" : "NULL");
     return module_load(&c, ctx, path, NULL, 0, desc, out);
 }
 
-gg_status gg_module_load_data(gg_context ctx, const void *image, size_t bytes, const gg_module_desc *desc,
+gg_status gg_module_create_from_data(gg_context ctx, const void *image, size_t bytes, const gg_module_desc *desc,
                                gg_module *out)
 {
-    gg__call c = GG__CALL("gg_module_load_data");
+    gg__call c = GG__CALL("gg_module_create_from_data");
     if (out == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_data: out is NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_create_from_data: out is NULL");
     out->id = 0;
     if (image == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_data: image is NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_create_from_data: image is NULL");
     if (bytes == 0)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_load_data: bytes is 0");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_module_create_from_data: bytes is 0");
     return module_load(&c, ctx, NULL, image, bytes, desc, out);
 }
 
-gg_status gg_module_unload(gg_module module)
+gg_status gg_module_destroy(gg_module module)
 {
-    return gg__destroy("gg_module_unload", module.id, GG__T_MODULE);
+    return gg__destroy("gg_module_destroy", module.id, GG__T_MODULE);
 }
 
 typedef struct kernel_args {
@@ -89,7 +93,7 @@ typedef struct kernel_args {
 } kernel_args;
 
 /* What the driver knows of the kernel's parameters, for the launch checks.
- * A failed query leaves them unknown (unchecked): gg_kernel_get (and
+ * A failed query leaves them unknown (unchecked): gg_kernel_create (and
  * gg_kernel_adopt) do not fail for it. */
 void gg__kernel_read_params(gg__call *c, gg__kernel *k)
 {
@@ -126,19 +130,19 @@ static int make_kernel(gg__call *c, gg__object *o, const void *args, gg__op *op)
         return n;
     k->module = m;
     k->module_id = a->module_id;
-    k->name = a->name; /* interned by gg_kernel_get */
+    k->name = a->name; /* interned by gg_kernel_create */
     gg__kernel_read_params(c, k);
     return 0;
 }
 
-gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out)
+gg_status gg_kernel_create(gg_module module, const char *name, gg_kernel *out)
 {
-    gg__call c = GG__CALL("gg_kernel_get");
+    gg__call c = GG__CALL("gg_kernel_create");
     if (out == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_get: out is NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_create: out is NULL");
     out->id = 0;
     if (name == NULL || name[0] == '\0')
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_get: name is %s", name ? "empty" : "NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_create: name is %s", name ? "empty" : "NULL");
     gg_status status = gg__require_library(&c);
     if (status != GG_OK)
         return status;
@@ -147,7 +151,7 @@ gg_status gg_kernel_get(gg_module module, const char *name, gg_kernel *out)
      * kept must fail the call, not become "?". */
     const char *interned = gg__intern(name);
     if (interned == NULL)
-        return gg__fail(&c, GG_OUT_OF_MEMORY, "gg_kernel_get: out of host memory for the kernel's name");
+        return gg__fail(&c, GG_OUT_OF_MEMORY, "gg_kernel_create: out of host memory for the kernel's name");
     kernel_args args = { module.id, interned };
     return gg__create(&c, module.id, GG__T_MODULE, GG__T_KERNEL, interned, make_kernel, &args, &out->id);
 }
@@ -179,17 +183,22 @@ gg_status gg_kernel_name(gg_kernel kernel, const char **name)
     return GG_OK;
 }
 
-gg_status gg_kernel_name_expand(const char *name, const char **full)
+gg_status gg_kernel_full_name(const char *name, const char **full)
 {
-    gg__call c = GG__CALL("gg_kernel_name_expand");
+    gg__call c = GG__CALL("gg_kernel_full_name");
     if (full != NULL)
         *full = NULL;
     if (name == NULL || full == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_name_expand: %s is NULL", name == NULL ? "name" : "full");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_full_name: %s is NULL", name == NULL ? "name" : "full");
     *full = gg__intern_find_record(name);
     if (*full == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_name_expand: no kernel loaded since gg_init is named '%s' "
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_kernel_full_name: no kernel loaded since gg_init is named '%s' "
                                           "or shortened to it", name);
     gg__leave(&c);
     return GG_OK;
+}
+
+gg_status gg_kernel_destroy(gg_kernel kernel)
+{
+    return gg__destroy("gg_kernel_destroy", kernel.id, GG__T_KERNEL);
 }

@@ -5,7 +5,7 @@
 #include "common/call.h"
 
 /* Reads what the driver knows of a new kernel's parameters into its record
- * (gg_kernel_get and gg_kernel_adopt). Context entered. */
+ * (gg_kernel_create and gg_kernel_adopt). Context entered. */
 void gg__kernel_read_params(gg__call *c, gg__kernel *k);
 
 #endif /* GPUGUARD_MODULE_H */

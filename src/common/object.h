@@ -143,7 +143,7 @@ typedef struct gg__kernel {
     gg__nfunc native;
     const char *name;                   /* interned */
     /* The kernel's parameters as the driver reports them (cuFuncGetParamInfo,
-     * the simulator's declarations), read once at gg_kernel_get. Unknown
+     * the simulator's declarations), read once at gg_kernel_create. Unknown
      * (params_known false): launches are not checked against them. */
     bool params_known;
     uint32_t param_count;

@@ -89,11 +89,11 @@ static cJSON *object_json(const gg__object *o)
     return j;
 }
 
-gg_status gg_dump_json(char **json)
+gg_status gg_objects_json(char **json)
 {
-    gg__call c = GG__CALL("gg_dump_json");
+    gg__call c = GG__CALL("gg_objects_json");
     if (json == NULL)
-        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_dump_json: json is NULL");
+        return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_objects_json: json is NULL");
     *json = NULL;
     gg_status status = gg__call_open(&c);
     if (status != GG_OK)
@@ -128,14 +128,14 @@ gg_status gg_dump_json(char **json)
         }
         /* Tags, kernel and module names come from the program and the
          * driver as bytes: invalid UTF-8 among them becomes U+FFFD, so
-         * that the dump is always valid JSON (gpuguard.h, gg_dump_json). */
+         * that the dump is always valid JSON (gpuguard.h, gg_objects_json). */
         *json = gg__json_valid_utf8(cJSON_Print(root));
         cJSON_Delete(root);
     }
     gg__free(ids);
     gg__leave(&c);
     if (*json == NULL)
-        return gg__fail(&c, GG_OUT_OF_MEMORY, "gg_dump_json: out of memory");
+        return gg__fail(&c, GG_OUT_OF_MEMORY, "gg_objects_json: out of memory");
     return GG_OK;
 }
 

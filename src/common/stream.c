@@ -1,6 +1,7 @@
 /* Streams: creation, queries and deadline waits. */
 #include <stdio.h>
 
+#include "common/abi_struct.h"
 #include "common/attribution.h"
 #include "common/child.h"
 #include "common/lifetime.h"
@@ -35,7 +36,10 @@ gg_status gg_stream_create(gg_context ctx, const gg_stream_desc *desc, gg_stream
     if (out == NULL)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: out is NULL");
     out->id = 0;
-    gg_stream_desc d = desc ? *desc : (gg_stream_desc){ 0 };
+    gg_stream_desc d;
+    gg_status read = GG__ABI_COPY_IN(&c, desc, &d, gg_stream_desc, GG_STREAM_DESC_INIT);
+    if (read != GG_OK)
+        return read;
     if (d.flags != 0)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_stream_create: unknown desc->flags 0x%x (none are defined)",
                         d.flags);
@@ -112,17 +116,6 @@ gg_status gg__stream_wait(gg__call *c, gg__stream *st, uint32_t timeout_ms)
     gg_status status = gg__wait(c, GG__OP_STREAM_QUERY, poll_stream, st, timeout_ms, "stream", st->h.tag);
     if (status == GG_OK)
         gg__launch_log_observe(&st->log, mark);
-    return status;
-}
-
-gg_status gg_stream_synchronize(gg_stream s, uint32_t timeout_ms)
-{
-    gg__call c = GG__CALL("gg_stream_synchronize");
-    gg_status status;
-    gg__stream *st = gg__use_begin(&c, s.id, GG__T_STREAM, "stream", &status);
-    if (st != NULL)
-        status = gg__stream_wait(&c, st, timeout_ms);
-    gg__leave(&c);
     return status;
 }
 

@@ -45,7 +45,7 @@ static atomic_int started;
  * program would run, made visible. */
 static _Noreturn void wrong(int worker, const char *what, gg_status status)
 {
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     char line[600];
     int n = snprintf(line, sizeof line, "worker %d: %s returned %s: %s\n", worker, what, gg_status_name(status),
@@ -68,14 +68,14 @@ static _Noreturn void wrong(int worker, const char *what, gg_status status)
 
 static gg_status launch(gg_kernel k, gg_stream s)
 {
-    gg_launch_desc d = { .kernel = k, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = k, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     return gg_launch(&d);
 }
 
 static gg_status launch_sleep(gg_kernel k, gg_stream s, uint32_t ms)
 {
     void *params[] = { &ms };
-    gg_launch_desc d = { .kernel = k, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = k, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
                          .params = params, .param_count = 1 };
     return gg_launch(&d);
 }
@@ -84,7 +84,7 @@ static gg_status launch_sleep(gg_kernel k, gg_stream s, uint32_t ms)
 static void context_with(int worker, int device, gg_context *ctx, gg_module *module)
 {
     EXPECT(worker, gg_context_create(device, NULL, ctx), GG_OK);
-    EXPECT(worker, gg_module_load_file(*ctx, module_path, NULL, module), GG_OK);
+    EXPECT(worker, gg_module_create_from_file(*ctx, module_path, NULL, module), GG_OK);
 }
 
 /* The three waits behind a hung kernel: none may ever return. */
@@ -92,21 +92,21 @@ static void *wait_stream(void *arg)
 {
     (void)arg;
     atomic_fetch_add(&started, 1);
-    wrong(1, "gg_stream_synchronize(hung)", gg_stream_synchronize(hung_stream, 60000));
+    wrong(1, "gg_stream_synchronize(hung)", gg_stream_synchronize(hung_stream, GG_WAIT_MS(60000)));
 }
 
 static void *wait_event(void *arg)
 {
     (void)arg;
     atomic_fetch_add(&started, 1);
-    wrong(2, "gg_event_synchronize(hung)", gg_event_synchronize(hung_event, 60000));
+    wrong(2, "gg_event_synchronize(hung)", gg_event_synchronize(hung_event, GG_WAIT_MS(60000)));
 }
 
 static void *wait_context(void *arg)
 {
     (void)arg;
     atomic_fetch_add(&started, 1);
-    wrong(3, "gg_context_synchronize(hung)", gg_context_synchronize(hung_ctx, 60000));
+    wrong(3, "gg_context_synchronize(hung)", gg_context_synchronize(hung_ctx, GG_WAIT_MS(60000)));
 }
 
 /* Object churn on a context of its own: every call must succeed. */
@@ -117,17 +117,17 @@ static void *churn_objects(void *arg)
     gg_module module;
     gg_kernel noop, sleep_ms;
     context_with(4, WAIT_DEVICE, &ctx, &module);
-    EXPECT(4, gg_kernel_get(module, "noop", &noop), GG_OK);
-    EXPECT(4, gg_kernel_get(module, "sleep_ms", &sleep_ms), GG_OK);
+    EXPECT(4, gg_kernel_create(module, "noop", &noop), GG_OK);
+    EXPECT(4, gg_kernel_create(module, "sleep_ms", &sleep_ms), GG_OK);
     atomic_fetch_add(&started, 1);
     for (;;) {
         gg_stream s;
         gg_event e;
         gg_buffer b;
         uint32_t host[16] = { 1, 2, 3 }, back[16];
-        EXPECT(4, gg_stream_create(ctx, &(gg_stream_desc){ .tag = "churn" }, &s), GG_OK);
+        EXPECT(4, gg_stream_create(ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "churn" }, &s), GG_OK);
         EXPECT(4, gg_event_create(ctx, NULL, &e), GG_OK);
-        EXPECT(4, gg_buffer_alloc(ctx, sizeof host, NULL, &b), GG_OK);
+        EXPECT(4, gg_buffer_create(ctx, sizeof host, NULL, &b), GG_OK);
         EXPECT(4, gg_memcpy_htod(b, 0, host, sizeof host, s), GG_OK);
         EXPECT(4, launch_sleep(sleep_ms, s, 1), GG_OK);
         EXPECT(4, gg_event_record(e, s), GG_OK);
@@ -137,9 +137,9 @@ static void *churn_objects(void *arg)
         if (memcmp(host, back, sizeof host) != 0)
             wrong(4, "the copy's bytes", GG_OK);
         EXPECT(4, launch(noop, s), GG_OK);
-        EXPECT(4, gg_event_synchronize(e, 5000), GG_OK);
-        EXPECT(4, gg_stream_synchronize(s, 5000), GG_OK);
-        EXPECT(4, gg_buffer_free(b), GG_OK);
+        EXPECT(4, gg_event_synchronize(e, GG_WAIT_MS(5000)), GG_OK);
+        EXPECT(4, gg_stream_synchronize(s, GG_WAIT_MS(5000)), GG_OK);
+        EXPECT(4, gg_buffer_destroy(b), GG_OK);
         EXPECT(4, gg_event_destroy(e), GG_OK);
         EXPECT(4, gg_stream_destroy(s), GG_OK);
     }
@@ -155,9 +155,9 @@ static void *churn_contexts(void *arg)
         gg_module module;
         gg_kernel sleep_ms;
         context_with(5, CHURN_DEVICE, &ctx, &module);
-        EXPECT(5, gg_kernel_get(module, "sleep_ms", &sleep_ms), GG_OK);
+        EXPECT(5, gg_kernel_create(module, "sleep_ms", &sleep_ms), GG_OK);
         EXPECT(5, launch_sleep(sleep_ms, GG_NO_STREAM, 2), GG_OK);
-        EXPECT(5, gg_context_synchronize(ctx, 5000), GG_OK);
+        EXPECT(5, gg_context_synchronize(ctx, GG_WAIT_MS(5000)), GG_OK);
         EXPECT(5, launch_sleep(sleep_ms, GG_NO_STREAM, 2), GG_OK);
         EXPECT(5, gg_context_destroy(ctx), GG_OK);
     }
@@ -173,14 +173,14 @@ static void *kill_and_recover(void *arg)
     atomic_fetch_add(&started, 1);
     for (;;) {
         gg_kernel trap;
-        EXPECT(6, gg_kernel_get(module, "trap", &trap), GG_OK);
+        EXPECT(6, gg_kernel_create(module, "trap", &trap), GG_OK);
         EXPECT(6, launch(trap, GG_NO_STREAM), GG_OK);
-        gg_status s = gg_context_synchronize(ctx, 5000);
+        gg_status s = gg_context_synchronize(ctx, GG_WAIT_MS(5000));
         if (s == GG_OK || gg_context_state(ctx) != GG_STATE_DEAD)
             wrong(6, gg_context_state(ctx) == GG_STATE_DEAD ? "gg_context_synchronize after a trap" : "gg_context_state after a trap", s);
-        EXPECT(6, gg_context_synchronize(ctx, 5000), GG_CONTEXT_DEAD);
+        EXPECT(6, gg_context_synchronize(ctx, GG_WAIT_MS(5000)), GG_CONTEXT_DEAD);
         EXPECT(6, gg_context_recover(ctx), GG_OK);
-        EXPECT(6, gg_module_load_file(ctx, module_path, NULL, &module), GG_OK);
+        EXPECT(6, gg_module_create_from_file(ctx, module_path, NULL, &module), GG_OK);
     }
 }
 
@@ -191,13 +191,13 @@ static void *query_library(void *arg)
     atomic_fetch_add(&started, 1);
     for (;;) {
         int count = 0;
-        gg_device_info info;
+        gg_device_info info = GG_DEVICE_INFO_INIT;
         char *json = NULL;
         EXPECT(7, gg_device_count(&count), GG_OK);
-        EXPECT(7, gg_device_info_get(WAIT_DEVICE, &info), GG_OK);
+        EXPECT(7, gg_device_properties(WAIT_DEVICE, &info), GG_OK);
         if (gg_backend_name()[0] == '\0')
             wrong(7, "gg_backend_name", GG_OK);
-        EXPECT(7, gg_dump_json(&json), GG_OK);
+        EXPECT(7, gg_objects_json(&json), GG_OK);
         gg_free(json);
         EXPECT(7, gg_stream_query(hung_stream), GG_NOT_READY);
         EXPECT(7, gg_event_query(hung_event), GG_NOT_READY);
@@ -259,8 +259,8 @@ int main(int argc, char **argv)
     gg_module module;
     gg_kernel hang_me;
     context_with(0, WAIT_DEVICE, &hung_ctx, &module);
-    EXPECT(0, gg_kernel_get(module, "hang_me", &hang_me), GG_OK);
-    EXPECT(0, gg_stream_create(hung_ctx, &(gg_stream_desc){ .tag = "hung" }, &hung_stream), GG_OK);
+    EXPECT(0, gg_kernel_create(module, "hang_me", &hang_me), GG_OK);
+    EXPECT(0, gg_stream_create(hung_ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "hung" }, &hung_stream), GG_OK);
     EXPECT(0, gg_event_create(hung_ctx, NULL, &hung_event), GG_OK);
     EXPECT(0, launch(hang_me, hung_stream), GG_OK);
     EXPECT(0, gg_event_record(hung_event, hung_stream), GG_OK);
@@ -289,5 +289,5 @@ int main(int argc, char **argv)
     pthread_t exiter;
     if (pthread_create(&exiter, NULL, exit_from_thread, &status) != 0)
         return 5;
-    wrong(0, "gg_stream_synchronize(hung) on the main thread", gg_stream_synchronize(hung_stream, 60000));
+    wrong(0, "gg_stream_synchronize(hung) on the main thread", gg_stream_synchronize(hung_stream, GG_WAIT_MS(60000)));
 }

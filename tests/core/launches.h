@@ -7,20 +7,20 @@
 static inline gg_status launch_touch(gg_test_rig *r, gg_stream s, uint64_t ptr, uint64_t bytes)
 {
     void *params[] = { &ptr, &bytes };
-    gg_launch_desc d = { .kernel = r->touch, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 2 };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = r->touch, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 2 };
     return gg_launch(&d);
 }
 
 static inline gg_status launch_sleep(gg_test_rig *r, gg_stream s, uint32_t ms)
 {
     void *params[] = { &ms };
-    gg_launch_desc d = { .kernel = r->sleep_ms, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 1 };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = r->sleep_ms, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 1 };
     return gg_launch(&d);
 }
 
 static inline gg_status launch_plain(gg_kernel k, gg_stream s)
 {
-    gg_launch_desc d = { .kernel = k, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = k, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     return gg_launch(&d);
 }
 
@@ -31,7 +31,7 @@ static inline gg_status launch_fill(gg_test_rig *r, gg_stream s, gg_buffer buf, 
     if (st != GG_OK)
         return st;
     void *params[] = { &dptr, &value, &n };
-    gg_launch_desc d = { .kernel = r->fill_u32, .stream = s, .grid = { (n + 255) / 256, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = r->fill_u32, .stream = s, .grid = { (n + 255) / 256, 1, 1 },
                          .block = { 256, 1, 1 }, .params = params, .param_count = 3 };
     return gg_launch(&d);
 }
@@ -66,7 +66,7 @@ static inline void kill_with_illegal_address(gg_test_rig *r, gg_buffer buf)
     uint64_t dptr = 0;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_touch(r, GG_NO_STREAM, dptr, 1u << 30));
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(r->ctx, 0));
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(r->ctx, NULL));
 }
 
 #endif

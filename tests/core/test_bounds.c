@@ -60,7 +60,7 @@ TestSuite(bounds, .init = bound_time);
 
 static void open_with(const char *sim_config, gg_timeline_mode mode)
 {
-    gg_init_desc desc = { .timeline = mode, .wait_timeout_ms = 10000 };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeline = mode, .wait_timeout_ms = 10000 };
     gg_test_init_sim_desc(sim_config, &desc);
     gg_test_rig_open(&rig, 1);
 }
@@ -95,7 +95,7 @@ Test(bounds, context_stack_past_depth_fails_cleanly)
 
 Test(bounds, contexts_past_4096_fail_cleanly)
 {
-    gg_init_desc desc = { .timeline = GG_TIMELINE_OFF };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeline = GG_TIMELINE_OFF };
     gg_test_init_sim_desc(NULL, &desc);
     static gg_context ctx[4097];
     for (int i = 0; i < 4096; i++)
@@ -125,17 +125,17 @@ Test(bounds, contexts_past_4096_fail_cleanly)
 static gg_error_info fault_with_behind(unsigned behind, gg_stream *out)
 {
     gg_stream s;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "queued" }, &s));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "queued" }, &s));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_sleep(&rig, s, 300));
     GG_OK_(launch_touch(&rig, s, dptr, 1u << 30));
     for (unsigned i = 0; i < behind; i++)
         GG_OK_(launch_plain(rig.noop, s));
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s, 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     *out = s;
     return death;
@@ -213,15 +213,15 @@ Test(bounds, launch_records_past_bound_without_timeline_count_the_unkept)
 Test(bounds, launch_records_setting_past_65536_refused_naming_it)
 {
     setenv("GPUGUARD_LAUNCH_RECORDS", "131072", 1);
-    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
     gg_status s = gg_init(&desc);
     cr_assert_eq(s, GG_INVALID_ARGUMENT);
     cr_assert(has(gg_test_last_message(), "power of two from 1 to 65536"), "%s", gg_test_last_message());
     setenv("GPUGUARD_LAUNCH_RECORDS", "65536", 1);
     GG_OK_(gg_init(&desc));
     unsetenv("GPUGUARD_LAUNCH_RECORDS");
-    gg_init_desc got;
-    GG_OK_(gg_get_config(&got));
+    gg_init_desc got = GG_INIT_DESC_INIT;
+    GG_OK_(gg_config(&got));
     GG_OK_(gg_shutdown());
 }
 
@@ -247,13 +247,13 @@ Test(bounds, timeline_slots_past_512_give_an_honest_window)
         cr_assert(stream_has_timeline(s[i]), "stream %d has no timeline", i);
     cr_assert_not(stream_has_timeline(s[511]), "the 512th stream got a slot past the page");
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_plain(rig.noop, s[511]));            /* #1: completes, not observed */
     GG_OK_(launch_touch(&rig, s[511], dptr, 1u << 30)); /* #2: faults */
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s[511], 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s[511], NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_WINDOW, "%s", death.message);
     cr_assert_eq(death.culprit.window_first, 1, "%s", death.message);
@@ -273,13 +273,13 @@ Test(bounds, timeline_slots_at_511_streams_name_the_culprit_exactly)
         GG_OK_(gg_stream_create(rig.ctx, NULL, &s[i]));
     cr_assert(stream_has_timeline(s[510]));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_plain(rig.noop, s[510]));
     GG_OK_(launch_touch(&rig, s[510], dptr, 1u << 30));
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s[510], 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s[510], NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
     cr_assert_str_eq(death.culprit.kernel_name, "touch");
@@ -300,7 +300,7 @@ Test(bounds, timeline_slots_come_back_after_a_destroy)
     cr_assert_not(stream_has_timeline(s[511]));
     GG_OK_(launch_plain(rig.noop, s[0]));
     GG_OK_(gg_stream_destroy(s[0]));
-    GG_OK_(gg_context_synchronize(rig.ctx, 0)); /* observes the destroyed stream's work */
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL)); /* observes the destroyed stream's work */
     GG_OK_(gg_stream_create(rig.ctx, NULL, &s[0]));
     cr_assert(stream_has_timeline(s[0]), "the freed slot did not come back");
     GG_OK_(gg_context_destroy(rig.ctx));
@@ -317,7 +317,7 @@ static void destroyed_streams_wait(unsigned count, gg_timeline_mode mode)
 {
     open_with(NULL, mode);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, count * 4, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, count * 4, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(gg_memset(buf, 0, 0, count * 4, GG_NO_STREAM));
@@ -328,19 +328,19 @@ static void destroyed_streams_wait(unsigned count, gg_timeline_mode mode)
         uint64_t word = dptr + i * 4;
         uint32_t value = i + 1, n = 1;
         void *params[] = { &word, &value, &n };
-        gg_launch_desc d = { .kernel = rig.fill_u32, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+        gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.fill_u32, .stream = s, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
                              .params = params, .param_count = 3 };
         GG_OK_(gg_launch(&d));
         GG_OK_(gg_stream_destroy(s));
     }
-    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
     /* Read on a fresh stream: it does not wait for the others itself. */
     gg_stream reader;
     GG_OK_(gg_stream_create(rig.ctx, NULL, &reader));
     uint32_t *got = calloc(count, 4);
     cr_assert_not_null(got);
     GG_OK_(gg_memcpy_dtoh(got, buf, 0, count * 4, reader));
-    GG_OK_(gg_stream_synchronize(reader, 0));
+    GG_OK_(gg_stream_synchronize(reader, NULL));
     for (unsigned i = 0; i < count; i++)
         cr_assert_eq(got[i], i + 1, "destroyed stream %u's work was not waited for", i);
     free(got);
@@ -369,11 +369,11 @@ static void destroyed_first_faults(gg_timeline_mode mode)
 {
     open_with(NULL, mode);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     gg_stream first;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "first" }, &first));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "first" }, &first));
     GG_OK_(launch_sleep(&rig, first, 300));                /* #1 */
     GG_OK_(launch_touch(&rig, first, dptr, 1u << 30));     /* #2: faults */
     GG_OK_(gg_stream_destroy(first));
@@ -384,8 +384,8 @@ static void destroyed_first_faults(gg_timeline_mode mode)
         gg_status st = gg_stream_destroy(s);
         cr_assert(st == GG_OK, "%s", gg_status_name(st));
     }
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     bool named = death.culprit.certainty == GG_ATTRIBUTION_EXACT && strcmp(death.culprit.kernel_name, "touch") == 0 &&
                  death.culprit.sequence == 2 && death.culprit.stream.id == first.id;
@@ -416,7 +416,7 @@ Test(bounds, culprit_candidates_past_4_are_counted)
 {
     open_with("{\"misbehave\":[{\"kernel\":\"hang_me\",\"action\":\"hang\"}]}", GG_TIMELINE_AUTO);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     gg_stream s[6];
@@ -425,8 +425,8 @@ Test(bounds, culprit_candidates_past_4_are_counted)
     for (int i = 0; i < 5; i++)
         GG_OK_(launch_plain(rig.hang_me, s[i]));
     GG_OK_(launch_touch(&rig, s[5], dptr, 1u << 30)); /* #6 */
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s[5], 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(s[5], NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_WINDOW, "%s", death.message);
     cr_assert_eq(death.culprit.candidate_count, 6, "%s", death.message);
@@ -447,14 +447,14 @@ Test(bounds, suspect_names_past_6_are_counted)
      * the seventh counted as "1 more". */
     open_with(NULL, GG_TIMELINE_OFF);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_sleep(&rig, GG_NO_STREAM, 200));
     GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 1, 16));
     uint32_t n = 16;
     void *params[] = { &dptr, &n };
-    gg_launch_desc add = { .kernel = rig.add_one_u32, .grid = { 1, 1, 1 }, .block = { 16, 1, 1 },
+    gg_launch_desc add = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.add_one_u32, .grid = { 1, 1, 1 }, .block = { 16, 1, 1 },
                            .params = params, .param_count = 2 };
     GG_OK_(gg_launch(&add));
     GG_OK_(launch_plain(rig.noop, GG_NO_STREAM));
@@ -462,13 +462,13 @@ Test(bounds, suspect_names_past_6_are_counted)
     GG_OK_(launch_plain(rig.trap, GG_NO_STREAM));
     GG_OK_(launch_plain(rig.hang_me, GG_NO_STREAM));
     gg_kernel spin;
-    GG_OK_(gg_kernel_get(rig.module, "spin", &spin));
+    GG_OK_(gg_kernel_create(rig.module, "spin", &spin));
     uint32_t us = 1, off = 0;
     void *sp[] = { &us, &off };
-    gg_launch_desc sd = { .kernel = spin, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = sp, .param_count = 2 };
+    gg_launch_desc sd = { .struct_size = sizeof(gg_launch_desc), .kernel = spin, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = sp, .param_count = 2 };
     GG_OK_(gg_launch(&sd));
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_WINDOW, "%s", death.message);
     cr_assert_eq(death.culprit.window_count, 8, "%s", death.message);
@@ -488,10 +488,10 @@ Test(bounds, chunk_params_past_256_refused_naming_the_bound)
     for (int i = 0; i < 257; i++)
         params[i] = &values[i];
     gg_kernel spin;
-    GG_OK_(gg_kernel_get(rig.module, "spin", &spin));
-    gg_launch_desc d = { .kernel = spin, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+    GG_OK_(gg_kernel_create(rig.module, "spin", &spin));
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = spin, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
                          .param_count = 257 };
-    gg_chunk_desc chunk = { .offset_param = 1 };
+    gg_chunk_desc chunk = { .struct_size = sizeof(gg_chunk_desc), .offset_param = 1 };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&d, &chunk, NULL));
     cr_assert(has(gg_test_last_message(), "param_count 257 is more than 256"), "%s", gg_test_last_message());
     /* At 256 that check passes; the kernel's own count (2) refuses it. */
@@ -509,9 +509,9 @@ static gg_kernel open_wide(void)
 {
     open_with(NULL, GG_TIMELINE_AUTO);
     gg_module m;
-    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("bounds_kernels"), NULL, &m));
+    GG_OK_(gg_module_create_from_file(rig.ctx, gg_test_kernel_module("bounds_kernels"), NULL, &m));
     gg_kernel k;
-    GG_OK_(gg_kernel_get(m, "wide66", &k));
+    GG_OK_(gg_kernel_create(m, "wide66", &k));
     return k;
 }
 
@@ -523,12 +523,12 @@ Test(bounds, known_params_past_64_still_check_the_whole_count)
     static void *params[66];
     for (int i = 0; i < 66; i++)
         params[i] = values[i];
-    gg_launch_desc d = { .kernel = k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 65 };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 65 };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch(&d));
     cr_assert(has(gg_test_last_message(), "takes 66 parameter(s) but param_count is 65"), "%s", gg_test_last_message());
     d.param_count = 66;
     GG_OK_(gg_launch(&d));
-    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
@@ -548,8 +548,8 @@ Test(bounds, known_params_past_64_refuse_an_unchecked_chunk_offset)
     static void *params[66];
     for (int i = 0; i < 66; i++)
         params[i] = values[i];
-    gg_launch_desc d = { .kernel = k, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 66 };
-    gg_chunk_desc chunk = { .offset_param = 65 };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = k, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 66 };
+    gg_chunk_desc chunk = { .struct_size = sizeof(gg_chunk_desc), .offset_param = 65 };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&d, &chunk, NULL));
     cr_assert(has(gg_test_last_message(), "past the first 64"), "%s", gg_test_last_message());
     chunk.offset_param = 63;
@@ -567,9 +567,9 @@ Test(bounds, tag_past_name_max_is_truncated_terminated)
     memset(tag, 'a', GG_NAME_MAX);
     tag[GG_NAME_MAX] = '\0'; /* 64 bytes: one past what a tag keeps */
     gg_stream s;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = tag }, &s));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = tag }, &s));
     char *json = NULL;
-    GG_OK_(gg_dump_json(&json));
+    GG_OK_(gg_objects_json(&json));
     char kept[GG_NAME_MAX + 3];
     snprintf(kept, sizeof kept, "\"%.*s\"", GG_NAME_MAX - 1, tag);
     cr_assert(has(json, kept), "the tag is not kept as its first 63 bytes: %s", json);
@@ -608,12 +608,12 @@ Test(bounds, message_past_message_max_is_truncated_terminated)
     path[0] = '/';
     path[sizeof path - 1] = '\0';
     gg_module m;
-    gg_status s = gg_module_load_file(rig.ctx, path, NULL, &m);
+    gg_status s = gg_module_create_from_file(rig.ctx, path, NULL, &m);
     cr_assert_neq(s, GG_OK);
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     GG_OK_(gg_last_error(&e));
     cr_assert_eq(strnlen(e.message, sizeof e.message), GG_MESSAGE_MAX - 1, "the message was not cut at the bound");
-    cr_assert(has(e.message, "gg_module_load_file"), "%s", e.message);
+    cr_assert(has(e.message, "gg_module_create_from_file"), "%s", e.message);
     cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_ALIVE);
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -685,13 +685,13 @@ static void count_leaks(void *user, gg_log_level level, uint64_t id, const char 
 
 Test(bounds, leak_report_lists_16_and_counts_all)
 {
-    gg_init_desc desc = { .log_fn = count_leaks, .log_level = GG_LOG_WARN };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .log_fn = count_leaks, .log_level = GG_LOG_WARN };
     gg_test_init_sim_desc(NULL, &desc);
     gg_context ctx;
-    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "leaky" }, &ctx));
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "leaky" }, &ctx));
     for (int i = 0; i < 20; i++) {
         gg_event e;
-        GG_OK_(gg_event_create(ctx, &(gg_event_desc){ .tag = "lost" }, &e));
+        GG_OK_(gg_event_create(ctx, &(gg_event_desc){ .struct_size = sizeof(gg_event_desc), .tag = "lost" }, &e));
     }
     GG_OK_(gg_shutdown());
     /* The context line is the first of the 16; 15 objects are named. */
@@ -756,7 +756,7 @@ Test(bounds, library_path_past_511_refused_naming_it)
     memset(path, 'l', 512);
     path[0] = '/';
     path[512] = '\0';
-    gg_init_desc desc = { .backend = "sim", .cuda_library = path };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = path };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
     cr_assert(has(gg_test_last_message(), "longer than 511 bytes"), "%s", gg_test_last_message());
 }

@@ -27,7 +27,7 @@ static void open_with(gg_timeline_mode mode, const char *records)
 {
     if (records != NULL)
         setenv("GPUGUARD_LAUNCH_RECORDS", records, 1);
-    gg_init_desc desc = { .timeline = mode, .wait_timeout_ms = 5000 };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeline = mode, .wait_timeout_ms = 5000 };
     gg_test_init_sim_desc(HANG_CONFIG, &desc);
     unsetenv("GPUGUARD_LAUNCH_RECORDS");
     gg_test_rig_open(&rig, 1);
@@ -45,15 +45,15 @@ static uint64_t device_ptr(gg_buffer b)
 static gg_error_info deep_queue(uint32_t behind, uint32_t ms)
 {
     gg_stream deep;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "deep" }, &deep));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "deep" }, &deep));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     GG_OK_(launch_sleep(&rig, deep, ms));
     GG_OK_(launch_touch(&rig, deep, device_ptr(buf), 1u << 30));
     for (uint32_t i = 0; i < behind; i++)
         GG_OK_(launch_plain(rig.noop, deep));
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(deep, 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(deep, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.status, GG_ILLEGAL_ADDRESS, "%s", death.message);
     return death;
@@ -93,12 +93,12 @@ Test(culprit_bounds, without_a_timeline_a_hang_behind_40_launches_is_inside_the_
 {
     open_with(GG_TIMELINE_OFF, "32");
     gg_stream deep;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "deep" }, &deep));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "deep" }, &deep));
     GG_OK_(launch_plain(rig.hang_me, deep)); /* #1 hangs */
     for (int i = 0; i < 40; i++)
         GG_OK_(launch_plain(rig.noop, deep));
-    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(deep, 100));
-    gg_error_info death;
+    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(deep, GG_WAIT_MS(100)));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_WINDOW, "%s", death.message);
     cr_assert_eq(death.culprit.window_count, 41, "%s", death.message);
@@ -120,8 +120,8 @@ static void destroyed_streams_fill(uint32_t count, uint32_t ms, gg_buffer *bufs)
         gg_stream s;
         char tag[16];
         snprintf(tag, sizeof tag, "s%u", i);
-        GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = tag }, &s));
-        GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &bufs[i]));
+        GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = tag }, &s));
+        GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &bufs[i]));
         GG_OK_(launch_sleep(&rig, s, ms - ms * i / (count + 1)));
         GG_OK_(launch_fill(&rig, s, bufs[i], i + 1, 16));
         GG_OK_(gg_stream_destroy(s));
@@ -135,7 +135,7 @@ static void expect_filled(gg_buffer *bufs, uint32_t count)
         GG_OK_(gg_memcpy_dtoh(got, bufs[i], 0, sizeof got, GG_NO_STREAM)); /* the null stream: not ordered after gpuguard's streams (non-blocking) */
         cr_assert_eq(got[0], i + 1, "stream %u's work had not run when the synchronize returned", i);
         cr_assert_eq(got[15], i + 1, "stream %u's work had not run when the synchronize returned", i);
-        GG_OK_(gg_buffer_free(bufs[i]));
+        GG_OK_(gg_buffer_destroy(bufs[i]));
     }
 }
 
@@ -144,7 +144,7 @@ Test(culprit_bounds, a_context_synchronize_waits_for_the_work_of_20_destroyed_st
     open_with(GG_TIMELINE_AUTO, NULL);
     gg_buffer bufs[20];
     destroyed_streams_fill(20, 300, bufs);
-    GG_OK_(gg_context_synchronize(rig.ctx, 5000));
+    GG_OK_(gg_context_synchronize(rig.ctx, GG_WAIT_MS(5000)));
     expect_filled(bufs, 20);
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -155,7 +155,7 @@ Test(culprit_bounds, a_context_synchronize_waits_for_the_work_of_130_destroyed_s
     open_with(GG_TIMELINE_OFF, NULL);
     gg_buffer bufs[130];
     destroyed_streams_fill(130, 200, bufs);
-    GG_OK_(gg_context_synchronize(rig.ctx, 10000));
+    GG_OK_(gg_context_synchronize(rig.ctx, GG_WAIT_MS(10000)));
     expect_filled(bufs, 130);
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -165,7 +165,7 @@ Test(culprit_bounds, a_context_synchronize_waits_for_the_work_of_130_destroyed_s
 static gg_error_info fault_on_first_of_20(gg_stream *first)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     for (int i = 0; i < 20; i++) {
         gg_stream s;
         GG_OK_(gg_stream_create(rig.ctx, NULL, &s));
@@ -178,8 +178,8 @@ static gg_error_info fault_on_first_of_20(gg_stream *first)
         }
         GG_OK_(gg_stream_destroy(s));
     }
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 5000));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, GG_WAIT_MS(5000)));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     return death;
 }
@@ -230,14 +230,14 @@ Test(culprit_bounds, a_slot_of_a_destroyed_stream_is_not_reused_while_its_write_
     for (int i = 0; i < 20; i++)
         GG_OK_(gg_stream_create(rig.ctx, NULL, &fresh[i]));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     for (int i = 0; i < 20; i++)
         GG_OK_(launch_touch(&rig, fresh[i], device_ptr(buf), 1)); /* in bounds: completes */
     /* Not observed: the timeline alone says these completed. */
     GG_OK_(launch_sleep(&rig, fresh[19], 300));
     GG_OK_(launch_touch(&rig, fresh[19], device_ptr(buf), 1u << 30)); /* faults */
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(fresh[19], 5000));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(fresh[19], GG_WAIT_MS(5000)));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     /* Stream 19's first unfinished launch is the faulting touch, numbered
      * after 20 x (sleep, fill) + 20 touches + the sleep. */
@@ -263,17 +263,17 @@ Test(culprit_bounds, a_slot_of_a_destroyed_stream_is_not_reused_while_its_write_
 /* A rig on device 1's primary context (every HIP context is one). */
 static void open_shared_rig(gg_test_rig *r, const char *tag)
 {
-    GG_OK_(gg_context_create(1, &(gg_context_desc){ .tag = tag, .use_primary = true }, &r->ctx));
-    GG_OK_(gg_module_load_file(r->ctx, gg_test_kernel_module("core_kernels"), NULL, &r->module));
-    GG_OK_(gg_kernel_get(r->module, "touch", &r->touch));
-    GG_OK_(gg_kernel_get(r->module, "sleep_ms", &r->sleep_ms));
-    GG_OK_(gg_kernel_get(r->module, "noop", &r->noop));
-    GG_OK_(gg_kernel_get(r->module, "fill_u32", &r->fill_u32));
+    GG_OK_(gg_context_create(1, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = tag, .use_primary = true }, &r->ctx));
+    GG_OK_(gg_module_create_from_file(r->ctx, gg_test_kernel_module("core_kernels"), NULL, &r->module));
+    GG_OK_(gg_kernel_create(r->module, "touch", &r->touch));
+    GG_OK_(gg_kernel_create(r->module, "sleep_ms", &r->sleep_ms));
+    GG_OK_(gg_kernel_create(r->module, "noop", &r->noop));
+    GG_OK_(gg_kernel_create(r->module, "fill_u32", &r->fill_u32));
 }
 
 static void init_shared(void)
 {
-    gg_init_desc desc = { .timeline = GG_TIMELINE_AUTO, .wait_timeout_ms = 5000 };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeline = GG_TIMELINE_AUTO, .wait_timeout_ms = 5000 };
     gg_test_init_sim_desc(HANG_CONFIG, &desc);
 }
 
@@ -284,7 +284,7 @@ Test(culprit_bounds, a_fault_of_another_gg_context_on_the_same_native_context_na
     open_shared_rig(&a, "a");
     open_shared_rig(&b, "b");
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(a.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(a.ctx, 4096, NULL, &buf));
     uint64_t dptr = device_ptr(buf);
     gg_stream sa, sb;
     GG_OK_(gg_stream_create(a.ctx, NULL, &sa));
@@ -292,9 +292,9 @@ Test(culprit_bounds, a_fault_of_another_gg_context_on_the_same_native_context_na
     GG_OK_(launch_sleep(&a, sa, 100));
     GG_OK_(launch_touch(&a, sa, dptr, 1u << 30)); /* a's: faults after 100 ms */
     GG_OK_(launch_sleep(&b, sb, 2000));            /* b's: unfinished when it does */
-    gg_status st = gg_stream_synchronize(sb, 5000);
+    gg_status st = gg_stream_synchronize(sb, GG_WAIT_MS(5000));
     cr_assert_eq(st, GG_ILLEGAL_ADDRESS, "%s", gg_test_last_message());
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(b.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_NONE, "b's sleep must not be blamed: %s", death.message);
     cr_assert_not_null(strstr(death.message, "culprit unknown: gg context 'a' shares this native context"), "%s",
@@ -304,9 +304,9 @@ Test(culprit_bounds, a_fault_of_another_gg_context_on_the_same_native_context_na
      * death poisoned the process and a died with it (GG_PROCESS_POISONED:
      * it fails fast); on HIP a's own call meets the device's error. */
     if (gg_test_backend_in_use()->hip) {
-        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(a.ctx, 5000));
+        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(a.ctx, GG_WAIT_MS(5000)));
     } else {
-        GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(a.ctx, 5000));
+        GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(a.ctx, GG_WAIT_MS(5000)));
         cr_assert_not_null(strstr(gg_test_last_message(), "GG_PROCESS_POISONED"), "%s", gg_test_last_message());
     }
     GG_OK_(gg_context_destroy(a.ctx));
@@ -320,7 +320,7 @@ Test(culprit_bounds, work_left_running_by_a_destroyed_gg_context_is_not_blamed_o
     gg_test_rig a, b;
     open_shared_rig(&a, "a");
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(a.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(a.ctx, 4096, NULL, &buf));
     uint64_t dptr = device_ptr(buf);
     /* a's default stream: a sleep, then a fault; a goes while they run
      * (on HIP and with a primary context still retained, they go on). */
@@ -331,9 +331,9 @@ Test(culprit_bounds, work_left_running_by_a_destroyed_gg_context_is_not_blamed_o
     gg_stream sb;
     GG_OK_(gg_stream_create(b.ctx, NULL, &sb));
     GG_OK_(launch_sleep(&b, sb, 2000));
-    gg_status st = gg_stream_synchronize(sb, 5000);
+    gg_status st = gg_stream_synchronize(sb, GG_WAIT_MS(5000));
     cr_assert_eq(st, GG_ILLEGAL_ADDRESS, "%s", gg_test_last_message());
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(b.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_NONE, "b's sleep must not be blamed: %s", death.message);
     cr_assert_not_null(strstr(death.message, "culprit unknown: gg context 'a', destroyed with its work still running"),
@@ -353,13 +353,13 @@ Test(culprit_bounds, work_a_destroyed_gg_context_finished_leaves_the_next_its_cu
     GG_OK_(launch_sleep(&a, GG_NO_STREAM, 20));
     GG_OK_(gg_context_destroy(a.ctx));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(b.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(b.ctx, 4096, NULL, &buf));
     gg_stream sb;
     GG_OK_(gg_stream_create(b.ctx, NULL, &sb));
     GG_OK_(launch_sleep(&b, sb, 200));
     GG_OK_(launch_touch(&b, sb, device_ptr(buf), 1u << 30)); /* b's #2 faults, long after a's sleep ended */
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(sb, 5000));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(sb, GG_WAIT_MS(5000)));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(b.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
     cr_assert_str_eq(death.culprit.kernel_name, "touch", "%s", death.message);

@@ -23,7 +23,7 @@ Test(devices, each_context_lives_on_its_device_and_computes)
         cr_expect_eq(reported, device);
 
         gg_buffer buf;
-        GG_OK_(gg_buffer_alloc(rig.ctx, N * sizeof(uint32_t), NULL, &buf));
+        GG_OK_(gg_buffer_create(rig.ctx, N * sizeof(uint32_t), NULL, &buf));
         unsigned long long after[2] = { gg_test_sim_device_memory_used(0),
                                         gg_test_sim_device_memory_used(1) };
         cr_expect_gt(after[device], before[device], "the allocation is on device %d", device);
@@ -34,7 +34,7 @@ Test(devices, each_context_lives_on_its_device_and_computes)
         GG_OK_(gg_memcpy_dtoh(out, buf, 0, sizeof out, GG_NO_STREAM));
         for (int i = 0; i < N; i++)
             cr_assert_eq(out[i], 0xC0DE0000u + (uint32_t)device, "device %d element %d", device, i);
-        GG_OK_(gg_buffer_free(buf));
+        GG_OK_(gg_buffer_destroy(buf));
         GG_OK_(gg_context_destroy(rig.ctx));
     }
     gg_test_finish();

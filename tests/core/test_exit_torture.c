@@ -116,7 +116,7 @@ static gg_stream late_stream;
  * runs handlers in reverse order): the calls fail, and say why. */
 static void call_after_the_exit_handler(void)
 {
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     if (gg_stream_query(late_stream) != GG_NOT_INITIALIZED)
         _exit(20);
     gg_last_error(&e);
@@ -138,11 +138,11 @@ Test(exit_torture, calls_after_the_exit_handler_name_the_exit, .timeout = 30)
     if (pid == 0) {
         alarm(20);
         atexit(call_after_the_exit_handler);
-        gg_init_desc desc = { 0 };
+        gg_init_desc desc = GG_INIT_DESC_INIT;
         gg_test_init_sim_desc(NULL, &desc);
         gg_context ctx;
         if (gg_context_create(0, NULL, &ctx) != GG_OK ||
-            gg_stream_create(ctx, &(gg_stream_desc){ .tag = "late" }, &late_stream) != GG_OK)
+            gg_stream_create(ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "late" }, &late_stream) != GG_OK)
             _exit(3);
         exit(9); /* the handler above ends the process with its own verdict */
     }

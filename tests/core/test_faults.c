@@ -24,14 +24,14 @@ static void alloc_pattern(int n, char *out)
 {
     gg_buffer bufs[128];
     for (int i = 0; i < n; i++) {
-        gg_status s = gg_buffer_alloc(rig.ctx, 64, NULL, &bufs[i]);
+        gg_status s = gg_buffer_create(rig.ctx, 64, NULL, &bufs[i]);
         cr_assert(s == GG_OK || s == GG_OUT_OF_MEMORY, "alloc %d: %s", i, gg_status_name(s));
         out[i] = s == GG_OK ? '.' : 'x';
         cr_assert(s == GG_OK || bufs[i].id == 0);
     }
     out[n] = '\0';
     for (int i = 0; i < n; i++)
-        gg_buffer_free(bufs[i]);
+        gg_buffer_destroy(bufs[i]);
 }
 
 Test(faults, rules_hit_exactly_the_calls_they_name)
@@ -97,13 +97,13 @@ Test(faults, immediate_sticky_injection_kills_the_context_with_the_cause)
     GG_OK_(launch_plain(rig.noop, GG_NO_STREAM));
     GG_OK_(launch_plain(rig.hang_me, GG_NO_STREAM)); /* another kernel: not counted by the rule */
     GG_EXPECT(GG_ILLEGAL_ADDRESS, launch_plain(rig.noop, GG_NO_STREAM));
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.status, GG_ILLEGAL_ADDRESS);
     cr_assert_eq(death.native_code, 700);
     cr_assert_str_eq(death.driver_call, gg_test_backend_in_use()->fn_launch);
     cr_assert(strstr(death.message, "injected") != NULL, "%s", death.message);
-    GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(rig.ctx, 0));
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(rig.ctx, NULL));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
@@ -111,13 +111,13 @@ Test(faults, immediate_sticky_injection_kills_the_context_with_the_cause)
 Test(faults, async_injection_surfaces_at_the_next_sync_naming_the_launch)
 {
     gg_stream stream;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "s" }, &stream));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "s" }, &stream));
     GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"nth\":1,\"error\":\"launch_failed\",\"mode\":\"async\"}]"));
     GG_OK_(launch_plain(rig.noop, stream)); /* goes through */
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf)); /* not a sync point */
-    GG_EXPECT(GG_LAUNCH_FAILED, gg_stream_synchronize(stream, 0));
-    gg_error_info e;
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &buf)); /* not a sync point */
+    GG_EXPECT(GG_LAUNCH_FAILED, gg_stream_synchronize(stream, NULL));
+    gg_error_info e = GG_ERROR_INFO_INIT;
     GG_OK_(gg_last_error(&e));
     cr_assert_eq(e.culprit.certainty, GG_ATTRIBUTION_EXACT);
     cr_assert_str_eq(e.culprit.kernel_name, "noop");
@@ -126,7 +126,7 @@ Test(faults, async_injection_surfaces_at_the_next_sync_naming_the_launch)
      * (CUDA); where recovery is allowed (HIP), it clears the latched error. */
     if (recover_as_the_driver_allows(rig.ctx)) {
         GG_OK_(gg_fault_clear());
-        GG_OK_(gg_context_synchronize(rig.ctx, 0));
+        GG_OK_(gg_context_synchronize(rig.ctx, NULL));
     }
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -138,8 +138,8 @@ Test(faults, device_filter_limits_a_rule)
     GG_OK_(gg_context_create(0, NULL, &on0));
     GG_OK_(gg_fault_set_plan("[{\"op\":\"alloc\",\"device\":0,\"error\":\"out_of_memory\"}]"));
     gg_buffer a, b;
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(on0, 64, NULL, &a));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &b)); /* device 1 */
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_create(on0, 64, NULL, &a));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &b)); /* device 1 */
     GG_OK_(gg_context_destroy(on0));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -148,9 +148,9 @@ Test(faults, device_filter_limits_a_rule)
 Test(faults, failed_free_still_releases_the_handle)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &buf));
     GG_OK_(gg_fault_set_plan("[{\"op\":\"free\",\"error\":\"invalid_argument\"}]"));
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_free(buf));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_destroy(buf));
     size_t size;
     GG_EXPECT(GG_INVALID_HANDLE, gg_buffer_size(buf, &size));
     GG_OK_(gg_fault_clear());
@@ -234,7 +234,7 @@ Test(faults, malformed_plans_are_refused_naming_rule_and_field)
               counts);
     gg_free(counts);
     gg_buffer buf;
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_create(rig.ctx, 64, NULL, &buf));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
@@ -247,8 +247,8 @@ Test(faults, empty_plans_count_calls_and_inject_nothing)
     for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
         GG_OK_(gg_fault_set_plan(empty[i]));
         gg_buffer buf;
-        GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
-        GG_OK_(gg_buffer_free(buf));
+        GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &buf));
+        GG_OK_(gg_buffer_destroy(buf));
         char *counts = NULL;
         GG_OK_(gg_fault_counts_json(&counts));
         cr_assert(strstr(counts, "\"alloc\":\t1") != NULL, "plan %zu counts the alloc: %s", i, counts);
@@ -276,8 +276,8 @@ Test(faults, plans_from_the_environment_and_the_report_file)
     gg_context ctx;
     GG_OK_(gg_context_create(1, NULL, &ctx));
     gg_stream s;
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_stream_create(ctx, &(gg_stream_desc){ .tag = "first" }, &s));
-    GG_OK_(gg_stream_create(ctx, &(gg_stream_desc){ .tag = "second" }, &s));
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_stream_create(ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "first" }, &s));
+    GG_OK_(gg_stream_create(ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "second" }, &s));
     GG_OK_(gg_context_destroy(ctx));
     gg_test_finish();
     FILE *f = fopen(report, "r");
@@ -292,7 +292,7 @@ Test(faults, plans_from_the_environment_and_the_report_file)
     /* A malformed plan in the environment fails init, naming the variable. */
     setenv("GPUGUARD_FAULTS", "[{\"op\":\"nope\"}]", 1);
     const gg_test_backend *tb = gg_test_backend_in_use();
-    gg_init_desc desc = { .backend = tb->name, .cuda_library = tb->hip ? NULL : tb->library,
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = tb->name, .cuda_library = tb->hip ? NULL : tb->library,
                           .hip_library = tb->hip ? tb->library : NULL };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
     cr_assert(strstr(gg_test_last_message(), "GPUGUARD_FAULTS") != NULL, "%s", gg_test_last_message());
@@ -313,7 +313,7 @@ Test(faults, a_plan_file_with_a_nul_byte_is_refused)
     snprintf(arg, sizeof arg, "@%s", plan_path);
     setenv("GPUGUARD_FAULTS", arg, 1);
     const gg_test_backend *tb = gg_test_backend_in_use();
-    gg_init_desc desc = { .backend = tb->name, .cuda_library = tb->hip ? NULL : tb->library,
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = tb->name, .cuda_library = tb->hip ? NULL : tb->library,
                           .hip_library = tb->hip ? tb->library : NULL };
     gg_status status = gg_init(&desc);
     unsetenv("GPUGUARD_FAULTS");
@@ -365,10 +365,10 @@ Test(faults, dumps_are_valid_utf8_whatever_the_tags)
     memset(cut, 'a', GG_NAME_MAX - 2);
     memcpy(cut + GG_NAME_MAX - 2, "\xc3\xa9", 3); /* the tag keeps the 0xc3 */
     gg_stream s1, s2;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "bad\xff" "tag" }, &s1));
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = cut }, &s2));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "bad\xff" "tag" }, &s1));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = cut }, &s2));
     char *dump = NULL;
-    GG_OK_(gg_dump_json(&dump));
+    GG_OK_(gg_objects_json(&dump));
     size_t bad = 0;
     cr_assert(valid_utf8(dump, &bad), "the dump is not UTF-8 at byte %zu: %s", bad, dump);
     cr_assert(strstr(dump, "\"bad\xef\xbf\xbdtag\"") != NULL, "%s", dump);

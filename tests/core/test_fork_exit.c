@@ -41,7 +41,7 @@ static int child_uses_inherited_objects(void *arg)
     unsigned long long before = gg_test_sim_total_calls();
     if (gg_stream_query(inherited_stream) != GG_FORKED)
         return 10;
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (strstr(e.message, "fork") == NULL || strstr(e.message, "spawn") == NULL)
         return 11;
@@ -56,7 +56,7 @@ static int child_uses_inherited_objects(void *arg)
     int version = 0;
     if (gg_driver_version(&version) != GG_FORKED)
         return 21;
-    if (gg_buffer_free(inherited_buffer) != GG_OK || gg_stream_destroy(inherited_stream) != GG_OK)
+    if (gg_buffer_destroy(inherited_buffer) != GG_OK || gg_stream_destroy(inherited_stream) != GG_OK)
         return 14;
     if (gg_context_destroy(rig.ctx) != GG_OK)
         return 15;
@@ -73,8 +73,8 @@ static int child_uses_inherited_objects(void *arg)
 
 Test(fork_exit, forked_child_gets_forked_and_exits_cleanly)
 {
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "inherited" }, &inherited_stream));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &inherited_buffer));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "inherited" }, &inherited_stream));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &inherited_buffer));
     int code = run_forked(child_uses_inherited_objects, NULL);
     cr_assert_eq(code, 0, "child failed at step %d", code);
     /* The parent is untouched. */

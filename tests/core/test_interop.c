@@ -139,11 +139,11 @@ static void load_kernels(gg_context ctx, gg_test_rig *rig)
 {
     memset(rig, 0, sizeof *rig);
     rig->ctx = ctx;
-    GG_OK_(gg_module_load_file(ctx, gg_test_kernel_module("core_kernels"), NULL, &rig->module));
-    GG_OK_(gg_kernel_get(rig->module, "fill_u32", &rig->fill_u32));
-    GG_OK_(gg_kernel_get(rig->module, "add_one_u32", &rig->add_one_u32));
-    GG_OK_(gg_kernel_get(rig->module, "touch", &rig->touch));
-    GG_OK_(gg_kernel_get(rig->module, "sleep_ms", &rig->sleep_ms));
+    GG_OK_(gg_module_create_from_file(ctx, gg_test_kernel_module("core_kernels"), NULL, &rig->module));
+    GG_OK_(gg_kernel_create(rig->module, "fill_u32", &rig->fill_u32));
+    GG_OK_(gg_kernel_create(rig->module, "add_one_u32", &rig->add_one_u32));
+    GG_OK_(gg_kernel_create(rig->module, "touch", &rig->touch));
+    GG_OK_(gg_kernel_create(rig->module, "sleep_ms", &rig->sleep_ms));
 }
 
 static void expect_message(const char *needle)
@@ -175,9 +175,9 @@ Test(interop, adopted_context_stream_and_buffer_run_launches_and_copies_and_stay
     gg_context ctx;
     gg_stream stream;
     gg_buffer buf;
-    GG_OK_(gg_context_adopt(native_ctx, &(gg_adopt_desc){ .tag = "theirs" }, &ctx));
-    GG_OK_(gg_stream_adopt(ctx, native_stream, &(gg_adopt_desc){ .tag = "their stream" }, &stream));
-    GG_OK_(gg_buffer_adopt(ctx, native_mem, N * 4, &(gg_adopt_desc){ .tag = "their memory" }, &buf));
+    GG_OK_(gg_context_adopt(native_ctx, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .tag = "theirs" }, &ctx));
+    GG_OK_(gg_stream_adopt(ctx, native_stream, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .tag = "their stream" }, &stream));
+    GG_OK_(gg_buffer_adopt(ctx, native_mem, N * 4, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .tag = "their memory" }, &buf));
     void *back = NULL;
     GG_OK_(gg_context_native(ctx, &back));
     cr_assert_eq(back, native_ctx);
@@ -195,19 +195,19 @@ Test(interop, adopted_context_stream_and_buffer_run_launches_and_copies_and_stay
     cr_assert_eq(dptr, native_mem);
     uint32_t n = N;
     void *params[] = { &dptr, &n };
-    gg_launch_desc add = { .kernel = rig.add_one_u32, .stream = stream, .grid = { N / 256, 1, 1 },
+    gg_launch_desc add = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.add_one_u32, .stream = stream, .grid = { N / 256, 1, 1 },
                            .block = { 256, 1, 1 }, .params = params, .param_count = 2 };
     GG_OK_(gg_launch(&add));
     static uint32_t host[N];
     GG_OK_(gg_memcpy_dtoh(host, buf, 0, sizeof host, stream));
-    GG_OK_(gg_stream_synchronize(stream, 0));
+    GG_OK_(gg_stream_synchronize(stream, NULL));
     for (int i = 0; i < N; i++)
         cr_assert_eq(host[i], 42u, "host[%d] = %u", i, host[i]);
     /* Bounds come from the adopted size. */
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_memcpy_dtoh(host, buf, 4, sizeof host, stream));
 
     unsigned long long used = gg_test_sim_device_memory_used(raw_device());
-    GG_OK_(gg_buffer_free(buf));
+    GG_OK_(gg_buffer_destroy(buf));
     GG_OK_(gg_stream_destroy(stream));
     GG_OK_(gg_context_destroy(ctx));
     cr_assert_eq(gg_test_sim_device_memory_used(raw_device()), used, "gpuguard freed memory it did not own");
@@ -232,7 +232,7 @@ Test(interop, adopted_context_stream_and_buffer_run_launches_and_copies_and_stay
 Test(interop, owned_adoption_frees_and_destroys_the_native_objects)
 {
     gg_context ctx;
-    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "ours" }, &ctx));
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "ours" }, &ctx));
     void *native_ctx = NULL;
     GG_OK_(gg_context_native(ctx, &native_ctx));
     cr_assert_eq(raw_push(native_ctx), 0);
@@ -242,14 +242,14 @@ Test(interop, owned_adoption_frees_and_destroys_the_native_objects)
     raw_pop();
     cr_assert_eq(gg_test_sim_device_memory_used(0), before + 8192);
 
-    gg_adopt_desc owned = { .tag = "owned", .take_ownership = true };
+    gg_adopt_desc owned = { .struct_size = sizeof(gg_adopt_desc), .tag = "owned", .take_ownership = true };
     gg_buffer buf;
     gg_stream stream;
     GG_OK_(gg_buffer_adopt(ctx, mem, 8192, &owned, &buf));
     GG_OK_(gg_stream_adopt(ctx, native_stream, &owned, &stream));
     GG_OK_(gg_memset(buf, 0, 1, 8192, stream));
-    GG_OK_(gg_stream_synchronize(stream, 0));
-    GG_OK_(gg_buffer_free(buf));
+    GG_OK_(gg_stream_synchronize(stream, NULL));
+    GG_OK_(gg_buffer_destroy(buf));
     cr_assert_eq(gg_test_sim_device_memory_used(0), before, "the owned buffer was not freed");
     GG_OK_(gg_stream_destroy(stream));
     cr_assert_eq(raw_push(native_ctx), 0);
@@ -285,7 +285,7 @@ Test(interop, a_fault_in_an_adopted_context_is_attributed_and_recover_is_refused
     gg_test_rig rig;
     load_kernels(ctx, &rig);
     kill_with_illegal_address(&rig, buf);
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(ctx, &e));
     cr_assert_eq(e.status, GG_ILLEGAL_ADDRESS);
     cr_assert_eq(e.culprit.certainty, GG_ATTRIBUTION_EXACT);
@@ -311,15 +311,15 @@ Test(interop, recover_with_allow_reset_replaces_the_adopted_context)
 {
     void *native_ctx = raw_context();
     gg_context ctx;
-    GG_OK_(gg_context_adopt(native_ctx, &(gg_adopt_desc){ .allow_reset = true }, &ctx));
+    GG_OK_(gg_context_adopt(native_ctx, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .allow_reset = true }, &ctx));
     gg_test_rig rig;
     load_kernels(ctx, &rig);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
     GG_OK_(gg_context_recover(ctx));
     cr_assert_eq(gg_context_state(ctx), GG_STATE_ALIVE);
-    GG_OK_(gg_buffer_alloc(ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(ctx, 4096, NULL, &buf));
     GG_OK_(gg_memset(buf, 0, 7, 4096, GG_NO_STREAM));
     if (!hip()) /* recovery destroyed the adopted native context */
         cr_assert_neq(raw_push(native_ctx), 0, "the dead native context was not destroyed by the recover");
@@ -376,7 +376,7 @@ Test(interop, a_primary_context_is_released_never_destroyed)
     /* Owned: gpuguard takes over one reference and releases it, once. */
     void *again = raw_primary_retain(); /* a second reference, handed over */
     cr_assert_eq(again, primary);
-    gg_adopt_desc owned = { .tag = "torch's", .take_ownership = true };
+    gg_adopt_desc owned = { .struct_size = sizeof(gg_adopt_desc), .tag = "torch's", .take_ownership = true };
     GG_OK_(gg_context_adopt(primary, &owned, &ctx));
     GG_OK_(gg_context_destroy(ctx));
     cr_assert_eq(ctx_destroys(), destroys, "a primary context was cuCtxDestroy'ed");
@@ -392,18 +392,18 @@ Test(interop, recovering_a_primary_context_resets_it_and_leaves_the_owner_its_re
     unsigned long long destroys = ctx_destroys();
     unsigned long long resets = gg_test_sim_call_count(hip() ? "hipDeviceReset" : "cuDevicePrimaryCtxReset_v2");
     gg_context ctx;
-    GG_OK_(gg_context_adopt(primary, &(gg_adopt_desc){ .allow_reset = true }, &ctx));
+    GG_OK_(gg_context_adopt(primary, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .allow_reset = true }, &ctx));
     gg_test_rig rig;
     load_kernels(ctx, &rig);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
     GG_OK_(gg_context_recover(ctx));
     cr_assert_eq(gg_context_state(ctx), GG_STATE_ALIVE);
     cr_assert_eq(gg_test_sim_call_count(hip() ? "hipDeviceReset" : "cuDevicePrimaryCtxReset_v2"), resets + 1,
                  "the dead primary context was not reset");
     cr_assert_eq(ctx_destroys(), destroys, "a primary context was cuCtxDestroy'ed");
-    GG_OK_(gg_buffer_alloc(ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(ctx, 4096, NULL, &buf));
     GG_OK_(gg_memset(buf, 0, 7, 4096, GG_NO_STREAM));
     GG_OK_(gg_context_destroy(ctx)); /* releases gpuguard's own retain of the fresh one */
     cr_assert(raw_primary_active(), "the owner's reference went with gpuguard's");
@@ -434,8 +434,8 @@ Test(interop, a_fault_of_work_gpuguard_did_not_submit_is_reported_with_no_culpri
     cr_assert_neq(raw_stream_sync(native_stream), 0);
     raw_pop();
 
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(ctx, 0));
-    gg_error_info e;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(ctx, NULL));
+    gg_error_info e = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(ctx, &e));
     cr_assert_eq(e.culprit.certainty, GG_ATTRIBUTION_NONE, "culprit %s for work gpuguard never launched",
                  e.culprit.kernel_name);
@@ -451,7 +451,7 @@ Test(interop, an_adopted_kernel_launches_and_is_named_as_the_culprit)
 {
     gg_test_rig rig = { 0 };
     GG_OK_(gg_context_create(0, NULL, &rig.ctx));
-    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &rig.module));
+    GG_OK_(gg_module_create_from_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &rig.module));
     void *module = NULL;
     GG_OK_(gg_module_native(rig.module, &module));
     void *native_touch = raw_function(module, "touch"); /* looked up outside gpuguard */
@@ -465,19 +465,19 @@ Test(interop, an_adopted_kernel_launches_and_is_named_as_the_culprit)
     cr_assert_str_eq(name, "their_touch");
 
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr = 0;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     uint64_t bytes = 4096;
     void *params[] = { &dptr, &bytes };
-    gg_launch_desc d = { .kernel = adopted, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = adopted, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params,
                          .param_count = 2 };
     GG_OK_(gg_launch(&d));
-    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
     bytes = 1u << 30;
     GG_OK_(gg_launch(&d));
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
-    gg_error_info e;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, NULL));
+    gg_error_info e = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &e));
     cr_assert_str_eq(e.culprit.kernel_name, "their_touch");
     GG_OK_(gg_context_destroy(rig.ctx));
@@ -607,7 +607,7 @@ Test(interop, memory_and_streams_the_driver_places_elsewhere_are_refused)
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_adopt(ctx, mem + 16, 4096, NULL, &out_buf));
     expect_message("runs past its allocation");
     GG_EXPECT(GG_INVALID_ARGUMENT,
-              gg_buffer_adopt(ctx, mem + 16, 64, &(gg_adopt_desc){ .take_ownership = true }, &out_buf));
+              gg_buffer_adopt(ctx, mem + 16, 64, &(gg_adopt_desc){ .struct_size = sizeof(gg_adopt_desc), .take_ownership = true }, &out_buf));
     expect_message("take_ownership needs a whole allocation");
     /* Part of an allocation, not owned, is fine (a caching allocator's block). */
     GG_OK_(gg_buffer_adopt(ctx, mem + 16, 64, NULL, &out_buf));
@@ -633,7 +633,7 @@ Test(interop, work_queued_on_a_native_stream_is_ordered_with_gpuguards)
     gg_stream stream;
     gg_buffer buf;
     GG_OK_(gg_stream_create(rig.ctx, NULL, &stream));
-    GG_OK_(gg_buffer_alloc(rig.ctx, N * 4, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, N * 4, NULL, &buf));
     void *native_ctx = NULL, *native_stream = NULL;
     GG_OK_(gg_context_native(rig.ctx, &native_ctx));
     GG_OK_(gg_stream_native(stream, &native_stream));
@@ -650,12 +650,12 @@ Test(interop, work_queued_on_a_native_stream_is_ordered_with_gpuguards)
     raw_pop();
     uint32_t n = N;
     void *params[] = { &dptr, &n };
-    gg_launch_desc add = { .kernel = rig.add_one_u32, .stream = stream, .grid = { N / 256, 1, 1 },
+    gg_launch_desc add = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.add_one_u32, .stream = stream, .grid = { N / 256, 1, 1 },
                            .block = { 256, 1, 1 }, .params = params, .param_count = 2 };
     GG_OK_(gg_launch(&add));
     static uint32_t host[N];
     GG_OK_(gg_memcpy_dtoh(host, buf, 0, sizeof host, stream));
-    GG_OK_(gg_stream_synchronize(stream, 0));
+    GG_OK_(gg_stream_synchronize(stream, NULL));
     for (int i = 0; i < N; i++)
         cr_assert_eq(host[i], 0x11111112u, "host[%d] = 0x%x", i, host[i]);
     GG_OK_(gg_context_destroy(rig.ctx));

@@ -18,7 +18,7 @@ static void setup(void)
 {
     gg_test_init_sim(NULL);
     gg_test_rig_open(&rig, 0); /* device 0: the display GPU, with a watchdog */
-    GG_OK_(gg_kernel_get(rig.module, "spin", &spin));
+    GG_OK_(gg_kernel_create(rig.module, "spin", &spin));
 }
 
 TestSuite(launch_checks, .init = setup);
@@ -32,12 +32,12 @@ static unsigned long long driver_launches(void)
  * simulator as one); on older ones and on HIP they are not checked. */
 static bool params_known(void)
 {
-    gg_launch_desc d = { .kernel = rig.noop, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.noop, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
                          .params = (void *[]){ NULL }, .param_count = 1 };
     unsigned long long before = driver_launches();
     gg_status s = gg_launch(&d);
     if (s == GG_OK) {
-        GG_OK_(gg_context_synchronize(rig.ctx, 0));
+        GG_OK_(gg_context_synchronize(rig.ctx, NULL));
         return false;
     }
     cr_assert_eq(s, GG_INVALID_ARGUMENT, "%s", gg_test_last_message());
@@ -59,24 +59,24 @@ Test(launch_checks, a_wrong_parameter_count_is_refused_when_the_driver_knows_the
     if (!params_known())
         cr_skip_test("this driver does not report kernel parameters (cuFuncGetParamInfo is 12.4+; HIP has none)");
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t a = 0, b = 16;
     GG_OK_(gg_buffer_device_ptr(buf, &a));
-    gg_launch_desc d = { .kernel = rig.touch, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.touch, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
                          .params = (void *[]){ &a, &b }, .param_count = 1 };
     EXPECT_REFUSED(d, "kernel 'touch' takes 2 parameter(s) but param_count is 1");
     d.param_count = 0;
     EXPECT_REFUSED(d, "takes 2 parameter(s) but param_count is 0");
     d.param_count = 2;
     GG_OK_(gg_launch(&d)); /* the right count goes through */
-    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
 
 Test(launch_checks, shapes_past_the_device_limits_are_refused_naming_the_limit)
 {
-    gg_launch_desc d = { .kernel = rig.noop, .grid = { 1, 1, 1 }, .block = { 4096, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.noop, .grid = { 1, 1, 1 }, .block = { 4096, 1, 1 } };
     EXPECT_REFUSED(d, "block.x is 4096, above device 0's limit of 1024");
     d.block = (gg_dim3){ 32, 32, 2 };
     EXPECT_REFUSED(d, "a block of 32 x 32 x 2 is 2048 threads, above device 0's limit of 1024 per block");
@@ -95,10 +95,10 @@ Test(launch_checks, shapes_past_the_device_limits_are_refused_naming_the_limit)
 Test(launch_checks, chunked_launches_check_shapes_too)
 {
     uint32_t us = 1, offset = 0;
-    gg_launch_desc d = { .kernel = spin, .grid = { 8, 1, 1 }, .block = { 2048, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = spin, .grid = { 8, 1, 1 }, .block = { 2048, 1, 1 },
                          .params = (void *[]){ &us, &offset }, .param_count = 2 };
     unsigned long long before = driver_launches();
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&d, &(gg_chunk_desc){ .offset_param = 1 }, NULL));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&d, &(gg_chunk_desc){ .struct_size = sizeof(gg_chunk_desc), .offset_param = 1 }, NULL));
     cr_assert_not_null(strstr(gg_test_last_message(), "block.x is 2048"), "%s", gg_test_last_message());
     cr_assert_eq(driver_launches(), before);
     GG_OK_(gg_context_destroy(rig.ctx));
@@ -139,7 +139,7 @@ Test(launch_checks, the_automatic_chunked_path_checks_what_it_indexes)
     else
         GG_OK_(gg_kernel_set_chunking(spin, 1, 0));
     uint32_t us = 1, offset = 0;
-    gg_launch_desc d = { .kernel = spin, .grid = { 8, 1, 1 }, .block = { 1, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = spin, .grid = { 8, 1, 1 }, .block = { 1, 1, 1 },
                          .params = (void *[]){ &us, &offset }, .param_count = 2 };
     if (!known) {
         unsigned long long before = driver_launches();
@@ -156,12 +156,12 @@ Test(launch_checks, the_automatic_chunked_path_checks_what_it_indexes)
      * refused, not a zero-length array. */
     if (!known) {
         GG_OK_(gg_kernel_set_chunking(rig.noop, 0, 0));
-        gg_launch_desc none = { .kernel = rig.noop, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 } };
+        gg_launch_desc none = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.noop, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 } };
         GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch(&none));
         cr_assert_not_null(strstr(gg_test_last_message(), "is not one of the launch's 0 parameter(s)"), "%s",
                            gg_test_last_message());
     }
-    GG_OK_(gg_context_synchronize(rig.ctx, 0));
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
@@ -172,9 +172,9 @@ Test(launch_checks, too_many_parameters_for_a_chunked_launch_are_refused)
     uint32_t v = 0;
     for (int i = 0; i < 300; i++)
         many[i] = &v;
-    gg_launch_desc d = { .kernel = spin, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 }, .params = many,
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = spin, .grid = { 4, 1, 1 }, .block = { 1, 1, 1 }, .params = many,
                          .param_count = 300 };
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&d, &(gg_chunk_desc){ .offset_param = 1 }, NULL));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_launch_chunked(&d, &(gg_chunk_desc){ .struct_size = sizeof(gg_chunk_desc), .offset_param = 1 }, NULL));
     cr_assert_not_null(strstr(gg_test_last_message(), "param_count 300 is more than 256"), "%s",
                        gg_test_last_message());
     GG_OK_(gg_context_destroy(rig.ctx));

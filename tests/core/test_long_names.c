@@ -3,7 +3,7 @@
  * C++ templates' mangled names pass 200 bytes, and two instantiations of
  * one template differ only near the end. The culprit must name the right
  * one without ambiguity (the shortened form of GG_NAME_MAX, which
- * gg_kernel_name_expand turns back into the whole name), and the
+ * gg_kernel_full_name turns back into the whole name), and the
  * simulator's own record of the launch (written by the simulator, not by
  * gpuguard) must agree. PTX kernels: the CUDA face only.
  */
@@ -48,13 +48,13 @@ static gg_module load_pair(const char *ok_name, const char *bad_name)
              ".visible .entry %s()\n{\n\ttrap;\n}\n",
              ok_name, bad_name);
     gg_module m;
-    GG_OK_(gg_module_load_data(rig.ctx, ptx, strlen(ptx) + 1, NULL, &m));
+    GG_OK_(gg_module_create_from_data(rig.ctx, ptx, strlen(ptx) + 1, NULL, &m));
     return m;
 }
 
 static void launch(gg_kernel k)
 {
-    gg_launch_desc d = { .kernel = k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
     GG_OK_(gg_launch(&d));
 }
 
@@ -64,14 +64,14 @@ static gg_error_info kill_with(const char *ok_name, const char *bad_name)
 {
     gg_module m = load_pair(ok_name, bad_name);
     gg_kernel ok, bad;
-    GG_OK_(gg_kernel_get(m, ok_name, &ok));
-    GG_OK_(gg_kernel_get(m, bad_name, &bad));
+    GG_OK_(gg_kernel_create(m, ok_name, &ok));
+    GG_OK_(gg_kernel_create(m, bad_name, &bad));
     void *native = NULL;
     GG_OK_(gg_context_native(rig.ctx, &native));
     launch(ok);
     launch(bad);
-    GG_EXPECT(GG_LAUNCH_FAILED, gg_context_synchronize(rig.ctx, 5000));
-    gg_error_info death;
+    GG_EXPECT(GG_LAUNCH_FAILED, gg_context_synchronize(rig.ctx, GG_WAIT_MS(5000)));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     gg_sim_truth_launches_fn truth = (gg_sim_truth_launches_fn)gg_test_sim_symbol("gg_sim_truth_launches");
     gg_sim_launch_truth t[2];
@@ -95,7 +95,7 @@ Test(long_names, a_63_byte_name_is_named_whole)
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT);
     cr_assert_str_eq(death.culprit.kernel_name, bad);
     const char *full = NULL;
-    GG_OK_(gg_kernel_name_expand(death.culprit.kernel_name, &full));
+    GG_OK_(gg_kernel_full_name(death.culprit.kernel_name, &full));
     cr_assert_str_eq(full, bad);
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -119,23 +119,23 @@ Test(long_names, names_past_a_record_are_shortened_unambiguously)
         cr_assert_eq(culprit[GG_NAME_SHORT_PREFIX], '~', "'%s' says it is shortened", culprit);
         cr_assert_eq(strncmp(culprit, bad, GG_NAME_SHORT_PREFIX), 0);
         const char *full = NULL;
-        GG_OK_(gg_kernel_name_expand(culprit, &full));
+        GG_OK_(gg_kernel_full_name(culprit, &full));
         cr_assert_str_eq(full, bad, "%zu bytes: the culprit expands to the faulting kernel", lengths[i]);
         /* Whole names expand to themselves: the two are never confused. */
         const char *other = NULL;
-        GG_OK_(gg_kernel_name_expand(ok, &other));
+        GG_OK_(gg_kernel_full_name(ok, &other));
         cr_assert_str_eq(other, ok);
-        GG_OK_(gg_kernel_name_expand(bad, &other));
+        GG_OK_(gg_kernel_full_name(bad, &other));
         cr_assert_str_eq(other, bad);
         /* The message names the shortened form too. */
         cr_assert(strstr(death.message, culprit) != NULL, "%s", death.message);
         GG_OK_(gg_context_recover(rig.ctx));
     }
     const char *none = (const char *)1;
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_name_expand("no_such_kernel~0123456789abcdef", &none));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_full_name("no_such_kernel~0123456789abcdef", &none));
     cr_assert_null(none);
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_name_expand(NULL, &none));
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_name_expand("x", NULL));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_full_name(NULL, &none));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_full_name("x", NULL));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }

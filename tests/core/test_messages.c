@@ -39,12 +39,12 @@ Test(messages, injected_out_of_memory_is_labelled, .init = setup)
 {
     GG_OK_(gg_fault_set_plan("{\"rules\":[{\"op\":\"alloc\",\"nth\":1,\"error\":\"out_of_memory\"}]}"));
     gg_buffer buf;
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     assert_message_has("4096 bytes");
     assert_message_has("(injected fault)");
     /* A real refusal is not labelled: far more than the device has. */
     GG_OK_(gg_fault_clear());
-    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_alloc(rig.ctx, (size_t)1 << 50, NULL, &buf));
+    GG_EXPECT(GG_OUT_OF_MEMORY, gg_buffer_create(rig.ctx, (size_t)1 << 50, NULL, &buf));
     cr_assert(strstr(gg_test_last_message(), "injected") == NULL, "%s", gg_test_last_message());
     teardown_rig();
 }
@@ -52,7 +52,7 @@ Test(messages, injected_out_of_memory_is_labelled, .init = setup)
 Test(messages, untagged_objects_are_named_by_id, .init = setup)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &buf));
     void *host = NULL;
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_buffer_host_ptr(buf, &host));
     char id[32];
@@ -61,7 +61,7 @@ Test(messages, untagged_objects_are_named_by_id, .init = setup)
     cr_assert(strstr(gg_test_last_message(), "''") == NULL, "%s", gg_test_last_message());
     /* A tagged one keeps its tag. */
     gg_buffer tagged;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, &(gg_buffer_desc){ .tag = "weights" }, &tagged));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = "weights" }, &tagged));
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_memset(tagged, 60, 0, 8, GG_NO_STREAM));
     assert_message_has("'weights'");
     teardown_rig();
@@ -84,16 +84,16 @@ static void capture(void *user, gg_log_level level, uint64_t object_id, const ch
 Test(messages, debug_lines_name_the_call_once)
 {
     static captured_log log;
-    gg_init_desc desc = { .log_fn = capture, .log_user = &log, .log_level = GG_LOG_DEBUG };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .log_fn = capture, .log_user = &log, .log_level = GG_LOG_DEBUG };
     gg_test_init_sim_desc(NULL, &desc);
     gg_test_rig_open(&rig, 1);
     log.count = 0;
     gg_kernel k;
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_get(rig.module, NULL, &k));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_create(rig.module, NULL, &k));
     bool seen = false;
     for (int i = 0; i < log.count; i++) {
-        cr_assert(strstr(log.lines[i], "gg_kernel_get: gg_kernel_get") == NULL, "repeated: %s", log.lines[i]);
-        seen = seen || strncmp(log.lines[i], "gg_kernel_get: name is NULL", 27) == 0;
+        cr_assert(strstr(log.lines[i], "gg_kernel_create: gg_kernel_create") == NULL, "repeated: %s", log.lines[i]);
+        seen = seen || strncmp(log.lines[i], "gg_kernel_create: name is NULL", 27) == 0;
     }
     cr_assert(seen, "no debug line for the failure (%d lines)", log.count);
     teardown_rig();
@@ -105,14 +105,14 @@ Test(messages, keyword_values_ignore_case)
     setenv("GPUGUARD_LOG", "DEBUG", 1);
     setenv("GPUGUARD_TIMEOUT_POLICY", "Return", 1);
     setenv("GPUGUARD_WATCHDOG", "REFUSE:700", 1);
-    gg_init_desc desc = { 0 };
+    gg_init_desc desc = GG_INIT_DESC_INIT;
     gg_test_init_sim_desc(NULL, &desc);
     unsetenv("GPUGUARD_BACKEND");
     unsetenv("GPUGUARD_LOG");
     unsetenv("GPUGUARD_TIMEOUT_POLICY");
     unsetenv("GPUGUARD_WATCHDOG");
-    gg_init_desc cfg;
-    GG_OK_(gg_get_config(&cfg));
+    gg_init_desc cfg = GG_INIT_DESC_INIT;
+    GG_OK_(gg_config(&cfg));
     cr_assert_str_eq(cfg.backend, gg_test_backend_in_use()->hip ? "sim-hip" : "sim");
     cr_assert_eq(cfg.log_level, GG_LOG_DEBUG);
     cr_assert_eq(cfg.timeout_policy, GG_TIMEOUT_RETURNS);
@@ -124,7 +124,7 @@ Test(messages, keyword_values_ignore_case)
 Test(messages, fault_report_in_a_missing_folder_fails_init)
 {
     setenv("GPUGUARD_FAULT_REPORT", "/nonexistent-gpuguard-folder/report.json", 1);
-    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = GG_TEST_SIM_CUDA };
     gg_status status = gg_init(&desc);
     unsetenv("GPUGUARD_FAULT_REPORT");
     cr_assert_eq(status, GG_INVALID_ARGUMENT, "%s", gg_status_name(status));
@@ -147,12 +147,12 @@ Test(messages, fault_report_in_a_missing_folder_fails_init)
 
 Test(messages, missing_driver_suggests_the_simulator)
 {
-    gg_init_desc desc = { .backend = "cuda", .cuda_library = "/nonexistent/libcuda.so.1" };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "cuda", .cuda_library = "/nonexistent/libcuda.so.1" };
     GG_EXPECT(GG_NO_DRIVER, gg_init(&desc));
     assert_message_has("/nonexistent/libcuda.so.1");
     assert_message_has("GPUGUARD_BACKEND=sim");
     /* Not when the simulator itself is what is missing. */
-    desc = (gg_init_desc){ .backend = "sim", .cuda_library = "/nonexistent/libgpuguard_sim_cuda.so" };
+    desc = (gg_init_desc){ .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = "/nonexistent/libgpuguard_sim_cuda.so" };
     GG_EXPECT(GG_NO_DRIVER, gg_init(&desc));
     cr_assert(strstr(gg_test_last_message(), "GPUGUARD_BACKEND=sim") == NULL, "%s", gg_test_last_message());
 }
@@ -160,7 +160,7 @@ Test(messages, missing_driver_suggests_the_simulator)
 Test(messages, kernel_without_parameter_declaration_says_why, .init = setup)
 {
     gg_kernel k;
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_get(rig.module, "no_param_declaration", &k));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_create(rig.module, "no_param_declaration", &k));
     assert_message_has("GG_SIM_KERNEL_PARAMS");
     assert_message_has("no_param_declaration");
     teardown_rig();
@@ -180,10 +180,10 @@ Test(messages, ptx_on_the_simulator_says_what_it_loads, .init = setup)
     close(fd);
     bool hip = gg_test_backend_in_use()->hip;
     gg_module m;
-    gg_status status = gg_module_load_file(rig.ctx, path, NULL, &m);
+    gg_status status = gg_module_create_from_file(rig.ctx, path, NULL, &m);
     unlink(path);
     cr_assert_eq(status, GG_INVALID_ARGUMENT, "%s: %s", gg_status_name(status), gg_test_last_message());
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     GG_OK_(gg_last_error(&e));
     cr_assert_str_eq(e.driver_call, hip ? "hipModuleLoad" : "cuModuleLoad");
     assert_message_has("PTX line 8: unknown instruction not_an_instruction");
@@ -192,7 +192,7 @@ Test(messages, ptx_on_the_simulator_says_what_it_loads, .init = setup)
     assert_message_has(path);
 
     /* The same image from memory: the error names the call made. */
-    status = gg_module_load_data(rig.ctx, ptx_text, sizeof ptx_text, NULL, &m);
+    status = gg_module_create_from_data(rig.ctx, ptx_text, sizeof ptx_text, NULL, &m);
     cr_assert_eq(status, GG_INVALID_ARGUMENT, "%s: %s", gg_status_name(status), gg_test_last_message());
     GG_OK_(gg_last_error(&e));
     cr_assert_str_eq(e.driver_call, hip ? "hipModuleLoadData" : "cuModuleLoadData");
@@ -205,7 +205,7 @@ Test(messages, injected_module_failure_carries_no_simulator_detail, .init = setu
 {
     GG_OK_(gg_fault_set_plan("{\"rules\":[{\"op\":\"kernel_get\",\"error\":\"invalid_argument\"}]}"));
     gg_kernel k;
-    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_get(rig.module, "noop", &k));
+    GG_EXPECT(GG_INVALID_ARGUMENT, gg_kernel_create(rig.module, "noop", &k));
     assert_message_has("(injected fault)");
     cr_assert(strstr(gg_test_last_message(), "simulator:") == NULL, "%s", gg_test_last_message());
     GG_OK_(gg_fault_clear());

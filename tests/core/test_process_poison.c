@@ -23,7 +23,7 @@ static void open_two_contexts(const char *scope)
     setenv("GPUGUARD_STICKY_SCOPE", scope, 1);
     gg_test_init_sim(NULL);
     gg_test_rig_open(&rig, 1);
-    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "bystander" }, &bystander));
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "bystander" }, &bystander));
 }
 
 static void process_scope(void)
@@ -38,7 +38,7 @@ static void context_scope(void)
     setenv("GPUGUARD_STICKY_SCOPE", "context", 1);
     gg_test_init_sim("{" PER_CONTEXT_STICKY "}");
     gg_test_rig_open(&rig, 1);
-    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "bystander" }, &bystander));
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "bystander" }, &bystander));
 }
 
 static void finish(void)
@@ -54,12 +54,12 @@ TestSuite(process_poison, .init = process_scope);
 Test(process_poison, a_sticky_death_kills_every_other_context_at_once)
 {
     gg_buffer buf, spare;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
-    GG_OK_(gg_buffer_alloc(bystander, 64, NULL, &spare));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(bystander, 64, NULL, &spare));
     kill_with_illegal_address(&rig, buf);
 
     /* The faulting context keeps its own culprit. */
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.status, GG_ILLEGAL_ADDRESS);
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT);
@@ -67,7 +67,7 @@ Test(process_poison, a_sticky_death_kills_every_other_context_at_once)
 
     /* The bystander died with it, before any call of its own. */
     cr_assert_eq(gg_context_state(bystander), GG_STATE_DEAD);
-    gg_error_info poisoned;
+    gg_error_info poisoned = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(bystander, &poisoned));
     cr_assert_eq(poisoned.status, GG_PROCESS_POISONED);
     cr_assert_eq(poisoned.native_code, 700);
@@ -80,11 +80,11 @@ Test(process_poison, a_sticky_death_kills_every_other_context_at_once)
     /* It fails fast, and cleans up, without reaching the driver. */
     unsigned long long before = gg_test_sim_total_calls();
     gg_buffer late;
-    GG_EXPECT(GG_CONTEXT_DEAD, gg_buffer_alloc(bystander, 64, NULL, &late));
-    GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(bystander, 0));
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_buffer_create(bystander, 64, NULL, &late));
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_context_synchronize(bystander, NULL));
     cr_assert(strstr(gg_test_last_message(), "died earlier with GG_PROCESS_POISONED") != NULL, "%s",
               gg_test_last_message());
-    GG_OK_(gg_buffer_free(spare));
+    GG_OK_(gg_buffer_destroy(spare));
     cr_assert_eq(gg_test_sim_total_calls(), before, "a poisoned context reached the driver");
     finish();
 }
@@ -92,7 +92,7 @@ Test(process_poison, a_sticky_death_kills_every_other_context_at_once)
 Test(process_poison, recover_and_create_are_refused_naming_the_first_death)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
 
     unsigned long long before = gg_test_sim_total_calls();
@@ -124,9 +124,9 @@ Test(process_poison, a_deadline_does_not_poison)
     /* gpuguard's own deadline kills the context it waited on, and no other:
      * the driver saw no error. */
     gg_stream stream;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "slow" }, &stream));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "slow" }, &stream));
     GG_OK_(launch_sleep(&rig, stream, 2000));
-    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(stream, 50));
+    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(stream, GG_WAIT_MS(50)));
     cr_assert_eq(gg_context_state(rig.ctx), GG_STATE_DEAD);
     cr_assert_eq(gg_context_state(bystander), GG_STATE_ALIVE);
     GG_OK_(gg_context_recover(rig.ctx));
@@ -139,19 +139,19 @@ TestSuite(process_poison_off, .init = context_scope);
 Test(process_poison_off, context_scope_keeps_the_error_to_its_context)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
     cr_assert_eq(gg_context_state(bystander), GG_STATE_ALIVE);
     gg_buffer other;
-    GG_OK_(gg_buffer_alloc(bystander, 64, NULL, &other));
-    GG_OK_(gg_buffer_free(other));
+    GG_OK_(gg_buffer_create(bystander, 64, NULL, &other));
+    GG_OK_(gg_buffer_destroy(other));
     finish();
 }
 
 Test(process_poison_scope, a_bad_scope_is_refused_naming_the_variable)
 {
     setenv("GPUGUARD_STICKY_SCOPE", "device", 1);
-    gg_init_desc desc = { .backend = "sim" };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim" };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
     cr_assert(strstr(gg_test_last_message(), "GPUGUARD_STICKY_SCOPE='device' is not one of auto, process, context") !=
               NULL, "%s", gg_test_last_message());
@@ -190,22 +190,22 @@ static void *race_work(void *arg)
 {
     racer *w = arg;
     gg_context ctx = { 0 };
-    gg_status st = gg_context_create(w->device, &(gg_context_desc){ .tag = "racer" }, &ctx);
+    gg_status st = gg_context_create(w->device, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "racer" }, &ctx);
     atomic_fetch_add(&racers_ready, 1);
     while (!atomic_load(&race_go))
         ;
     double end = seconds_now() + RACE_SECONDS;
     while (st == GG_OK && seconds_now() < end) {
         w->rounds++;
-        if (ctx.id == 0 && (st = gg_context_create(w->device, &(gg_context_desc){ .tag = "again" }, &ctx)) != GG_OK)
+        if (ctx.id == 0 && (st = gg_context_create(w->device, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "again" }, &ctx)) != GG_OK)
             break;
         gg_buffer b;
-        if ((st = gg_buffer_alloc(ctx, 256, NULL, &b)) != GG_OK)
+        if ((st = gg_buffer_create(ctx, 256, NULL, &b)) != GG_OK)
             break;
         st = gg_memset(b, 0, 1, 256, GG_NO_STREAM);
         if (st == GG_OK)
-            st = gg_context_synchronize(ctx, 0);
-        gg_buffer_free(b);
+            st = gg_context_synchronize(ctx, NULL);
+        gg_buffer_destroy(b);
         if (st == GG_OK && w->rounds % 7 == 3) {
             st = gg_context_destroy(ctx);
             ctx.id = 0;
@@ -255,7 +255,7 @@ static void auto_scope(void)
     unsetenv("GPUGUARD_STICKY_SCOPE");
     gg_test_init_sim(NULL);
     gg_test_rig_open(&rig, 1);
-    GG_OK_(gg_context_create(0, &(gg_context_desc){ .tag = "bystander" }, &bystander));
+    GG_OK_(gg_context_create(0, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "bystander" }, &bystander));
 }
 
 TestSuite(process_poison_auto, .init = auto_scope);
@@ -263,7 +263,7 @@ TestSuite(process_poison_auto, .init = auto_scope);
 Test(process_poison_auto, the_scope_is_the_simulators_own)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     kill_with_illegal_address(&rig, buf);
     if (gg_test_backend_in_use()->hip) {
         cr_assert_eq(gg_context_state(bystander), GG_STATE_ALIVE);
@@ -286,7 +286,7 @@ Test(process_poison_auto, a_context_that_meets_anothers_fault_first_blames_none_
     gg_test_rig b;
     gg_test_rig_open(&b, 0);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr = 0;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     gg_stream sa, sb;
@@ -295,15 +295,15 @@ Test(process_poison_auto, a_context_that_meets_anothers_fault_first_blames_none_
     GG_OK_(launch_sleep(&rig, sa, 100));
     GG_OK_(launch_touch(&rig, sa, dptr, 1u << 30)); /* A's: faults after 100 ms */
     GG_OK_(launch_sleep(&b, sb, 2000));              /* B's: unfinished when it does */
-    gg_status st = gg_stream_synchronize(sb, 5000);
+    gg_status st = gg_stream_synchronize(sb, GG_WAIT_MS(5000));
     cr_assert_eq(st, GG_ILLEGAL_ADDRESS, "%s", gg_test_last_message());
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(b.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_NONE, "B's sleep must not be blamed: %s", death.message);
     cr_assert(strstr(death.message, "a sticky error reaches every context of the process") != NULL, "%s",
               death.message);
     /* A died with it, of the poison, and fails fast. */
-    GG_EXPECT(GG_CONTEXT_DEAD, gg_stream_synchronize(sa, 5000));
+    GG_EXPECT(GG_CONTEXT_DEAD, gg_stream_synchronize(sa, GG_WAIT_MS(5000)));
     GG_OK_(gg_context_destroy(b.ctx));
     finish();
 }

@@ -74,8 +74,8 @@ static void *use_everything(void *arg)
         note(gg_event_query(e));
         note(gg_stream_query(s));
         note(gg_stream_wait_event(s, e));
-        note(gg_stream_synchronize(s, 2000));
-        note(gg_event_synchronize(e, 2000));
+        note(gg_stream_synchronize(s, GG_WAIT_MS(2000)));
+        note(gg_event_synchronize(e, GG_WAIT_MS(2000)));
         /* Synchronous copies: an asynchronous one still queued when its
          * buffer is freed is the program's bug (the device faults), not a
          * race gpuguard could make safe. */
@@ -95,14 +95,14 @@ static void *use_everything(void *arg)
         note(gg_kernel_timing(k, &ms, &samples));
         gg_module m = { atomic_load(&shared_module) };
         gg_kernel again;
-        gg_status got = gg_kernel_get(m, "noop", &again);
+        gg_status got = gg_kernel_create(m, "noop", &again);
         note(got);
         if (got == GG_OK)
             note(gg_kernel_name(again, &name));
         char *json = NULL;
-        note(gg_dump_json(&json));
+        note(gg_objects_json(&json));
         gg_free(json);
-        note(gg_context_synchronize(rig.ctx, 2000));
+        note(gg_context_synchronize(rig.ctx, GG_WAIT_MS(2000)));
     }
     return NULL;
 }
@@ -114,11 +114,11 @@ static void replace_all(void)
     gg_buffer b;
     gg_module m;
     gg_kernel k;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "raced" }, &s));
-    GG_OK_(gg_event_create(rig.ctx, &(gg_event_desc){ .tag = "raced" }, &e));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &b));
-    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &m));
-    GG_OK_(gg_kernel_get(m, "noop", &k));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "raced" }, &s));
+    GG_OK_(gg_event_create(rig.ctx, &(gg_event_desc){ .struct_size = sizeof(gg_event_desc), .tag = "raced" }, &e));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &b));
+    GG_OK_(gg_module_create_from_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &m));
+    GG_OK_(gg_kernel_create(m, "noop", &k));
     gg_stream old_s = { atomic_exchange(&shared_stream, s.id) };
     gg_event old_e = { atomic_exchange(&shared_event, e.id) };
     gg_buffer old_b = { atomic_exchange(&shared_buffer, b.id) };
@@ -126,8 +126,8 @@ static void replace_all(void)
     atomic_store(&shared_kernel, k.id);
     GG_OK_(gg_stream_destroy(old_s));
     GG_OK_(gg_event_destroy(old_e));
-    GG_OK_(gg_buffer_free(old_b));
-    GG_OK_(gg_module_unload(old_m)); /* its kernels go with it, under the users' feet */
+    GG_OK_(gg_buffer_destroy(old_b));
+    GG_OK_(gg_module_destroy(old_m)); /* its kernels go with it, under the users' feet */
 }
 
 Test(races, destroy_racing_every_api_family_on_the_same_objects)
@@ -150,8 +150,8 @@ Test(races, destroy_racing_every_api_family_on_the_same_objects)
     cr_assert_gt(rounds, 0);
     GG_OK_(gg_stream_destroy((gg_stream){ atomic_load(&shared_stream) }));
     GG_OK_(gg_event_destroy((gg_event){ atomic_load(&shared_event) }));
-    GG_OK_(gg_buffer_free((gg_buffer){ atomic_load(&shared_buffer) }));
-    GG_OK_(gg_module_unload((gg_module){ atomic_load(&shared_module) }));
+    GG_OK_(gg_buffer_destroy((gg_buffer){ atomic_load(&shared_buffer) }));
+    GG_OK_(gg_module_destroy((gg_module){ atomic_load(&shared_module) }));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
@@ -172,7 +172,7 @@ static void *destroy_same(void *arg)
     switch (d->kind) {
     case 0: d->got = gg_context_destroy((gg_context){ d->id }); break;
     case 1: d->got = gg_stream_destroy((gg_stream){ d->id }); break;
-    default: d->got = gg_buffer_free((gg_buffer){ d->id }); break;
+    default: d->got = gg_buffer_destroy((gg_buffer){ d->id }); break;
     }
     return NULL;
 }
@@ -203,11 +203,11 @@ static void many_threads_destroy_the_same_objects(int threads)
         gg_stream s;
         gg_buffer b;
         GG_OK_(gg_context_create(0, NULL, &ctx));
-        GG_OK_(gg_stream_create(ctx, &(gg_stream_desc){ .tag = "twice" }, &s));
-        GG_OK_(gg_buffer_alloc(ctx, 32, NULL, &b));
+        GG_OK_(gg_stream_create(ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "twice" }, &s));
+        GG_OK_(gg_buffer_create(ctx, 32, NULL, &b));
         destroy_from_threads(threads, 1, s.id);
         destroy_from_threads(threads, 2, b.id);
-        GG_OK_(gg_buffer_alloc(ctx, 32, NULL, &b)); /* left for the context's destroy */
+        GG_OK_(gg_buffer_create(ctx, 32, NULL, &b)); /* left for the context's destroy */
         destroy_from_threads(threads, 0, ctx.id);
         uint64_t live = 1;
         GG_OK_(gg_live_objects(&live));
@@ -270,7 +270,7 @@ static void *read_sizes(void *arg)
 Test(races, stale_ids_racing_reuse_never_return_another_object)
 {
     gg_buffer b;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &b));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &b));
     history[0].id = b.id;
     history[0].bytes = 64;
     pthread_t readers[3];
@@ -280,8 +280,8 @@ Test(races, stale_ids_racing_reuse_never_return_another_object)
     unsigned round = 1;
     for (; round < HISTORY && now_ms() < end; round++) {
         /* Free first: the next buffer takes the same slot and record. */
-        GG_OK_(gg_buffer_free(b));
-        GG_OK_(gg_buffer_alloc(rig.ctx, 64 + round, NULL, &b));
+        GG_OK_(gg_buffer_destroy(b));
+        GG_OK_(gg_buffer_create(rig.ctx, 64 + round, NULL, &b));
         history[round].id = b.id;
         history[round].bytes = 64 + round;
         atomic_store(&history_published, round);
@@ -292,7 +292,7 @@ Test(races, stale_ids_racing_reuse_never_return_another_object)
     cr_assert_eq(atomic_load(&wrong_objects), 0, "%u stale lookup(s) of %u returned another buffer's size",
                  atomic_load(&wrong_objects), atomic_load(&checked_stale));
     cr_assert_eq(atomic_load(&bad_status), 0);
-    GG_OK_(gg_buffer_free(b));
+    GG_OK_(gg_buffer_destroy(b));
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
 }
@@ -369,7 +369,7 @@ static void *busy_until_shut_down(void *arg)
             launch_plain(rig.noop, busy_stream),
             gg_stream_query(busy_stream),
             gg_memcpy_dtoh(host, busy_buffer, 0, sizeof host, busy_stream),
-            gg_context_synchronize(rig.ctx, 2000),
+            gg_context_synchronize(rig.ctx, GG_WAIT_MS(2000)),
             gg_device_count(&(int){ 0 }),
         };
         bool shut_out = false;
@@ -394,8 +394,8 @@ static void *busy_until_shut_down(void *arg)
 
 Test(races, shutdown_racing_busy_threads)
 {
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "busy" }, &busy_stream));
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &busy_buffer));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "busy" }, &busy_stream));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &busy_buffer));
     pthread_t t[4];
     for (int i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, busy_until_shut_down, NULL);
@@ -417,14 +417,14 @@ static void *busy_until_stopped(void *arg)
     while (!atomic_load(&stop)) {
         gg_stream s;
         gg_buffer b;
-        note(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "forked-under" }, &s));
+        note(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "forked-under" }, &s));
         note(launch_plain(rig.noop, s));
         note(gg_stream_query(s));
-        note(gg_buffer_alloc(rig.ctx, 64, NULL, &b));
+        note(gg_buffer_create(rig.ctx, 64, NULL, &b));
         char *json = NULL;
-        note(gg_dump_json(&json));
+        note(gg_objects_json(&json));
         gg_free(json);
-        note(gg_buffer_free(b));
+        note(gg_buffer_destroy(b));
         note(gg_stream_destroy(s));
     }
     return NULL;
@@ -448,16 +448,16 @@ static void forked_child(void)
     in_forked_child = 1;
     alarm(20);
     gg_stream s;
-    if (gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "child" }, &s) != GG_FORKED)
+    if (gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "child" }, &s) != GG_FORKED)
         exit(10);
     if (launch_plain(rig.noop, GG_NO_STREAM) != GG_FORKED)
         exit(11);
     char *json = NULL;
-    if (gg_dump_json(&json) != GG_FORKED)
+    if (gg_objects_json(&json) != GG_FORKED)
         exit(12);
     if (gg_context_state(rig.ctx) != GG_STATE_FORKED)
         exit(13);
-    if (gg_module_unload(rig.module) != GG_OK || gg_context_destroy(rig.ctx) != GG_OK)
+    if (gg_module_destroy(rig.module) != GG_OK || gg_context_destroy(rig.ctx) != GG_OK)
         exit(14);
     exit(0); /* through the exit handler */
 }
@@ -508,7 +508,7 @@ Test(races, destroying_a_pushed_context_below_the_top)
     cr_assert_eq(gg_test_sim_current_context(), c_native, "destroying b changed the current context");
     /* A call on another context restores c afterwards. */
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &buf));
     cr_assert_eq(gg_test_sim_current_context(), c_native);
     /* Destroying the top now leaves a current, not the destroyed b. */
     GG_OK_(gg_context_destroy(c));
@@ -516,7 +516,7 @@ Test(races, destroying_a_pushed_context_below_the_top)
     cr_assert_eq(top.id, a.id);
     void *a_native = gg_test_sim_current_context();
     cr_assert_neq(a_native, c_native);
-    GG_OK_(gg_buffer_free(buf));
+    GG_OK_(gg_buffer_destroy(buf));
     cr_assert_eq(gg_test_sim_current_context(), a_native, "a call did not restore a");
     gg_context popped;
     GG_OK_(gg_context_pop(&popped));
@@ -616,10 +616,10 @@ static void dying_hammer_once(const dying_round *r)
     dying_expect(r, "gg_event_query", gg_event_query(r->event), true);
     dying_expect(r, "gg_stream_query", gg_stream_query(r->stream), true);
     gg_kernel k = { 0 };
-    s = gg_kernel_get(r->module, "noop", &k);
-    dying_expect(r, "gg_kernel_get", s, false);
+    s = gg_kernel_create(r->module, "noop", &k);
+    dying_expect(r, "gg_kernel_create", s, false);
     if (s != GG_OK && k.id != 0)
-        dying_fail(r, "gg_kernel_get returned %s with a kernel id", gg_status_name(s));
+        dying_fail(r, "gg_kernel_create returned %s with a kernel id", gg_status_name(s));
     /* A child made in the dying context, and destroyed by this thread. */
     gg_stream mine = { 0 };
     s = gg_stream_create(r->ctx, NULL, &mine);
@@ -655,9 +655,9 @@ static void *dying_hammer(void *arg)
         dying_round r = dying;
         bool saw_ok = false;
         if (me == 0) {
-            gg_status s = gg_stream_synchronize(r.stream, 20000);
+            gg_status s = gg_stream_synchronize(r.stream, GG_WAIT_MS(20000));
             dying_expect(&r, "gg_stream_synchronize", s, false);
-            gg_error_info e;
+            gg_error_info e = GG_ERROR_INFO_INIT;
             gg_last_error(&e);
             /* Interrupted (not a stream gone before the wait began). */
             bool interrupted = s == GG_INVALID_HANDLE && strstr(e.message, "while waiting") != NULL;
@@ -703,15 +703,15 @@ Test(races, context_destroyed_under_its_childrens_calls_answers_whole_or_gone)
     for (; rounds < DYING_ROUNDS_MAX && now_ms() < end; rounds++) {
         dying_round r = { .round = rounds, .bytes = 64 + rounds };
         GG_OK_(gg_context_create(0, NULL, &r.ctx));
-        GG_OK_(gg_stream_create(r.ctx, &(gg_stream_desc){ .tag = "dying" }, &r.stream));
+        GG_OK_(gg_stream_create(r.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "dying" }, &r.stream));
         GG_OK_(gg_event_create(r.ctx, NULL, &r.event));
-        GG_OK_(gg_buffer_alloc(r.ctx, r.bytes, NULL, &r.buffer));
-        GG_OK_(gg_module_load_file(r.ctx, kernels, NULL, &r.module));
-        GG_OK_(gg_kernel_get(r.module, "noop", &r.kernel));
+        GG_OK_(gg_buffer_create(r.ctx, r.bytes, NULL, &r.buffer));
+        GG_OK_(gg_module_create_from_file(r.ctx, kernels, NULL, &r.module));
+        GG_OK_(gg_kernel_create(r.module, "noop", &r.kernel));
         gg_kernel sleeper;
-        GG_OK_(gg_kernel_get(r.module, "sleep_ms", &sleeper));
+        GG_OK_(gg_kernel_create(r.module, "sleep_ms", &sleeper));
         uint32_t ms = 1;
-        GG_OK_(gg_launch(&(gg_launch_desc){ .kernel = sleeper, .stream = r.stream, .grid = { 1, 1, 1 },
+        GG_OK_(gg_launch(&(gg_launch_desc){ .struct_size = sizeof(gg_launch_desc), .kernel = sleeper, .stream = r.stream, .grid = { 1, 1, 1 },
                                             .block = { 1, 1, 1 }, .params = (void *[]){ &ms }, .param_count = 1 }));
         GG_OK_(gg_event_record(r.event, r.stream));
         dying = r;
@@ -754,11 +754,11 @@ static void *busy_forever(void *arg)
     gg_context ctx = *(gg_context *)arg;
     for (;;) {
         gg_stream s;
-        if (gg_stream_create(ctx, &(gg_stream_desc){ .tag = "at-exit" }, &s) == GG_OK) {
+        if (gg_stream_create(ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "at-exit" }, &s) == GG_OK) {
             gg_stream_query(s);
             gg_stream_destroy(s);
         }
-        gg_context_synchronize(ctx, 1000);
+        gg_context_synchronize(ctx, GG_WAIT_MS(1000));
     }
     return NULL;
 }
@@ -772,7 +772,7 @@ Test(races_exit, exit_while_threads_are_busy)
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         alarm(20);
-        gg_init_desc desc = { 0 };
+        gg_init_desc desc = GG_INIT_DESC_INIT;
         gg_test_init_sim_desc(NULL, &desc);
         static gg_context ctx;
         if (gg_context_create(0, NULL, &ctx) != GG_OK)

@@ -33,7 +33,7 @@ Test(status, numbers_never_change)
 Test(status, last_error_rejects_null)
 {
     cr_assert_eq(gg_last_error(NULL), GG_INVALID_ARGUMENT);
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     cr_assert_eq(gg_last_error(&e), GG_OK);
     cr_assert_eq(e.status, GG_OK);
 }

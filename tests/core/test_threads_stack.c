@@ -23,13 +23,13 @@ Test(threads_stack, calls_restore_the_callers_current_context)
     cr_assert_eq(gg_test_sim_push_raw_context(&raw), 0);
     cr_assert_eq(gg_test_sim_current_context(), raw);
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &buf));
     cr_assert_eq(gg_test_sim_current_context(), raw, "success path changed the current context");
     /* An error from the driver after the switch (a grid over the limits). */
-    gg_launch_desc d = { .kernel = rig.noop, .grid = { 1u << 31, 1u << 20, 1 }, .block = { 1, 1, 1 } };
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.noop, .grid = { 1u << 31, 1u << 20, 1 }, .block = { 1, 1, 1 } };
     cr_assert_neq(gg_launch(&d), GG_OK);
     cr_assert_eq(gg_test_sim_current_context(), raw, "error path changed the current context");
-    GG_OK_(gg_buffer_free(buf));
+    GG_OK_(gg_buffer_destroy(buf));
     cr_assert_eq(gg_test_sim_destroy_raw_context(raw), 0);
     GG_OK_(gg_context_destroy(rig.ctx));
     gg_test_finish();
@@ -90,14 +90,14 @@ static void *launch_and_sync(void *arg)
 {
     worker_result *r = arg;
     gg_stream stream;
-    if (gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "worker" }, &stream) != GG_OK) {
+    if (gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "worker" }, &stream) != GG_OK) {
         r->dead++;
         return NULL;
     }
     for (int i = 0; i < ROUNDS; i++) {
         gg_status s = launch_plain(rig.noop, stream);
         if (s == GG_OK)
-            s = gg_stream_synchronize(stream, 5000);
+            s = gg_stream_synchronize(stream, GG_WAIT_MS(5000));
         if (s == GG_OK)
             r->ok++;
         else if (s == GG_CONTEXT_DEAD)
@@ -116,7 +116,7 @@ static void *launch_and_sync(void *arg)
 Test(threads_stack, many_threads_see_clean_errors_while_a_context_dies)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 64, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 64, NULL, &buf));
     pthread_t threads[WORKERS];
     worker_result results[WORKERS];
     memset(results, 0, sizeof results);
@@ -125,7 +125,7 @@ Test(threads_stack, many_threads_see_clean_errors_while_a_context_dies)
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_touch(&rig, GG_NO_STREAM, dptr, 1u << 30));
-    gg_status s = gg_context_synchronize(rig.ctx, 5000);
+    gg_status s = gg_context_synchronize(rig.ctx, GG_WAIT_MS(5000));
     cr_assert(s == GG_ILLEGAL_ADDRESS || s == GG_CONTEXT_DEAD, "got %s", gg_status_name(s));
     for (int i = 0; i < WORKERS; i++)
         pthread_join(threads[i], NULL);

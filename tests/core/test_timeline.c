@@ -28,7 +28,7 @@ static gg_test_rig rig;
 
 static void open_with(const char *sim_config, gg_timeline_mode mode)
 {
-    gg_init_desc desc = { .timeline = mode, .wait_timeout_ms = 5000 };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeline = mode, .wait_timeout_ms = 5000 };
     gg_test_init_sim_desc(sim_config, &desc);
     gg_test_rig_open(&rig, 1);
 }
@@ -38,7 +38,7 @@ static void open_with(const char *sim_config, gg_timeline_mode mode)
 static gg_error_info six_launches(void)
 {
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     uint32_t n = 1024;
@@ -47,13 +47,13 @@ static gg_error_info six_launches(void)
         GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 1, n));
     gg_status last = GG_OK;
     for (int i = 0; i < 3 && last == GG_OK; i++) {
-        gg_launch_desc d = { .kernel = rig.add_one_u32, .grid = { 4, 1, 1 }, .block = { 256, 1, 1 },
+        gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = rig.add_one_u32, .grid = { 4, 1, 1 }, .block = { 256, 1, 1 },
                              .params = params, .param_count = 2 };
         last = gg_launch(&d);
     }
     if (last == GG_OK)
-        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
-    gg_error_info death;
+        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.status, GG_ILLEGAL_ADDRESS, "%s", death.message);
     return death;
@@ -101,7 +101,7 @@ Test(timeline, the_environment_turns_it_off)
 Test(timeline, a_bad_environment_value_is_refused_naming_the_variable)
 {
     setenv("GPUGUARD_TIMELINE", "sometimes", 1);
-    gg_init_desc desc = { .backend = "sim" };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim" };
     gg_status s = gg_init(&desc);
     unsetenv("GPUGUARD_TIMELINE");
     cr_assert_eq(s, GG_INVALID_ARGUMENT);
@@ -138,17 +138,17 @@ Test(timeline, two_streams_with_unfinished_launches_give_one_candidate_each)
 {
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     gg_stream a, b;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "a" }, &a));
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "b" }, &b));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "a" }, &a));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "b" }, &b));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_plain(rig.noop, a));                  /* #1: completes */
     GG_OK_(launch_plain(rig.hang_me, a));               /* #2: never completes */
     GG_OK_(launch_touch(&rig, b, dptr, 1u << 30));      /* #3: faults */
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(b, 0));
-    gg_error_info death;
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_stream_synchronize(b, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_WINDOW, "%s", death.message);
     cr_assert_eq(death.culprit.candidate_count, 2, "%s", death.message);
@@ -175,11 +175,11 @@ Test(timeline, a_hung_stream_names_the_kernel_that_has_not_finished)
 {
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_AUTO);
     gg_stream s;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "hung" }, &s));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "hung" }, &s));
     GG_OK_(launch_plain(rig.noop, s));    /* #1 completes, never observed */
     GG_OK_(launch_plain(rig.hang_me, s)); /* #2 hangs */
-    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(s, 50));
-    gg_error_info death;
+    GG_EXPECT(GG_TIMEOUT, gg_stream_synchronize(s, GG_WAIT_MS(50)));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
     cr_assert_str_eq(death.culprit.kernel_name, "hang_me");
@@ -194,9 +194,9 @@ static void destroyed_stream_case(gg_timeline_mode mode)
 {
     open_with(THIRD_ADD_ONE_FAULTS, mode);
     gg_stream s;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "gone" }, &s));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "gone" }, &s));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_touch(&rig, s, dptr, 1u << 30)); /* #1: faults */
@@ -205,8 +205,8 @@ static void destroyed_stream_case(gg_timeline_mode mode)
     cr_assert(destroyed == GG_OK || destroyed == GG_ILLEGAL_ADDRESS, "%s", gg_status_name(destroyed));
     cr_assert_eq(gg_stream_query(s), GG_INVALID_HANDLE);
     if (destroyed == GG_OK)
-        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
-    gg_error_info death;
+        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
     cr_assert_str_eq(death.culprit.kernel_name, "touch");
@@ -234,15 +234,15 @@ Test(timeline, a_stale_event_does_not_hide_a_new_streams_culprit)
     open_with(THIRD_ADD_ONE_FAULTS, GG_TIMELINE_OFF);
     gg_stream old_stream, fresh;
     gg_event ev;
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "old" }, &old_stream));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "old" }, &old_stream));
     GG_OK_(gg_event_create(rig.ctx, NULL, &ev));
     GG_OK_(launch_plain(rig.noop, old_stream));
     GG_OK_(gg_event_record(ev, old_stream));
-    GG_OK_(gg_event_synchronize(ev, 0));
+    GG_OK_(gg_event_synchronize(ev, NULL));
     GG_OK_(gg_stream_destroy(old_stream));
-    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .tag = "fresh" }, &fresh));
+    GG_OK_(gg_stream_create(rig.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "fresh" }, &fresh));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_plain(rig.noop, fresh));         /* #2 */
@@ -250,8 +250,8 @@ Test(timeline, a_stale_event_does_not_hide_a_new_streams_culprit)
     gg_status q = gg_event_query(ev);              /* the old event: complete long ago */
     cr_assert(q == GG_OK || q == GG_ILLEGAL_ADDRESS, "%s", gg_status_name(q));
     if (q == GG_OK)
-        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
-    gg_error_info death;
+        GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, NULL));
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(rig.ctx, &death));
     /* Both of the fresh stream's launches are still suspects (nothing of it
      * was observed), and the fault is among them. */
@@ -268,17 +268,17 @@ Test(timeline, recovery_gives_the_fresh_context_a_working_timeline)
     gg_error_info death = six_launches();
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
     GG_OK_(gg_context_recover(rig.ctx));
-    GG_OK_(gg_module_load_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &rig.module));
-    GG_OK_(gg_kernel_get(rig.module, "fill_u32", &rig.fill_u32));
-    GG_OK_(gg_kernel_get(rig.module, "touch", &rig.touch));
+    GG_OK_(gg_module_create_from_file(rig.ctx, gg_test_kernel_module("core_kernels"), NULL, &rig.module));
+    GG_OK_(gg_kernel_create(rig.module, "fill_u32", &rig.fill_u32));
+    GG_OK_(gg_kernel_create(rig.module, "touch", &rig.touch));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(rig.ctx, 4096, NULL, &buf));
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
     uint64_t dptr;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 1, 1024)); /* #1 of the fresh context */
     GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 2, 1024)); /* #2 */
     GG_OK_(launch_touch(&rig, GG_NO_STREAM, dptr, 1u << 30)); /* #3: faults */
-    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, 0));
+    GG_EXPECT(GG_ILLEGAL_ADDRESS, gg_context_synchronize(rig.ctx, NULL));
     GG_OK_(gg_context_death(rig.ctx, &death));
     cr_assert_eq(death.culprit.certainty, GG_ATTRIBUTION_EXACT, "%s", death.message);
     cr_assert_str_eq(death.culprit.kernel_name, "touch");

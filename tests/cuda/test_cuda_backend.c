@@ -703,12 +703,12 @@ Test(cuda_resolve, no_device_says_when_the_kernel_module_is_not_loaded)
 
 Test(cuda_entry_points, are_listed_after_init_and_refused_before)
 {
-    gg_entry_point_info e;
+    gg_entry_point_info e = GG_ENTRY_POINT_INFO_INIT;
     cr_expect_eq(gg_driver_entry_point(0, &e), GG_NOT_INITIALIZED);
     if (access(SIM_LIBRARY, R_OK) != 0)
         cr_skip_test("the simulated driver is not built (" SIM_LIBRARY ")");
     unsetenv("GPUGUARD_SIM_CONFIG");
-    gg_init_desc desc = { .backend = "sim", .cuda_library = SIM_LIBRARY };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = SIM_LIBRARY };
     cr_assert_eq(gg_init(&desc), GG_OK);
 
     size_t count = 0;
@@ -730,7 +730,7 @@ Test(cuda_entry_points, are_listed_after_init_and_refused_before)
 
     /* Past the end: refused, saying how many there are. */
     cr_expect_eq(gg_driver_entry_point(count, &e), GG_INVALID_ARGUMENT);
-    gg_error_info err;
+    gg_error_info err = GG_ERROR_INFO_INIT;
     gg_last_error(&err);
     char want[64];
     snprintf(want, sizeof want, "has %zu", count);

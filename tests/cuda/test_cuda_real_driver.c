@@ -242,12 +242,11 @@ Test(cuda_real_driver, gg_init_without_a_gpu_is_no_device_naming_library_version
     unsetenv("GPUGUARD_LOG"); /* "never prints unless asked": nobody asks here */
     unsetenv("GPUGUARD_BACKEND");
     setenv("GPUGUARD_CUDA_LIBRARY", path, 1);
-    gg_init_desc desc = { .backend = "cuda" };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "cuda" };
     char printed[4096];
     gg_status status = init_capturing_output(&desc, printed, sizeof printed);
 
-    gg_error_info err;
-    memset(&err, 0, sizeof err);
+    gg_error_info err = GG_ERROR_INFO_INIT;
     cr_assert_eq(gg_last_error(&err), GG_OK);
     cr_expect_eq(status, GG_NO_DEVICE, "gg_init returned %s: %s", gg_status_name(status),
                  err.message);

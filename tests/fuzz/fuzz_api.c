@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 0:
             if (ncontexts < 4) {
                 gg_context c;
-                gg_status s = gg_context_create(arg & 1, arg & 2 ? &(gg_context_desc){ .tag = "fuzz" } : NULL, &c);
+                gg_status s = gg_context_create(arg & 1, arg & 2 ? &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "fuzz" } : NULL, &c);
                 CALL(s);
                 if (s == GG_OK) {
                     contexts[ncontexts++] = c;
@@ -97,25 +97,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 5: destroy_call(gg_event_destroy(event), "gg_event_destroy"); break;
         case 6: {
             gg_buffer b;
-            gg_status st = gg_buffer_alloc(ctx, bytes, arg & 0x40 ? &(gg_buffer_desc){ .flags = GG_BUFFER_HOST_PINNED }
+            gg_status st = gg_buffer_create(ctx, bytes, arg & 0x40 ? &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .flags = GG_BUFFER_HOST_PINNED }
                                                                    : NULL, &b);
             CALL(st);
             if (st == GG_OK)
                 remember(&p, b.id);
             break;
         }
-        case 7: destroy_call(gg_buffer_free(buf), "gg_buffer_free"); break;
+        case 7: destroy_call(gg_buffer_destroy(buf), "gg_buffer_destroy"); break;
         case 8: CALL(gg_memcpy_htod(buf, arg & 7, host, bytes, stream)); break;
         case 9: CALL(gg_memcpy_dtoh(host, buf, arg & 7, bytes, stream)); break;
         case 10: CALL(gg_memcpy_dtod(buf, arg & 3, buf2, arg & 5, bytes, stream)); break;
         case 11: CALL(gg_memset(buf, arg & 7, arg, bytes, stream)); break;
         case 12: CALL(gg_event_record(event, stream)); break;
         case 13: CALL(gg_event_query(event)); break;
-        case 14: CALL(gg_event_synchronize(event, 1000)); break;
+        case 14: CALL(gg_event_synchronize(event, GG_WAIT_MS(1000))); break;
         case 15: CALL(gg_stream_query(stream)); break;
-        case 16: CALL(gg_stream_synchronize(stream, 1000)); break;
+        case 16: CALL(gg_stream_synchronize(stream, GG_WAIT_MS(1000))); break;
         case 17: CALL(gg_stream_wait_event(stream, event)); break;
-        case 18: CALL(gg_context_synchronize(ctx, 1000)); break;
+        case 18: CALL(gg_context_synchronize(ctx, GG_WAIT_MS(1000))); break;
         case 19: {
             float ms;
             CALL(gg_event_elapsed_ms(event, (gg_event){ pick(&p, (uint8_t)(arg >> 4)) }, &ms));

@@ -74,10 +74,10 @@ static void quiet_log(void *user, gg_log_level level, uint64_t context, const ch
 
 static gg_status init_once(char *message, size_t size)
 {
-    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_FUZZ_SIM_CUDA, .log_fn = quiet_log };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = GG_FUZZ_SIM_CUDA, .log_fn = quiet_log };
     gg_status s = gg_init(&desc);
     fuzz_check_status(s, "gg_init");
-    gg_error_info info;
+    gg_error_info info = GG_ERROR_INFO_INIT;
     gg_last_error(&info);
     snprintf(message, size, "%s", s == GG_OK ? "" : info.message);
     if (s == GG_OK) {

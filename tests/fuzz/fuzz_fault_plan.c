@@ -8,7 +8,7 @@
  * valid UTF-8, has no \u0000 and names no member twice (checked here
  * independently of the library's checker); the counts are valid JSON in
  * valid UTF-8 and name the same rules, ops and kernels as the accepted
- * plan; and gg_dump_json, with the input as an object's tag, is valid JSON
+ * plan; and gg_objects_json, with the input as an object's tag, is valid JSON
  * in valid UTF-8 that gives a valid short tag back as it was (the input as
  * a buffer's tag). */
 #include <cjson/cJSON.h>
@@ -101,9 +101,9 @@ static bool has_tag(const cJSON *j, const char *tag)
 static void check_dump(const char *text)
 {
     gg_buffer b;
-    FUZZ_CHECK(gg_buffer_alloc(ctx, 16, &(gg_buffer_desc){ .tag = text }, &b) == GG_OK, "gg_buffer_alloc");
+    FUZZ_CHECK(gg_buffer_create(ctx, 16, &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .tag = text }, &b) == GG_OK, "gg_buffer_create");
     char *dump = NULL;
-    FUZZ_CHECK(gg_dump_json(&dump) == GG_OK, "gg_dump_json");
+    FUZZ_CHECK(gg_objects_json(&dump) == GG_OK, "gg_objects_json");
     size_t bad = 0;
     FUZZ_CHECK(fuzz_utf8_valid(dump, &bad), "the dump is not UTF-8 at byte %zu", bad);
     cJSON *root = cJSON_Parse(dump);
@@ -112,7 +112,7 @@ static void check_dump(const char *text)
         FUZZ_CHECK(has_tag(root, text), "the tag did not come back: %s", dump);
     cJSON_Delete(root);
     gg_free(dump);
-    FUZZ_CHECK(gg_buffer_free(b) == GG_OK, "gg_buffer_free");
+    FUZZ_CHECK(gg_buffer_destroy(b) == GG_OK, "gg_buffer_destroy");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -42,7 +42,7 @@ static inline char *fuzz_string(const uint8_t *data, size_t size)
 static inline gg_status fuzz_init_sim(void)
 {
     setenv("GPUGUARD_SIM_CONFIG", "{\"fast\": true}", 1);
-    gg_init_desc desc = { .backend = "sim", .cuda_library = GG_FUZZ_SIM_CUDA };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = GG_FUZZ_SIM_CUDA };
     return gg_init(&desc);
 }
 
@@ -52,7 +52,7 @@ static inline void fuzz_check_status(gg_status s, const char *call)
 {
     FUZZ_CHECK((unsigned)s < GG__STATUS_COUNT, "%s returned %d", call, (int)s);
     if (s == GG_INVALID_ARGUMENT || s == GG_INVALID_HANDLE) {
-        gg_error_info info;
+        gg_error_info info = GG_ERROR_INFO_INIT;
         FUZZ_CHECK(gg_last_error(&info) == GG_OK, "gg_last_error after %s", call);
         FUZZ_CHECK(info.status == s, "%s returned %s, gg_last_error says %s", call, gg_status_name(s),
                    gg_status_name(info.status));

@@ -109,7 +109,7 @@ static double run_side(rig *g, op which, bool wrapped, int n)
     double ns = (gc_now_ms() - t0) * 1e6 / n;
     if (which == OP_LAUNCH || which == OP_RECORD) {
         if (wrapped)
-            bad += gg_stream_synchronize(g->stream, 0) != GG_OK;
+            bad += gg_stream_synchronize(g->stream, NULL) != GG_OK;
         else
             bad += g->api.stream_synchronize(g->raw_stream) != CU_SUCCESS;
     }
@@ -155,7 +155,7 @@ static bool rig_open(rig *g, gc_result *r, const gc_env *env, const gg_init_desc
 {
     if (!gc_init(r, env, desc) || !gc_open(r, env, "bench", s) || !load_api(r, env, &g->api) ||
         !gc_kernel(r, s, "noop", &g->noop) ||
-        !gc_ok(r, gg_event_create(s->ctx, &(gg_event_desc){ .tag = "bench" }, &g->event), "gg_event_create") ||
+        !gc_ok(r, gg_event_create(s->ctx, &(gg_event_desc){ .struct_size = sizeof(gg_event_desc), .tag = "bench" }, &g->event), "gg_event_create") ||
         !gc_ok(r, gg_context_push(s->ctx), "gg_context_push"))
         return false;
     g->stream = s->stream;
@@ -259,7 +259,7 @@ void check_timeline_cost(const gc_env *env, gc_result *r)
         static rig g;
         memset(&g, 0, sizeof g);
         gc_session s;
-        gg_init_desc desc = { .timeline = modes[i] };
+        gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeline = modes[i] };
         if (!rig_open(&g, r, env, &desc, &s))
             return;
         if (i == 0)

@@ -23,19 +23,19 @@ static int rule_fired(int rule)
 void check_fault_plan_immediate(const gc_env *env, gc_result *r)
 {
     gg_init_desc desc = {
-        .fault_plan_json = "{\"rules\": [{\"op\": \"alloc\", \"nth\": 2, \"error\": \"out_of_memory\"}]}",
+        .struct_size = sizeof(gg_init_desc), .fault_plan_json = "{\"rules\": [{\"op\": \"alloc\", \"nth\": 2, \"error\": \"out_of_memory\"}]}",
     };
     gc_session s;
     gg_buffer a, b, c;
     if (!gc_init(r, env, &desc) || !gc_open(r, env, "plan-immediate", &s) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &a), "the 1st gg_buffer_alloc") ||
-        !gc_expect(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &b), GG_OUT_OF_MEMORY,
-                   "the 2nd gg_buffer_alloc (the plan fails it)"))
+        !gc_ok(r, gg_buffer_create(s.ctx, 1 << 20, NULL, &a), "the 1st gg_buffer_create") ||
+        !gc_expect(r, gg_buffer_create(s.ctx, 1 << 20, NULL, &b), GG_OUT_OF_MEMORY,
+                   "the 2nd gg_buffer_create (the plan fails it)"))
         return;
     gc_figure_last_error(r, "error");
     if (gg_context_state(s.ctx) != GG_STATE_ALIVE)
         return (void)gc_fail(r, "an injected out-of-memory left the context in state %d", (int)gg_context_state(s.ctx));
-    if (!gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &c), "the 3rd gg_buffer_alloc") ||
+    if (!gc_ok(r, gg_buffer_create(s.ctx, 1 << 20, NULL, &c), "the 3rd gg_buffer_create") ||
         !gc_computes(r, &s, 1 << 16, 17))
         return;
     int fired = rule_fired(0);
@@ -48,7 +48,7 @@ void check_fault_plan_immediate(const gc_env *env, gc_result *r)
 void check_fault_plan_async(const gc_env *env, gc_result *r)
 {
     gg_init_desc desc = {
-        .fault_plan_json = "{\"rules\": [{\"op\": \"launch\", \"kernel\": \"add_one_u32\", \"nth\": 2, "
+        .struct_size = sizeof(gg_init_desc), .fault_plan_json = "{\"rules\": [{\"op\": \"launch\", \"kernel\": \"add_one_u32\", \"nth\": 2, "
                            "\"error\": \"illegal_address\", \"mode\": \"async\"}]}",
     };
     gc_session s;
@@ -58,18 +58,18 @@ void check_fault_plan_async(const gc_env *env, gc_result *r)
     uint32_t n = 1024;
     void *params[] = { &ptr, &n };
     if (!gc_init(r, env, &desc) || !gc_open(r, env, "plan-async", &s) || !gc_kernel(r, &s, "add_one_u32", &add_one) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, n * 4, NULL, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_create(s.ctx, n * 4, NULL, &buf), "gg_buffer_create") ||
         !gc_ok(r, gg_buffer_device_ptr(buf, &ptr), "gg_buffer_device_ptr") ||
         !gc_ok(r, gg_memset(buf, 0, 0, n * 4, GG_NO_STREAM), "gg_memset") ||
         !gc_ok(r, gc_launch(add_one, s.stream, 4, 256, params, 2), "the 1st gg_launch") ||
-        !gc_ok(r, gg_stream_synchronize(s.stream, 0), "gg_stream_synchronize") ||
+        !gc_ok(r, gg_stream_synchronize(s.stream, NULL), "gg_stream_synchronize") ||
         !gc_ok(r, gc_launch(add_one, s.stream, 4, 256, params, 2), "the 2nd gg_launch (async fault: returns GG_OK)"))
         return;
-    gg_status st = gg_stream_synchronize(s.stream, 0);
+    gg_status st = gg_stream_synchronize(s.stream, NULL);
     gc_figure_last_error(r, "error");
     if (!gc_expect(r, st, GG_ILLEGAL_ADDRESS, "gg_stream_synchronize after the faulted launch"))
         return;
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (strcmp(e.culprit.kernel_name, "add_one_u32") != 0 || e.culprit.sequence != 2)
         return (void)gc_fail(r, "culprit '%s' #%llu, expected add_one_u32 #2", e.culprit.kernel_name,
@@ -85,8 +85,8 @@ void check_fault_plan_async(const gc_env *env, gc_result *r)
                        "culprit add_one_u32 #2, DEAD; recovery refused with GG_PROCESS_POISONED, as after a real "
                        "fault");
     gc_session fresh = { .ctx = s.ctx };
-    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_load_file") ||
-        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "after" }, &fresh.stream), "gg_stream_create") ||
+    if (!gc_ok(r, gg_module_create_from_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_create_from_file") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "after" }, &fresh.stream), "gg_stream_create") ||
         !gc_computes(r, &fresh, 1 << 16, 8))
         return;
     gc_note(r, "the 2nd add_one_u32 launch surfaced as GG_ILLEGAL_ADDRESS at the next synchronize, culprit "

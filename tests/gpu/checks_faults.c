@@ -12,7 +12,7 @@
 /* The culprit of the last error must be `kernel`, launch `sequence`. */
 static bool expect_culprit(gc_result *r, const char *kernel, uint64_t sequence, bool exact)
 {
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (strcmp(e.culprit.kernel_name, kernel) != 0 || e.culprit.sequence != sequence)
         return gc_fail(r, "culprit is '%s' #%llu, expected '%s' #%llu (%s)", e.culprit.kernel_name,
@@ -54,11 +54,11 @@ void check_stray_store(const gc_env *env, gc_result *r)
     uint32_t value = 1, n = 256;
     void *params[] = { &ptr, &value, &n };
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "stray", &s) || !gc_kernel(r, &s, "fill_u32", &fill) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1024, NULL, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_create(s.ctx, 1024, NULL, &buf), "gg_buffer_create") ||
         !gc_ok(r, gg_buffer_device_ptr(buf, &ptr), "gg_buffer_device_ptr") ||
         /* Launch #1 runs and is observed, so only #2 (the stray store) is pending. */
         !gc_ok(r, gc_launch(fill, s.stream, 1, 256, params, 3), "gg_launch(fill_u32)") ||
-        !gc_ok(r, gg_stream_synchronize(s.stream, 0), "gg_stream_synchronize"))
+        !gc_ok(r, gg_stream_synchronize(s.stream, NULL), "gg_stream_synchronize"))
         return;
     double t0 = gc_now_ms();
     bool ok = gc_kill_with_stray_store(r, &s);
@@ -66,7 +66,7 @@ void check_stray_store(const gc_env *env, gc_result *r)
     gc_figure_last_error(r, "error");
     if (!ok || !expect_culprit(r, "oob_store", 2, true) || !expect_dead(r, s.ctx))
         return;
-    gg_error_info e, death;
+    gg_error_info e = GG_ERROR_INFO_INIT, death = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (!env->hip && e.native_code != 700)
         gc_fail(r, "native code %d (%s), expected CUDA_ERROR_ILLEGAL_ADDRESS (700)", e.native_code, e.native_name);
@@ -89,9 +89,9 @@ void check_culprit_among_pending(const gc_env *env, gc_result *r)
     void *fill_params[] = { &ptr, &value, &n };
     void *oob_params[] = { &ptr, &index, &bad };
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "pending", &s) ||
-        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "other" }, &other), "gg_stream_create") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "other" }, &other), "gg_stream_create") ||
         !gc_kernel(r, &s, "fill_u32", &fill) || !gc_kernel(r, &s, "oob_store", &oob) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1024, NULL, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_create(s.ctx, 1024, NULL, &buf), "gg_buffer_create") ||
         !gc_ok(r, gg_buffer_device_ptr(buf, &ptr), "gg_buffer_device_ptr"))
         return;
     /* #1-#3 fill, #4 the stray store, #5 fill on another stream; nothing observed. */
@@ -103,11 +103,11 @@ void check_culprit_among_pending(const gc_env *env, gc_result *r)
     gg_status st = gc_launch(fill, other, 1, 256, fill_params, 3);
     if (st != GG_OK && st != GG_ILLEGAL_ADDRESS && st != GG_CONTEXT_DEAD)
         return (void)gc_ok(r, st, "gg_launch(fill_u32) on the second stream");
-    st = gg_stream_synchronize(s.stream, 0);
+    st = gg_stream_synchronize(s.stream, NULL);
     gc_figure_last_error(r, "error");
     if (st != GG_ILLEGAL_ADDRESS && st != GG_CONTEXT_DEAD)
         return (void)gc_expect(r, st, GG_ILLEGAL_ADDRESS, "gg_stream_synchronize");
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     if (!gc_ok(r, gg_context_death(s.ctx, &death), "gg_context_death"))
         return;
     const gg_culprit *c = &death.culprit;
@@ -151,8 +151,8 @@ void check_dead_fails_fast(const gc_env *env, gc_result *r)
     gg_buffer buf;
     char why[256];
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "fail-fast", &s) || !gc_kernel(r, &s, "fill_u32", &fill) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, NULL, &buf), "gg_buffer_alloc") ||
-        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "control" }, &control), "gg_stream_create"))
+        !gc_ok(r, gg_buffer_create(s.ctx, 4096, NULL, &buf), "gg_buffer_create") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "control" }, &control), "gg_stream_create"))
         return;
     bool counting = gc_calls_open(env, why, sizeof why);
     if ((counting && !counter_sees_calls(r, control)) || !gc_kill_with_stray_store(r, &s))
@@ -170,17 +170,17 @@ void check_dead_fails_fast(const gc_env *env, gc_result *r)
     if (counting)
         gc_calls_arm();
     calls[k++] = (struct fail_fast_call){ "gg_stream_query", gg_stream_query(s.stream) };
-    calls[k++] = (struct fail_fast_call){ "gg_stream_synchronize", gg_stream_synchronize(s.stream, 0) };
+    calls[k++] = (struct fail_fast_call){ "gg_stream_synchronize", gg_stream_synchronize(s.stream, NULL) };
     calls[k++] = (struct fail_fast_call){ "gg_launch", gc_launch(fill, s.stream, 1, 16, params, 3) };
-    calls[k++] = (struct fail_fast_call){ "gg_buffer_alloc", gg_buffer_alloc(s.ctx, 64, NULL, &more) };
+    calls[k++] = (struct fail_fast_call){ "gg_buffer_create", gg_buffer_create(s.ctx, 64, NULL, &more) };
     calls[k++] = (struct fail_fast_call){ "gg_memcpy_htod", gg_memcpy_htod(buf, 0, host, sizeof host, GG_NO_STREAM) };
     calls[k++] = (struct fail_fast_call){ "gg_memcpy_dtoh", gg_memcpy_dtoh(host, buf, 0, sizeof host, s.stream) };
     calls[k++] = (struct fail_fast_call){ "gg_memset", gg_memset(buf, 0, 0, 64, s.stream) };
-    calls[k++] = (struct fail_fast_call){ "gg_stream_create", gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "late" }, &stream2) };
-    calls[k++] = (struct fail_fast_call){ "gg_event_create", gg_event_create(s.ctx, &(gg_event_desc){ .tag = "late" }, &event) };
-    calls[k++] = (struct fail_fast_call){ "gg_module_load_file", gg_module_load_file(s.ctx, env->kernel_image, NULL, &module2) };
-    calls[k++] = (struct fail_fast_call){ "gg_context_synchronize", gg_context_synchronize(s.ctx, 0) };
-    calls[k++] = (struct fail_fast_call){ "gg_kernel_get", gg_kernel_get(s.module, "fill_u32", &fill) };
+    calls[k++] = (struct fail_fast_call){ "gg_stream_create", gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "late" }, &stream2) };
+    calls[k++] = (struct fail_fast_call){ "gg_event_create", gg_event_create(s.ctx, &(gg_event_desc){ .struct_size = sizeof(gg_event_desc), .tag = "late" }, &event) };
+    calls[k++] = (struct fail_fast_call){ "gg_module_create_from_file", gg_module_create_from_file(s.ctx, env->kernel_image, NULL, &module2) };
+    calls[k++] = (struct fail_fast_call){ "gg_context_synchronize", gg_context_synchronize(s.ctx, NULL) };
+    calls[k++] = (struct fail_fast_call){ "gg_kernel_create", gg_kernel_create(s.module, "fill_u32", &fill) };
     char first[64] = "";
     uint64_t driver_calls = counting ? gc_calls_disarm(first, sizeof first) : 0;
     gc_figure_num(r, "calls", (double)k);
@@ -189,7 +189,7 @@ void check_dead_fails_fast(const gc_env *env, gc_result *r)
         if (calls[i].got != GG_CONTEXT_DEAD)
             return (void)gc_fail(r, "%s in the dead context returned %s, expected GG_CONTEXT_DEAD", calls[i].what,
                                  gg_status_name(calls[i].got));
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (strstr(e.message, "oob_store") == NULL && strcmp(e.culprit.kernel_name, "oob_store") != 0)
         gc_fail(r, "the fail-fast error does not name the original culprit: %s", e.message);
@@ -218,18 +218,18 @@ static void count_warnings(void *user, gg_log_level level, uint64_t id, const ch
 
 void check_dead_cleanup_silent(const gc_env *env, gc_result *r)
 {
-    gg_init_desc desc = { .cleanup = GG_CLEANUP_COUNTED, .log_fn = count_warnings, .log_level = GG_LOG_WARN };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .cleanup = GG_CLEANUP_COUNTED, .log_fn = count_warnings, .log_level = GG_LOG_WARN };
     gc_session s;
     gg_stream extra, control;
     gg_event event;
     gg_buffer dev, pinned;
     char why[256];
     if (!gc_init(r, env, &desc) || !gc_open(r, env, "cleanup", &s) ||
-        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "extra" }, &extra), "gg_stream_create") ||
-        !gc_ok(r, gg_event_create(s.ctx, &(gg_event_desc){ .tag = "event" }, &event), "gg_event_create") ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 1 << 20, NULL, &dev), "gg_buffer_alloc") ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, &(gg_buffer_desc){ .flags = GG_BUFFER_HOST_PINNED }, &pinned), "gg_buffer_alloc(pinned)") ||
-        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "control" }, &control), "gg_stream_create"))
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "extra" }, &extra), "gg_stream_create") ||
+        !gc_ok(r, gg_event_create(s.ctx, &(gg_event_desc){ .struct_size = sizeof(gg_event_desc), .tag = "event" }, &event), "gg_event_create") ||
+        !gc_ok(r, gg_buffer_create(s.ctx, 1 << 20, NULL, &dev), "gg_buffer_create") ||
+        !gc_ok(r, gg_buffer_create(s.ctx, 4096, &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .flags = GG_BUFFER_HOST_PINNED }, &pinned), "gg_buffer_create(pinned)") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "control" }, &control), "gg_stream_create"))
         return;
     bool counting = gc_calls_open(env, why, sizeof why);
     if ((counting && !counter_sees_calls(r, control)) || !gc_kill_with_stray_store(r, &s))
@@ -238,13 +238,13 @@ void check_dead_cleanup_silent(const gc_env *env, gc_result *r)
     if (counting)
         gc_calls_arm();
     gg_status st[6] = {
-        gg_event_destroy(event), gg_stream_destroy(extra), gg_buffer_free(dev),
-        gg_buffer_free(pinned), gg_module_unload(s.module), gg_stream_destroy(s.stream),
+        gg_event_destroy(event), gg_stream_destroy(extra), gg_buffer_destroy(dev),
+        gg_buffer_destroy(pinned), gg_module_destroy(s.module), gg_stream_destroy(s.stream),
     };
     char first[64] = "";
     uint64_t driver_calls = counting ? gc_calls_disarm(first, sizeof first) : 0;
-    static const char *const names[6] = { "gg_event_destroy", "gg_stream_destroy", "gg_buffer_free",
-                                          "gg_buffer_free(pinned)", "gg_module_unload", "gg_stream_destroy" };
+    static const char *const names[6] = { "gg_event_destroy", "gg_stream_destroy", "gg_buffer_destroy",
+                                          "gg_buffer_destroy(pinned)", "gg_module_destroy", "gg_stream_destroy" };
     for (int i = 0; i < 6; i++)
         if (!gc_expect(r, st[i], GG_OK, names[i]))
             return;
@@ -290,8 +290,8 @@ void check_recover_computes(const gc_env *env, gc_result *r)
     if (!gc_expect(r, gg_stream_query(s.stream), GG_INVALID_HANDLE, "gg_stream_query of a pre-recovery stream"))
         return;
     gc_session fresh = { .ctx = s.ctx };
-    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_load_file") ||
-        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "after" }, &fresh.stream), "gg_stream_create") ||
+    if (!gc_ok(r, gg_module_create_from_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_create_from_file") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "after" }, &fresh.stream), "gg_stream_create") ||
         !gc_computes(r, &fresh, 1 << 20, 41))
         return;
     gc_note(r, "recovered context is ALIVE, old stream stale, 2^20 values computed and verified");
@@ -307,9 +307,9 @@ static void check_device_fault(const gc_env *env, gc_result *r, const char *kern
     if (!gc_init(r, env, NULL) || !gc_open(r, env, kernel_name, &s) || !gc_kernel(r, &s, kernel_name, &kernel) ||
         !gc_ok(r, gc_launch(kernel, s.stream, 1, 32, params, 1), "gg_launch"))
         return;
-    gg_status st = gg_stream_synchronize(s.stream, 0);
+    gg_status st = gg_stream_synchronize(s.stream, NULL);
     gc_figure_last_error(r, "error");
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (st != GG_LAUNCH_FAILED && st != GG_ILLEGAL_ADDRESS)
         return (void)gc_fail(r, "gg_stream_synchronize returned %s (%s), expected a launch failure",
@@ -326,8 +326,8 @@ static void check_device_fault(const gc_env *env, gc_result *r, const char *kern
                        "(the driver keeps the error for the whole process)", gg_status_name(st), e.native_name,
                        e.native_code, kernel_name);
     gc_session fresh = { .ctx = s.ctx };
-    if (!gc_ok(r, gg_module_load_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_load_file") ||
-        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .tag = "after" }, &fresh.stream), "gg_stream_create") ||
+    if (!gc_ok(r, gg_module_create_from_file(s.ctx, env->kernel_image, NULL, &fresh.module), "gg_module_create_from_file") ||
+        !gc_ok(r, gg_stream_create(s.ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = "after" }, &fresh.stream), "gg_stream_create") ||
         !gc_computes(r, &fresh, 4096, 5))
         return;
     gc_note(r, "%s (%s %d), culprit %s EXACT, context DEAD, recovered and computes", gg_status_name(st),

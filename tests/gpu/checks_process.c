@@ -25,7 +25,7 @@ static void forked_child(gc_session *s, gg_buffer buf)
         code = 12;
     else if (gg_init(NULL) != GG_FORKED)
         code = 13;
-    else if (gg_buffer_free(buf) != GG_OK || gg_stream_destroy(s->stream) != GG_OK)
+    else if (gg_buffer_destroy(buf) != GG_OK || gg_stream_destroy(s->stream) != GG_OK)
         code = 14;
     else if (gg_context_destroy(s->ctx) != GG_OK)
         code = 15;
@@ -45,7 +45,7 @@ void check_fork_child(const gc_env *env, gc_result *r)
     gc_session s;
     gg_buffer buf;
     if (!gc_init(r, env, NULL) || !gc_open(r, env, "fork", &s) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, 4096, NULL, &buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_create(s.ctx, 4096, NULL, &buf), "gg_buffer_create") ||
         !gc_computes(r, &s, 4096, 1))
         return;
     fflush(NULL);
@@ -98,7 +98,7 @@ typedef struct worker {
     pthread_barrier_t *before;   /* both workers meet here, idle, before the fault (NULL: no meeting) */
     pthread_barrier_t *halfway;  /* both workers meet here after the fault */
     gg_state final_state;
-    gg_error_info death;         /* its context's, read before it is destroyed */
+    gg_error_info death;        /* its context's, read before it is destroyed */
     gg_status after_call;        /* stop_at_halfway: what a call in its context returned after */
 } worker;
 
@@ -135,6 +135,7 @@ static void *work(void *arg)
         pthread_barrier_wait(w->halfway);
     }
     w->final_state = gg_context_state(s.ctx);
+    w->death = (gg_error_info)GG_ERROR_INFO_INIT;
     gg_context_death(s.ctx, &w->death);
     gg_context_destroy(s.ctx);
     return NULL;

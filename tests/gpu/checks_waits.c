@@ -31,9 +31,9 @@ static bool start_spin(gc_result *r, const gc_env *env, const gg_init_desc *desc
     uint64_t seen_ptr = 0, max_ns = SPIN_MAX_NS;
     gg_kernel spin;
     if (!gc_init(r, env, desc) || !gc_open(r, env, "hang", &sp->s) || !gc_kernel(r, &sp->s, "spin_on_flag", &spin) ||
-        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 8, &(gg_buffer_desc){ .flags = GG_BUFFER_HOST_PINNED }, &sp->flag_buf), "gg_buffer_alloc(pinned)") ||
+        !gc_ok(r, gg_buffer_create(sp->s.ctx, 8, &(gg_buffer_desc){ .struct_size = sizeof(gg_buffer_desc), .flags = GG_BUFFER_HOST_PINNED }, &sp->flag_buf), "gg_buffer_create(pinned)") ||
         !gc_ok(r, gg_buffer_host_ptr(sp->flag_buf, &host), "gg_buffer_host_ptr") ||
-        !gc_ok(r, gg_buffer_alloc(sp->s.ctx, 4, NULL, &sp->seen_buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_create(sp->s.ctx, 4, NULL, &sp->seen_buf), "gg_buffer_create") ||
         !gc_ok(r, gg_buffer_device_ptr(sp->seen_buf, &seen_ptr), "gg_buffer_device_ptr") ||
         !gc_ok(r, gg_memset(sp->seen_buf, 0, 0, 4, GG_NO_STREAM), "gg_memset"))
         return false;
@@ -70,7 +70,7 @@ static bool wait_spin_done(gc_result *r, spin_setup *sp)
 static bool expect_timeout(gc_result *r, spin_setup *sp, uint32_t deadline_ms)
 {
     double t0 = gc_now_ms();
-    gg_status st = gg_stream_synchronize(sp->s.stream, deadline_ms);
+    gg_status st = gg_stream_synchronize(sp->s.stream, GG_WAIT_MS(deadline_ms));
     double waited = gc_now_ms() - t0;
     gc_figure_num(r, "deadline_ms", deadline_ms);
     gc_figure_num(r, "waited_ms", waited);
@@ -80,7 +80,7 @@ static bool expect_timeout(gc_result *r, spin_setup *sp, uint32_t deadline_ms)
         return false;
     if (waited < deadline_ms)
         return gc_fail(r, "GG_TIMEOUT after %.1f ms, before the %u ms deadline", waited, deadline_ms);
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (strstr(e.message, "spin_on_flag") == NULL && strcmp(e.culprit.kernel_name, "spin_on_flag") != 0)
         return gc_fail(r, "the timeout does not name the pending kernel: %s", e.message);
@@ -100,7 +100,7 @@ static bool times_out_alive(gc_result *r, spin_setup *sp, uint32_t deadline_ms)
 
 void check_hang_released(const gc_env *env, gc_result *r)
 {
-    gg_init_desc desc = { .timeout_policy = GG_TIMEOUT_RETURNS };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeout_policy = GG_TIMEOUT_RETURNS };
     spin_setup sp;
     const uint32_t deadline_ms = 500;
     if (!start_spin(r, env, &desc, &sp))
@@ -112,7 +112,7 @@ void check_hang_released(const gc_env *env, gc_result *r)
         wait_spin_done(r, &sp);
         return;
     }
-    if (!gc_ok(r, gg_stream_synchronize(sp.s.stream, 10000), "gg_stream_synchronize after the flag was set"))
+    if (!gc_ok(r, gg_stream_synchronize(sp.s.stream, GG_WAIT_MS(10000)), "gg_stream_synchronize after the flag was set"))
         return (void)wait_spin_done(r, &sp);
     gc_figure_num(r, "release_ms", gc_now_ms() - t0);
     uint32_t seen = 0;
@@ -178,8 +178,8 @@ void check_chunked_slices(const gc_env *env, gc_result *r)
     gc_session s;
     gg_kernel mark;
     gg_buffer marks_buf;
-    gg_device_info info;
-    if (!gc_init(r, env, NULL) || !gc_ok(r, gg_device_info_get(env->device, &info), "gg_device_info_get"))
+    gg_device_info info = GG_DEVICE_INFO_INIT;
+    if (!gc_init(r, env, NULL) || !gc_ok(r, gg_device_properties(env->device, &info), "gg_device_properties"))
         return;
     /* A GPU runs up to 32 blocks per multiprocessor at once: blocks of 2 ms,
      * about 100 such waves (0.2 s of device time when all 32 fit, longer
@@ -197,7 +197,7 @@ void check_chunked_slices(const gc_env *env, gc_result *r)
     if (blocks > (uint32_t)info.max_grid[0])
         blocks = (uint32_t)info.max_grid[0];
     if (!gc_open(r, env, "chunked", &s) || !gc_kernel(r, &s, "chunk_mark", &mark) ||
-        !gc_ok(r, gg_buffer_alloc(s.ctx, (size_t)blocks * 4, NULL, &marks_buf), "gg_buffer_alloc") ||
+        !gc_ok(r, gg_buffer_create(s.ctx, (size_t)blocks * 4, NULL, &marks_buf), "gg_buffer_create") ||
         !gc_ok(r, gg_memset(marks_buf, 0, 0, (size_t)blocks * 4, GG_NO_STREAM), "gg_memset"))
         return;
     gc_figure_bool(r, "watchdog", info.watchdog);
@@ -205,12 +205,12 @@ void check_chunked_slices(const gc_env *env, gc_result *r)
     uint32_t offset = 0;
     gg_buffer_device_ptr(marks_buf, &ptr);
     void *params[] = { &ptr, &block_ns, &offset };
-    gg_launch_desc d = { .kernel = mark, .stream = s.stream, .grid = { blocks, 1, 1 }, .block = { threads, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = mark, .stream = s.stream, .grid = { blocks, 1, 1 }, .block = { threads, 1, 1 },
                          .params = params, .param_count = 3 };
     static slice_log log;
-    gg_chunk_desc chunk = { .offset_param = 2, .target_ms = target_ms, .slice_timeout_ms = 20000,
+    gg_chunk_desc chunk = { .struct_size = sizeof(gg_chunk_desc), .offset_param = 2, .target_ms = target_ms, .slice_timeout_ms = 20000,
                             .progress = log_slice, .progress_user = &log };
-    gg_chunk_stats stats = { 0 };
+    gg_chunk_stats stats = GG_CHUNK_STATS_INIT;
     if (!gc_ok(r, gg_launch_chunked(&d, &chunk, &stats), "gg_launch_chunked"))
         return;
     uint32_t *marks = malloc((size_t)blocks * 4);

@@ -81,7 +81,7 @@ static const char *certainty_name(gg_attribution a)
 
 void gc_figure_last_error(gc_result *r, const char *key)
 {
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "status", gg_status_name(e.status));
@@ -103,7 +103,7 @@ bool gc_ok(gc_result *r, gg_status status, const char *what)
 {
     if (status == GG_OK)
         return true;
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     return gc_fail(r, "%s: %s: %s", what, gg_status_name(status), e.message);
 }
@@ -112,7 +112,7 @@ bool gc_expect(gc_result *r, gg_status got, gg_status want, const char *what)
 {
     if (got == want)
         return true;
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     return gc_fail(r, "%s returned %s, expected %s (last error: %s)", what, gg_status_name(got),
                    gg_status_name(want), e.message);
@@ -122,7 +122,7 @@ bool gc_expect(gc_result *r, gg_status got, gg_status want, const char *what)
 
 bool gc_init(gc_result *r, const gc_env *env, const gg_init_desc *desc)
 {
-    gg_init_desc d = { 0 };
+    gg_init_desc d = GG_INIT_DESC_INIT;
     if (desc != NULL)
         d = *desc;
     d.backend = env->backend;
@@ -132,24 +132,24 @@ bool gc_init(gc_result *r, const gc_env *env, const gg_init_desc *desc)
 bool gc_open(gc_result *r, const gc_env *env, const char *tag, gc_session *s)
 {
     memset(s, 0, sizeof *s);
-    gg_context_desc cd = { .tag = tag };
+    gg_context_desc cd = { .struct_size = sizeof(gg_context_desc), .tag = tag };
     return gc_ok(r, gg_context_create(env->device, &cd, &s->ctx), "gg_context_create") &&
-           gc_ok(r, gg_module_load_file(s->ctx, env->kernel_image, NULL, &s->module), "gg_module_load_file") &&
-           gc_ok(r, gg_stream_create(s->ctx, &(gg_stream_desc){ .tag = tag }, &s->stream), "gg_stream_create");
+           gc_ok(r, gg_module_create_from_file(s->ctx, env->kernel_image, NULL, &s->module), "gg_module_create_from_file") &&
+           gc_ok(r, gg_stream_create(s->ctx, &(gg_stream_desc){ .struct_size = sizeof(gg_stream_desc), .tag = tag }, &s->stream), "gg_stream_create");
 }
 
 bool gc_kernel(gc_result *r, const gc_session *s, const char *name, gg_kernel *k)
 {
     char what[96];
-    snprintf(what, sizeof what, "gg_kernel_get(%s)", name);
-    return gc_ok(r, gg_kernel_get(s->module, name, k), what);
+    snprintf(what, sizeof what, "gg_kernel_create(%s)", name);
+    return gc_ok(r, gg_kernel_create(s->module, name, k), what);
 }
 
 gg_status gc_launch(gg_kernel kernel, gg_stream stream, uint32_t blocks, uint32_t threads,
                     void **params, uint32_t count)
 {
     gg_launch_desc d = {
-        .kernel = kernel, .stream = stream, .grid = { blocks, 1, 1 }, .block = { threads, 1, 1 },
+        .struct_size = sizeof(gg_launch_desc), .kernel = kernel, .stream = stream, .grid = { blocks, 1, 1 }, .block = { threads, 1, 1 },
         .params = params, .param_count = count,
     };
     return gg_launch(&d);
@@ -160,7 +160,7 @@ bool gc_computes(gc_result *r, const gc_session *s, uint32_t n, uint32_t value)
     gg_kernel fill, add_one;
     gg_buffer buf;
     if (!gc_kernel(r, s, "fill_u32", &fill) || !gc_kernel(r, s, "add_one_u32", &add_one) ||
-        !gc_ok(r, gg_buffer_alloc(s->ctx, (size_t)n * 4, NULL, &buf), "gg_buffer_alloc"))
+        !gc_ok(r, gg_buffer_create(s->ctx, (size_t)n * 4, NULL, &buf), "gg_buffer_create"))
         return false;
     uint64_t ptr = 0;
     uint32_t *host = calloc(n, 4);
@@ -172,12 +172,12 @@ bool gc_computes(gc_result *r, const gc_session *s, uint32_t n, uint32_t value)
     ok = ok && gc_ok(r, gc_launch(fill, s->stream, blocks, 256, fill_params, 3), "gg_launch(fill_u32)") &&
          gc_ok(r, gc_launch(add_one, s->stream, blocks, 256, add_params, 2), "gg_launch(add_one_u32)") &&
          gc_ok(r, gg_memcpy_dtoh(host, buf, 0, (size_t)n * 4, s->stream), "gg_memcpy_dtoh") &&
-         gc_ok(r, gg_stream_synchronize(s->stream, 0), "gg_stream_synchronize");
+         gc_ok(r, gg_stream_synchronize(s->stream, NULL), "gg_stream_synchronize");
     for (uint32_t i = 0; ok && i < n; i++)
         if (host[i] != value + 1)
             ok = gc_fail(r, "computed value %u at index %u, expected %u", host[i], i, value + 1);
     free(host);
-    gg_buffer_free(buf);
+    gg_buffer_destroy(buf);
     return ok;
 }
 
@@ -186,7 +186,7 @@ bool gc_kill_with_stray_store(gc_result *r, const gc_session *s)
     gg_kernel oob;
     gg_buffer buf;
     if (!gc_kernel(r, s, "oob_store", &oob) ||
-        !gc_ok(r, gg_buffer_alloc(s->ctx, 4096, NULL, &buf), "gg_buffer_alloc"))
+        !gc_ok(r, gg_buffer_create(s->ctx, 4096, NULL, &buf), "gg_buffer_create"))
         return false;
     uint64_t ptr = 0;
     /* 2^38 elements = 1 TiB past the buffer: no allocation is mapped there. */
@@ -195,7 +195,7 @@ bool gc_kill_with_stray_store(gc_result *r, const gc_session *s)
     void *params[] = { &ptr, &index, &value };
     return gc_ok(r, gg_buffer_device_ptr(buf, &ptr), "gg_buffer_device_ptr") &&
            gc_ok(r, gc_launch(oob, s->stream, 1, 32, params, 3), "gg_launch(oob_store)") &&
-           gc_expect(r, gg_stream_synchronize(s->stream, 0), GG_ILLEGAL_ADDRESS,
+           gc_expect(r, gg_stream_synchronize(s->stream, NULL), GG_ILLEGAL_ADDRESS,
                      "gg_stream_synchronize after the stray store");
 }
 
@@ -278,7 +278,7 @@ bool gc_recover_as_the_driver_allows(gc_result *r, const gc_env *env, gc_session
     if (env->hip)
         return gc_ok(r, gg_context_recover(s->ctx), "gg_context_recover") && (*recovered = true);
     gg_status st = gg_context_recover(s->ctx);
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     if (st != GG_PROCESS_POISONED)
         return gc_fail(r, "gg_context_recover returned %s, expected GG_PROCESS_POISONED (CUDA keeps a sticky error "

@@ -309,9 +309,9 @@ static child_run run_in_child(const gc_env *env, const char *name, gc_check_fn f
 
 static void probe(const gc_env *env, gc_result *r)
 {
-    gg_init_desc desc = { .backend = env->backend };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = env->backend };
     gg_status st = gg_init(&desc);
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     gc_figure_str(r, "status", gg_status_name(st));
     gc_figure_str(r, "message", st == GG_OK ? "" : e.message);
@@ -325,8 +325,8 @@ static void probe(const gc_env *env, gc_result *r)
     gc_figure_num(r, "device_count", count);
     cJSON *devices = cJSON_AddArrayToObject(r->figures, "devices");
     for (int i = 0; i < count; i++) {
-        gg_device_info info;
-        if (gg_device_info_get(i, &info) != GG_OK)
+        gg_device_info info = GG_DEVICE_INFO_INIT;
+        if (gg_device_properties(i, &info) != GG_OK)
             continue;
         cJSON *d = cJSON_CreateObject();
         cJSON_AddNumberToObject(d, "index", i);

@@ -15,11 +15,13 @@ int header_probe_uses(void);
 int header_probe_uses(void)
 {
     gg_stream none = GG_NO_STREAM;
-    gg_launch_desc launch = { { 0 }, GG_NO_STREAM, { 1, 1, 1 }, { 1, 1, 1 }, 0, 0, 0 };
+    gg_launch_desc launch = GG_LAUNCH_DESC_INIT; /* struct_size set in C++ too */
+    launch.stream = GG_NO_STREAM;
     gg_state state = GG_STATE_INVALID;
-    gg_context_state_t old_name = state; /* the deprecated alias still builds */
-    gg_wait_desc wait = { 50, GG_TIMEOUT_RETURNS, 0 };
+    gg_wait_desc wait = GG_WAIT_DESC_INIT;
+    wait.timeout_ms = 50;
+    wait.on_timeout = GG_TIMEOUT_RETURNS;
     gg_event event = { 0 };
     (void)wait;
-    return (int)(none.id + launch.stream.id) + (int)old_name + (gg_event_record(event, GG_NO_STREAM) == GG_OK);
+    return (int)(none.id + launch.stream.id) + (int)state + (int)(launch.struct_size != sizeof launch) + (int)(wait.struct_size != sizeof wait) + (gg_event_record(event, GG_NO_STREAM) == GG_OK);
 }

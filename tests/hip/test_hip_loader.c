@@ -208,14 +208,14 @@ Test(hip_real, gg_init_with_the_hip_backend_fails_with_no_device_and_prints_noth
     need_debian_runtime_found_first();
     unsetenv("GPUGUARD_BACKEND");
     unsetenv("GPUGUARD_HIP_LIBRARY");
-    gg_init_desc desc = { .backend = "hip" };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "hip" };
     gg_status status = gg_init(&desc);
     if (status == GG_OK) {
         gg_shutdown();
         cr_skip_test("this machine has an AMD GPU: the no-device path cannot be checked");
     }
     cr_expect_eq(status, GG_NO_DEVICE, "%s", gg_status_name(status));
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     cr_assert_eq(gg_last_error(&e), GG_OK);
     cr_expect_eq(e.status, GG_NO_DEVICE);
     cr_expect_eq(e.native_code, 101);
@@ -243,7 +243,7 @@ Test(hip_real, auto_without_libcuda_reports_both_backends, .init = capture_outpu
         cr_skip_test("a backend opened: this machine has a GPU");
     }
     cr_expect_eq(status, GG_NO_DEVICE, "no CUDA driver + no AMD GPU is 'no device'");
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     EXPECT_IN(e.message, "CUDA:");
     EXPECT_IN(e.message, "HIP: hipInit: hipErrorInvalidDevice");

@@ -436,9 +436,9 @@ static void init_sim_hip(void)
     need_sim();
     unsetenv("GPUGUARD_BACKEND");
     unsetenv("GPUGUARD_HIP_LIBRARY");
-    gg_init_desc desc = { .backend = "sim-hip", .hip_library = GG_TEST_SIM_HIP };
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim-hip", .hip_library = GG_TEST_SIM_HIP };
     gg_status s = gg_init(&desc);
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     cr_assert_eq(s, GG_OK, "gg_init: %s: %s", gg_status_name(s), e.message);
 }
@@ -452,7 +452,7 @@ static void shutdown_sim_hip(void)
     do {                                                                                      \
         gg_status gg__s = (call);                                                             \
         if (gg__s != GG_OK) {                                                                 \
-            gg_error_info gg__e;                                                              \
+            gg_error_info gg__e = GG_ERROR_INFO_INIT;                                                              \
             gg_last_error(&gg__e);                                                            \
             cr_assert_fail("%s returned %s: %s", #call, gg_status_name(gg__s), gg__e.message); \
         }                                                                                     \
@@ -466,8 +466,8 @@ Test(hip_sim_api, the_library_reports_the_hip_backend_and_its_devices)
     int count = 0;
     GG_OK_(gg_device_count(&count));
     cr_assert_eq(count, 2);
-    gg_device_info info;
-    GG_OK_(gg_device_info_get(0, &info));
+    gg_device_info info = GG_DEVICE_INFO_INIT;
+    GG_OK_(gg_device_properties(0, &info));
     cr_expect_str_eq(info.backend, "hip");
     cr_expect(info.simulated);
     cr_expect(info.watchdog);
@@ -478,24 +478,24 @@ static void fill_and_check(gg_context ctx, uint32_t value)
 {
     enum { N = 512 };
     gg_module m;
-    GG_OK_(gg_module_load_file(ctx, CORE_KERNELS, NULL, &m));
+    GG_OK_(gg_module_create_from_file(ctx, CORE_KERNELS, NULL, &m));
     gg_kernel k;
-    GG_OK_(gg_kernel_get(m, "fill_u32", &k));
+    GG_OK_(gg_kernel_create(m, "fill_u32", &k));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(ctx, N * 4, NULL, &buf));
+    GG_OK_(gg_buffer_create(ctx, N * 4, NULL, &buf));
     uint64_t dptr = 0;
     GG_OK_(gg_buffer_device_ptr(buf, &dptr));
     uint32_t n = N;
     void *params[] = { &dptr, &value, &n };
-    gg_launch_desc d = { .kernel = k, .grid = { 2, 1, 1 }, .block = { 256, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = k, .grid = { 2, 1, 1 }, .block = { 256, 1, 1 },
                          .params = params, .param_count = 3 };
     GG_OK_(gg_launch(&d));
     uint32_t out[N];
     GG_OK_(gg_memcpy_dtoh(out, buf, 0, sizeof out, GG_NO_STREAM));
     for (int i = 0; i < N; i++)
         cr_assert_eq(out[i], value, "word %d", i);
-    GG_OK_(gg_buffer_free(buf));
-    GG_OK_(gg_module_unload(m));
+    GG_OK_(gg_buffer_destroy(buf));
+    GG_OK_(gg_module_destroy(m));
 }
 
 Test(hip_sim_api, a_kernel_runs_through_the_public_api)
@@ -509,26 +509,26 @@ Test(hip_sim_api, a_kernel_runs_through_the_public_api)
 /* An out-of-bounds touch kills the context; recovery brings it back. */
 static void kill_and_recover(bool use_primary)
 {
-    gg_context_desc cd = { .use_primary = use_primary };
+    gg_context_desc cd = { .struct_size = sizeof(gg_context_desc), .use_primary = use_primary };
     gg_context ctx;
     GG_OK_(gg_context_create(1, &cd, &ctx));
     gg_module m;
-    GG_OK_(gg_module_load_file(ctx, CORE_KERNELS, NULL, &m));
+    GG_OK_(gg_module_create_from_file(ctx, CORE_KERNELS, NULL, &m));
     gg_kernel touch;
-    GG_OK_(gg_kernel_get(m, "touch", &touch));
+    GG_OK_(gg_kernel_create(m, "touch", &touch));
     gg_buffer buf;
-    GG_OK_(gg_buffer_alloc(ctx, 64, NULL, &buf));
+    GG_OK_(gg_buffer_create(ctx, 64, NULL, &buf));
     uint64_t ptr = 0, bytes = 1 << 20;
     GG_OK_(gg_buffer_device_ptr(buf, &ptr));
     void *params[] = { &ptr, &bytes };
-    gg_launch_desc d = { .kernel = touch, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = touch, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
                          .params = params, .param_count = 2 };
     gg_status s = gg_launch(&d);
     if (s == GG_OK)
-        s = gg_context_synchronize(ctx, 5000);
+        s = gg_context_synchronize(ctx, GG_WAIT_MS(5000));
     cr_assert_eq(s, GG_ILLEGAL_ADDRESS, "%s", gg_status_name(s));
     cr_assert_eq(gg_context_state(ctx), GG_STATE_DEAD);
-    gg_error_info death;
+    gg_error_info death = GG_ERROR_INFO_INIT;
     GG_OK_(gg_context_death(ctx, &death));
     cr_expect_str_eq(death.native_name, "hipErrorIllegalAddress");
 

@@ -627,8 +627,7 @@ static void check_death(run *r, int c)
 {
     xctx *x = &r->ctx[c];
     const model_step *s = &r->p->steps[r->step];
-    gg_error_info e;
-    memset(&e, 0, sizeof e);
+    gg_error_info e = GG_ERROR_INFO_INIT;
     if (gg_context_death(x->h, &e) != GG_OK) {
         failure(r, NULL, (long)x->native, "gg_context_death on a DEAD context failed");
         return;
@@ -751,7 +750,7 @@ static void check_covered(run *r, const char *what, size_t native, uint64_t gg_c
  * launch it names (gg_last_error's culprit) as a deadline's culprit. */
 static void check_returned_timeout(run *r, int c)
 {
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     if (gg_last_error(&e) != GG_OK || e.status != GG_TIMEOUT)
         return;
     xctx *x = &r->ctx[c];
@@ -792,7 +791,7 @@ static void add_launch(run *r, int c, uint64_t stream_id, uint64_t native_stream
 
 static void unexpected(run *r, const char *call, gg_status got)
 {
-    gg_error_info e;
+    gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     failure(r, &e, -1, "%s returned %s on objects the model holds live", call, gg_status_name(got));
 }
@@ -808,10 +807,10 @@ static void load_kernels(run *r, int c)
 {
     xctx *x = &r->ctx[c];
     x->kernels_ok = false;
-    if (gg_module_load_file(x->h, r->env->kernels_path, NULL, &x->module) != GG_OK)
+    if (gg_module_create_from_file(x->h, r->env->kernels_path, NULL, &x->module) != GG_OK)
         return;
     for (int k = 0; k < MK_COUNT; k++)
-        if (gg_kernel_get(x->module, kernel_symbol[k], &x->kernels[k]) != GG_OK)
+        if (gg_kernel_create(x->module, kernel_symbol[k], &x->kernels[k]) != GG_OK)
             return;
     x->kernels_ok = true;
 }
@@ -872,7 +871,7 @@ static void do_launch(run *r, const model_step *s)
     xctx *x = &r->ctx[c];
     uint32_t ms = s->ms;
     void *params[] = { &ms };
-    gg_launch_desc d = { .kernel = x->kernels[s->kernel % MK_COUNT], .stream = st, .grid = { 1, 1, 1 },
+    gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = x->kernels[s->kernel % MK_COUNT], .stream = st, .grid = { 1, 1, 1 },
                          .block = { 1, 1, 1 }, .params = params, .param_count = 1 };
     for (uint32_t i = 0; i < (s->repeat ? s->repeat : 1); i++) {
         gg_status got = gg_launch(&d);
@@ -892,7 +891,7 @@ static void do_launch(run *r, const model_step *s)
 
 static gg_wait_desc wait_of(const model_step *s)
 {
-    gg_wait_desc w = { .timeout_ms = s->ms ? s->ms : 1, .on_timeout = s->returns ? GG_TIMEOUT_RETURNS : GG_TIMEOUT_DEFAULT };
+    gg_wait_desc w = { .struct_size = sizeof(gg_wait_desc), .timeout_ms = s->ms ? s->ms : 1, .on_timeout = s->returns ? GG_TIMEOUT_RETURNS : GG_TIMEOUT_DEFAULT };
     return w;
 }
 
@@ -903,7 +902,7 @@ static int forked_child_checks(run *r, const model_step *s)
     int bad = 0;
     if (gg_context_state(x->h) != GG_STATE_FORKED)
         bad |= 1;
-    if (gg_context_synchronize(x->h, 50) != GG_FORKED)
+    if (gg_context_synchronize(x->h, GG_WAIT_MS(50)) != GG_FORKED)
         bad |= 2;
     gg_stream fresh;
     if (gg_stream_create(x->h, NULL, &fresh) != GG_FORKED)
@@ -914,7 +913,7 @@ static int forked_child_checks(run *r, const model_step *s)
         if (x->kernels_ok) {
             uint32_t ms = 0;
             void *params[] = { &ms };
-            gg_launch_desc d = { .kernel = x->kernels[MK_OK], .stream = r->streams[s->stream].h,
+            gg_launch_desc d = { .struct_size = sizeof(gg_launch_desc), .kernel = x->kernels[MK_OK], .stream = r->streams[s->stream].h,
                                  .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = params, .param_count = 1 };
             if (gg_launch(&d) != GG_FORKED)
                 bad |= 16;
@@ -1058,7 +1057,7 @@ static void do_step(run *r, const model_step *s)
                     return;
         }
         xctx *x = &r->ctx[s->ctx];
-        gg_context_desc d = { .tag = "model", .watchdog = GG_WATCHDOG_ALLOW };
+        gg_context_desc d = { .struct_size = sizeof(gg_context_desc), .tag = "model", .watchdog = GG_WATCHDOG_ALLOW };
         got = gg_context_create(s->device, &d, &x->h);
         if (got != GG_OK) {
             unexpected(r, "gg_context_create", got);
@@ -1076,7 +1075,7 @@ static void do_step(run *r, const model_step *s)
             /* HIP: the device's primary context is still poisoned by an
              * earlier gg context (destroying a DEAD one resets nothing),
              * so this fresh one died at its first call. Recover it. */
-            gg_error_info e;
+            gg_error_info e = GG_ERROR_INFO_INIT;
             gg_context_death(x->h, &e);
             note(r, "a fresh HIP context died at its first call (%s: %s): the device's primary context was still "
                     "poisoned; recovering it", gg_status_name(e.status), e.message);
@@ -1086,7 +1085,7 @@ static void do_step(run *r, const model_step *s)
             }
         }
         if (!x->kernels_ok) {
-            gg_error_info e;
+            gg_error_info e = GG_ERROR_INFO_INIT;
             gg_last_error(&e);
             failure(r, &e, -1, "loading the model's kernels (%s) in a fresh context failed", r->env->kernels_path);
         }
@@ -1189,7 +1188,7 @@ static void do_step(run *r, const model_step *s)
         xstream *xs = &r->streams[s->stream];
         size_t mark = r->nlaunches;
         gg_wait_desc w = wait_of(s);
-        got = s->kind == MS_QUERY_STREAM ? gg_stream_query(xs->h) : gg_stream_synchronize_with(xs->h, &w);
+        got = s->kind == MS_QUERY_STREAM ? gg_stream_query(xs->h) : gg_stream_synchronize(xs->h, &w);
         if (got == GG_OK)
             check_covered(r, s->kind == MS_QUERY_STREAM ? "gg_stream_query" : "gg_stream_synchronize",
                           r->ctx[xs->ctx].native, r->ctx[xs->ctx].h.id, xs->h.id, false, mark);
@@ -1198,7 +1197,7 @@ static void do_step(run *r, const model_step *s)
         if (got == GG_TIMEOUT && s->returns) {
             if (gg_context_state(r->ctx[xs->ctx].h) != GG_STATE_ALIVE &&
                 r->ctx[xs->ctx].last_state == GG_STATE_ALIVE) {
-                gg_error_info e;
+                gg_error_info e = GG_ERROR_INFO_INIT;
                 gg_context_death(r->ctx[xs->ctx].h, &e);
                 if (e.status == GG_TIMEOUT)
                     failure(r, &e, -1, "a wait with GG_TIMEOUT_RETURNS killed its context");
@@ -1213,7 +1212,7 @@ static void do_step(run *r, const model_step *s)
         if (!xe->live)
             return;
         gg_wait_desc w = wait_of(s);
-        got = s->kind == MS_QUERY_EVENT ? gg_event_query(xe->h) : gg_event_synchronize_with(xe->h, &w);
+        got = s->kind == MS_QUERY_EVENT ? gg_event_query(xe->h) : gg_event_synchronize(xe->h, &w);
         if (got == GG_OK && xe->recorded)
             check_covered(r, s->kind == MS_QUERY_EVENT ? "gg_event_query" : "gg_event_synchronize", xe->native,
                           r->ctx[xe->ctx].h.id, xe->stream_id, false, xe->mark);
@@ -1229,7 +1228,7 @@ static void do_step(run *r, const model_step *s)
             return;
         size_t mark = r->nlaunches;
         gg_wait_desc w = wait_of(s);
-        got = gg_context_synchronize_with(x->h, &w);
+        got = gg_context_synchronize(x->h, &w);
         if (got == GG_OK)
             check_covered(r, "gg_context_synchronize", x->native, x->h.id, 0, true, mark);
         else if (!plausible(got))
@@ -1298,7 +1297,7 @@ static void teardown(run *r)
              * next program (after gg_sim_truth_reset, where the referee
              * cannot see it). A context with work left is killed by a
              * short deadline and recovered (the device reset drops it). */
-            gg_status q = gg_context_synchronize(r->ctx[c].h, 100);
+            gg_status q = gg_context_synchronize(r->ctx[c].h, GG_WAIT_MS(100));
             if (q != GG_OK && gg_context_state(r->ctx[c].h) == GG_STATE_DEAD)
                 gg_context_recover(r->ctx[c].h);
         }
@@ -1307,7 +1306,7 @@ static void teardown(run *r)
     uint64_t live = 0;
     if (gg_live_objects(&live) == GG_OK && live != 0) {
         char *json = NULL;
-        gg_dump_json(&json);
+        gg_objects_json(&json);
         failure(r, NULL, -1, "%llu gpuguard object(s) alive after every context was destroyed: %s",
                 (unsigned long long)live, json ? json : "?");
         gg_free(json);
@@ -1340,7 +1339,7 @@ unsigned model_run(const model_env *env, const model_program *p, const char *lab
     r->env = env;
     r->p = p;
     r->label = label;
-    gg_init_desc desc = { .backend = env->backend, .timeline = env->timeline, .wait_timeout_ms = 3000,
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = env->backend, .timeline = env->timeline, .wait_timeout_ms = 3000,
                           .watchdog = GG_WATCHDOG_ALLOW };
     if (strcmp(env->backend, "sim-hip") == 0)
         desc.hip_library = env->library;
@@ -1348,7 +1347,7 @@ unsigned model_run(const model_env *env, const model_program *p, const char *lab
         desc.cuda_library = env->library;
     gg_status s = gg_init(&desc);
     if (s != GG_OK) {
-        gg_error_info e;
+        gg_error_info e = GG_ERROR_INFO_INIT;
         gg_last_error(&e);
         fprintf(stderr, "model [%s]: gg_init failed: %s: %s\n", label, gg_status_name(s), e.message);
         free(r);

@@ -92,7 +92,7 @@ void gg_test_init_sim_desc(const char *sim_config, gg_init_desc *desc)
 
 void gg_test_init_sim(const char *sim_config)
 {
-    gg_init_desc desc = { 0 };
+    gg_init_desc desc = GG_INIT_DESC_INIT;
     gg_test_init_sim_desc(sim_config, &desc);
 }
 
@@ -102,7 +102,7 @@ void gg_test_finish(void)
     GG_OK_(gg_live_objects(&live));
     if (live != 0) {
         char *json = NULL;
-        gg_dump_json(&json);
+        gg_objects_json(&json);
         cr_log_error("leaked objects: %s", json ? json : "?");
         gg_free(json);
     }
@@ -119,7 +119,7 @@ const char *gg_test_kernel_module(const char *name)
 
 const char *gg_test_last_message(void)
 {
-    static _Thread_local gg_error_info e;
+    static _Thread_local gg_error_info e = GG_ERROR_INFO_INIT;
     gg_last_error(&e);
     return e.message;
 }
@@ -193,13 +193,13 @@ int gg_test_sim_destroy_raw_context(void *ctx)
 
 void gg_test_rig_open(gg_test_rig *rig, int device)
 {
-    GG_OK_(gg_context_create(device, &(gg_context_desc){ .tag = "rig" }, &rig->ctx));
-    GG_OK_(gg_module_load_file(rig->ctx, gg_test_kernel_module("core_kernels"), NULL, &rig->module));
-    GG_OK_(gg_kernel_get(rig->module, "fill_u32", &rig->fill_u32));
-    GG_OK_(gg_kernel_get(rig->module, "add_one_u32", &rig->add_one_u32));
-    GG_OK_(gg_kernel_get(rig->module, "touch", &rig->touch));
-    GG_OK_(gg_kernel_get(rig->module, "sleep_ms", &rig->sleep_ms));
-    GG_OK_(gg_kernel_get(rig->module, "noop", &rig->noop));
-    GG_OK_(gg_kernel_get(rig->module, "hang_me", &rig->hang_me));
-    GG_OK_(gg_kernel_get(rig->module, "trap", &rig->trap));
+    GG_OK_(gg_context_create(device, &(gg_context_desc){ .struct_size = sizeof(gg_context_desc), .tag = "rig" }, &rig->ctx));
+    GG_OK_(gg_module_create_from_file(rig->ctx, gg_test_kernel_module("core_kernels"), NULL, &rig->module));
+    GG_OK_(gg_kernel_create(rig->module, "fill_u32", &rig->fill_u32));
+    GG_OK_(gg_kernel_create(rig->module, "add_one_u32", &rig->add_one_u32));
+    GG_OK_(gg_kernel_create(rig->module, "touch", &rig->touch));
+    GG_OK_(gg_kernel_create(rig->module, "sleep_ms", &rig->sleep_ms));
+    GG_OK_(gg_kernel_create(rig->module, "noop", &rig->noop));
+    GG_OK_(gg_kernel_create(rig->module, "hang_me", &rig->hang_me));
+    GG_OK_(gg_kernel_create(rig->module, "trap", &rig->trap));
 }

@@ -36,7 +36,7 @@ int gg_test_sim_driver_version(void);
     do {                                                                                      \
         gg_status gg__got = (call);                                                           \
         if (gg__got != (expected)) {                                                          \
-            gg_error_info gg__e;                                                              \
+            gg_error_info gg__e = GG_ERROR_INFO_INIT;                                                              \
             gg_last_error(&gg__e);                                                            \
             cr_assert_fail("%s returned %s, expected %s: %s", #call, gg_status_name(gg__got), \
                            gg_status_name(expected), gg__e.message);                          \

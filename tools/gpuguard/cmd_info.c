@@ -94,8 +94,7 @@ static int parse_options(int argc, char **argv, info_options *opt)
 static int report_failure(const info_options *opt, gg_status status, bool at_init)
 {
     bool usage = at_init && status == GG_INVALID_ARGUMENT;
-    gg_error_info err;
-    memset(&err, 0, sizeof err);
+    gg_error_info err = GG_ERROR_INFO_INIT;
     gg_last_error(&err);
     /* The record belongs to the last failure on this thread, which is the
      * call we are reporting; fall back to the generic text if it is empty. */
@@ -145,7 +144,8 @@ static gg_status gather(info_report *rep)
     if (!rep->devices)
         return GG_OUT_OF_MEMORY;
     for (int i = 0; i < rep->device_count; i++) {
-        if ((s = gg_device_info_get(i, &rep->devices[i])) != GG_OK)
+        rep->devices[i] = (gg_device_info)GG_DEVICE_INFO_INIT;
+        if ((s = gg_device_properties(i, &rep->devices[i])) != GG_OK)
             return s;
     }
     return GG_OK;
@@ -166,7 +166,7 @@ static void print_driver_version(const char *backend, int v)
 /* "cuCtxCreate -> cuCtxCreate_v3 (11040, cuGetProcAddress_v2)", one a line. */
 static void print_entry_points(void)
 {
-    gg_entry_point_info e;
+    gg_entry_point_info e = GG_ENTRY_POINT_INFO_INIT;
     if (gg_driver_entry_point(0, &e) != GG_OK) {
         printf("entry points:   not reported by this backend\n");
         return;
@@ -219,7 +219,7 @@ static cJSON *dims_json(const int dims[3])
 static cJSON *entry_points_json(void)
 {
     cJSON *list = cJSON_CreateArray();
-    gg_entry_point_info e;
+    gg_entry_point_info e = GG_ENTRY_POINT_INFO_INIT;
     for (size_t i = 0; list != NULL && gg_driver_entry_point(i, &e) == GG_OK; i++) {
         cJSON *item = cJSON_CreateObject();
         cJSON_AddStringToObject(item, "name", e.name);
@@ -279,7 +279,7 @@ int cmd_info(int argc, char **argv)
     if (opt.backend && cli_select_backend(opt.backend) != 0)
         return CLI_EXIT_FAILED;
 
-    gg_init_desc desc = {0};
+    gg_init_desc desc = GG_INIT_DESC_INIT;
     desc.log_fn = cli_log_to_stderr;
     gg_status s = gg_init(&desc);
     if (s != GG_OK)
