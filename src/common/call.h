@@ -25,7 +25,7 @@
 #include "common/backend.h"
 #include "common/fault.h"
 #include "common/fork.h"
-#include "common/library.h"
+#include "common/state.h"
 #include "common/log.h"
 #include "common/object.h"
 #include "common/pin.h"

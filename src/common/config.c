@@ -10,7 +10,7 @@
 #include "common/alloc.h"
 #include "common/env.h"
 #include "common/fault_plan.h"
-#include "common/library.h"
+#include "common/state.h"
 #include "common/object.h"
 #include "common/config.h"
 

@@ -8,7 +8,7 @@
  */
 #include "common/poison.h"
 #include "common/call.h"
-#include "common/library.h"
+#include "common/state.h"
 #include "common/context.h"
 
 #include <pthread.h>

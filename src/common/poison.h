@@ -18,14 +18,6 @@
 
 #include "gpuguard/gpuguard.h"
 
-/* GPUGUARD_STICKY_SCOPE: auto (the backend's measured answer), process or
- * context. */
-typedef enum gg__sticky_scope {
-    GG__STICKY_AUTO = 0,
-    GG__STICKY_PROCESS,
-    GG__STICKY_CONTEXT
-} gg__sticky_scope;
-
 struct gg__backend;
 struct gg__call;
 struct gg__context;
