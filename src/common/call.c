@@ -8,7 +8,6 @@
 
 #include "common/attribution.h"
 #include "common/fork.h"
-#include "common/poison.h"
 
 static _Thread_local gg_error_info last_error;
 

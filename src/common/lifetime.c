@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "common/attribution.h"
-#include "common/chunk.h"
 #include "common/context.h"
 #include "common/stack.h"
 
