@@ -7,7 +7,7 @@
  *                                                      gg__leave (pin.c)
  *   gg__enter(&c, ctx)                              -- fail fast if DEAD/FORKED,
  *                                                      make ctx current
- *   int n = gg__drv(&c, GG__OP_STREAM_QUERY, b->stream_query(...));
+ *   int n = gg__drv(&c, GG__OP_STREAM_QUERY, b->stream_query(...)); (fault.h)
  *   status = gg__check(&c, GG__OP_STREAM_QUERY, n)  -- classify; a sticky code
  *                                                      kills the context
  *   gg__leave(&c)                                   -- restore caller's context,
@@ -23,7 +23,6 @@
 #include <stdbool.h>
 
 #include "common/backend.h"
-#include "common/fault.h"
 #include "common/fork.h"
 #include "common/state.h"
 #include "common/log.h"
@@ -288,19 +287,6 @@ GG__HOT void gg__leave(gg__call *c)
         gg__leave_restore(c);
     gg__unpin_all(c);
 }
-
-/* The fault gate: every backend call goes through it. With no plan it is one
- * predictable branch; with one, it may return an injected native code.
- * GG_BENCH_NO_FAULT_GATE (bench/: the gg_bench_nogate build only) compiles
- * the gate out, to measure what it costs when no plan is loaded. */
-#ifndef GG_BENCH_NO_FAULT_GATE
-#define gg__drv(c, op, expr)                                                        \
-    ((GG__UNLIKELY(gg__fault_armed()) && ((c)->injected = gg__fault_gate((c), (op))) != 0) \
-         ? (c)->injected                                                           \
-         : (expr))
-#else
-#define gg__drv(c, op, expr) ((void)(c), (void)(op), (expr))
-#endif
 
 gg_status gg__check_failed(gg__call *c, gg__op op, int native);
 

@@ -10,6 +10,7 @@
  * one submission that would overrun the budget anyway.
  */
 #include "common/chunk.h"
+#include "common/fault.h"
 
 #include <math.h>
 #include <stdio.h>

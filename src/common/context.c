@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/attribution.h"
+#include "common/fault.h"
 #include "common/timeline.h"
 #include "common/call.h"
 #include "common/departed.h"

@@ -1,6 +1,7 @@
 /* Events: record, query, deadline waits, elapsed time. */
 #include <stdio.h>
 #include "common/attribution.h"
+#include "common/fault.h"
 #include "common/child.h"
 #include "common/lifetime.h"
 #include "common/wait.h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/departed.h"
+#include "common/fault.h"
 #include "common/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"

@@ -3,6 +3,7 @@
  * W1..W4 and the waits are those of the pin protocol (pin.c).
  */
 #include "common/lifetime.h"
+#include "common/fault.h"
 
 #include <stdio.h>
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/chunk.h"
+#include "common/fault.h"
 #include "common/lifetime.h"
 #include "common/module.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/call.h"
+#include "common/fault.h"
 #include "common/fork.h"
 #include "common/context.h"
 #include "common/stack.h"

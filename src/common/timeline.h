@@ -11,6 +11,7 @@
 #ifndef GPUGUARD_TIMELINE_H
 #define GPUGUARD_TIMELINE_H
 
+#include "common/fault.h"
 #include "common/attribution.h"
 #include "common/call.h"
 
