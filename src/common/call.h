@@ -314,6 +314,22 @@ static inline gg_status gg__check_same_context(gg__call *c, const gg__object *a,
     return gg__wrong_context(c, a, a_what, b, b_what);
 }
 
+/* A context's death (first cause wins), as the call protocol asks for it
+ * on a sticky code (gg__check) and a wait on a deadline (wait.c):
+ * context.c's gg__context_kill, reached through a hook rather than by name
+ * because context.c sits above the call protocol (it makes calls, and the
+ * death record names the culprit through attribution.c), so naming it here
+ * would close an include circle. gg_init sets the hook before it publishes
+ * the backend, so before any context exists that a call could enter; it is
+ * never cleared (it is the same function every time), and it is atomic
+ * because any thread may read it while a later gg_init writes it again. */
+typedef void (*gg__context_kill_fn)(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                                    const char *message);
+void gg__call_set_context_kill(gg__context_kill_fn kill);
+/* Marks ctx DEAD with this cause through the hook above. */
+void gg__call_context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                           const char *message);
+
 /* This thread's last error record (gg_last_error copies it). */
 gg_error_info *gg__last_error_slot(void);
 

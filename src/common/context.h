@@ -5,16 +5,7 @@
 #define GPUGUARD_CONTEXT_H
 
 #include "common/call.h"
-
-/* Context state, FORKED derived from the fork generation. (Inline: the
- * create and destroy paths ask it under the context's lock.) */
-static inline gg_state gg__context_state(const gg__context *ctx)
-{
-    if (ctx->fork_generation != gg__fork_generation_now())
-        return GG_STATE_FORKED;
-    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
-                                                                                  : GG_STATE_ALIVE;
-}
+#include "common/context_state.h"
 
 /* Marks the context DEAD with this cause (first cause wins). */
 void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
