@@ -12,7 +12,7 @@
 #define GPUGUARD_TIMELINE_H
 
 #include "common/fault.h"
-#include "common/attribution.h"
+#include "common/launch_log.h"
 #include "common/call.h"
 
 /* Opens the context's page of slots when the settings (GPUGUARD_TIMELINE)
