@@ -24,8 +24,7 @@
 #include "common/alloc.h"
 #include "common/call.h"
 #include "common/departed.h"
-#include "common/poison.h"
-#include "common/context.h"
+#include "common/context_table.h"
 #include "common/timeline.h"
 
 #include <stddef.h>

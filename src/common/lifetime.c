@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "common/attribution.h"
-#include "common/context.h"
+#include "common/context_table.h"
 #include "common/stack.h"
 
 void gg__cleanup_skipped(gg__context *ctx, gg__type type)

@@ -22,10 +22,6 @@ struct gg__backend;
 struct gg__call;
 struct gg__context;
 
-/* Whether a sticky error reaches every context of the process: the
- * configuration's override, else the backend's sticky_process_wide; false
- * with no backend. */
-bool gg__sticky_process_wide(const struct gg__backend *b);
 
 /* Called once `dead` has died of a sticky native error (its death record
  * written): when sticky errors are process-wide and the process was not

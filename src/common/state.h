@@ -71,4 +71,20 @@ static inline gg__backend *gg__backend_get(void)
  * directly, PC-relative, instead of loading c->b and then its members. */
 #define GG__BACKEND (&gg__lib.backend_storage)
 
+/* Whether a sticky error reaches every context of the process: the
+ * configuration's override, else the backend's sticky_process_wide; false
+ * with no backend. (Inline here: it reads only the settings and the
+ * backend, and the live-context table asks it below poison.c.) */
+static inline bool gg__sticky_process_wide(const gg__backend *b)
+{
+    switch (gg__lib.config.sticky_scope) {
+    case GG__STICKY_PROCESS:
+        return true;
+    case GG__STICKY_CONTEXT:
+        return false;
+    default:
+        return b != NULL && b->sticky_process_wide;
+    }
+}
+
 #endif /* GPUGUARD_STATE_H */
