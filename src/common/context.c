@@ -2,7 +2,6 @@
  * what the kinds table needs of them (release, JSON). Destruction goes
  * through the one destroy path (lifetime.c). */
 #include <cjson/cJSON.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
