@@ -9,7 +9,8 @@
  * fast, with the first death named), and creating or recovering a context
  * is refused with GG_PROCESS_POISONED. An injected sticky fault poisons the
  * process the same way (the error path a program meets is the real one),
- * though the driver underneath is unharmed.
+ * though the driver underneath is unharmed. Whether sticky errors reach
+ * the process is gg__sticky_process_wide's answer (state.h).
  */
 #ifndef GPUGUARD_POISON_H
 #define GPUGUARD_POISON_H
@@ -18,10 +19,8 @@
 
 #include "gpuguard/gpuguard.h"
 
-struct gg__backend;
 struct gg__call;
 struct gg__context;
-
 
 /* Called once `dead` has died of a sticky native error (its death record
  * written): when sticky errors are process-wide and the process was not
