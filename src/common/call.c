@@ -1,15 +1,13 @@
 #include "common/abi_struct.h"
 #include "common/call.h"
-#include "common/context.h"
+#include "common/context_state.h"
 #include "common/process_exit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "common/attribution.h"
 #include "common/fork.h"
-#include "common/poison.h"
 
 static _Thread_local gg_error_info last_error;
 
@@ -304,6 +302,20 @@ void gg__leave_restore(gg__call *c)
                 c->b->code_name(n));
 }
 
+/* context.c's gg__context_kill (call.h says why it is a hook). */
+static _Atomic(gg__context_kill_fn) context_kill;
+
+void gg__call_set_context_kill(gg__context_kill_fn kill)
+{
+    atomic_store_explicit(&context_kill, kill, memory_order_release);
+}
+
+void gg__call_context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                           const char *message)
+{
+    atomic_load_explicit(&context_kill, memory_order_acquire)(c, ctx, status, op, native, message);
+}
+
 gg_status gg__check_failed(gg__call *c, gg__op op, int native)
 {
     gg__code_class cls = c->b->classify(native);
@@ -316,7 +328,7 @@ gg_status gg__check_failed(gg__call *c, gg__op op, int native)
     if (cls.sticky && c->ctx != NULL) {
         char message[GG_MESSAGE_MAX];
         snprintf(message, sizeof message, "%s returned %s%s", driver_call, c->b->code_name(native), how);
-        gg__context_kill(c, c->ctx, cls.status, op, native, message);
+        gg__call_context_kill(c, c->ctx, cls.status, op, native, message);
         /* The caller gets the sticky status itself this once, with the cause. */
         last_error = c->ctx->death;
         last_error.gg_call = c->api;

@@ -7,7 +7,7 @@
  *                                                      gg__leave (pin.c)
  *   gg__enter(&c, ctx)                              -- fail fast if DEAD/FORKED,
  *                                                      make ctx current
- *   int n = gg__drv(&c, GG__OP_STREAM_QUERY, b->stream_query(...));
+ *   int n = gg__drv(&c, GG__OP_STREAM_QUERY, b->stream_query(...)); (fault.h)
  *   status = gg__check(&c, GG__OP_STREAM_QUERY, n)  -- classify; a sticky code
  *                                                      kills the context
  *   gg__leave(&c)                                   -- restore caller's context,
@@ -23,9 +23,8 @@
 #include <stdbool.h>
 
 #include "common/backend.h"
-#include "common/fault.h"
 #include "common/fork.h"
-#include "common/library.h"
+#include "common/state.h"
 #include "common/log.h"
 #include "common/object.h"
 #include "common/pin.h"
@@ -289,19 +288,6 @@ GG__HOT void gg__leave(gg__call *c)
     gg__unpin_all(c);
 }
 
-/* The fault gate: every backend call goes through it. With no plan it is one
- * predictable branch; with one, it may return an injected native code.
- * GG_BENCH_NO_FAULT_GATE (bench/: the gg_bench_nogate build only) compiles
- * the gate out, to measure what it costs when no plan is loaded. */
-#ifndef GG_BENCH_NO_FAULT_GATE
-#define gg__drv(c, op, expr)                                                        \
-    ((GG__UNLIKELY(gg__fault_armed()) && ((c)->injected = gg__fault_gate((c), (op))) != 0) \
-         ? (c)->injected                                                           \
-         : (expr))
-#else
-#define gg__drv(c, op, expr) ((void)(c), (void)(op), (expr))
-#endif
-
 gg_status gg__check_failed(gg__call *c, gg__op op, int native);
 
 /* Classifies a native code: GG_OK for success, GG_NOT_READY for pending
@@ -327,6 +313,22 @@ static inline gg_status gg__check_same_context(gg__call *c, const gg__object *a,
         return GG_OK;
     return gg__wrong_context(c, a, a_what, b, b_what);
 }
+
+/* A context's death (first cause wins), as the call protocol asks for it
+ * on a sticky code (gg__check) and a wait on a deadline (wait.c):
+ * context.c's gg__context_kill, reached through a hook rather than by name
+ * because context.c sits above the call protocol (it makes calls, and the
+ * death record names the culprit through attribution.c), so naming it here
+ * would close an include circle. gg_init sets the hook before it publishes
+ * the backend, so before any context exists that a call could enter; it is
+ * never cleared (it is the same function every time), and it is atomic
+ * because any thread may read it while a later gg_init writes it again. */
+typedef void (*gg__context_kill_fn)(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                                    const char *message);
+void gg__call_set_context_kill(gg__context_kill_fn kill);
+/* Marks ctx DEAD with this cause through the hook above. */
+void gg__call_context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
+                           const char *message);
 
 /* This thread's last error record (gg_last_error copies it). */
 gg_error_info *gg__last_error_slot(void);

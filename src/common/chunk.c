@@ -11,6 +11,7 @@
  */
 #include "common/abi_struct.h"
 #include "common/chunk.h"
+#include "common/fault.h"
 
 #include <math.h>
 #include <stdio.h>

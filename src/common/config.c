@@ -10,7 +10,7 @@
 #include "base/alloc.h"
 #include "base/env.h"
 #include "base/fault_plan.h"
-#include "common/library.h"
+#include "common/state.h"
 #include "common/object.h"
 #include "common/config.h"
 

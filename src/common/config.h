@@ -1,9 +1,9 @@
 /* The library's configuration: defaults, environment, gg_init's desc
- * (config.c; the gg__config record itself is library.h's). */
+ * (config.c; the gg__config record itself is state.h's). */
 #ifndef GPUGUARD_CONFIG_H
 #define GPUGUARD_CONFIG_H
 
-#include "common/library.h"
+#include "common/state.h"
 
 /* Resolves defaults and environment into *out; on an invalid value returns
  * GG_INVALID_ARGUMENT with `message` naming the variable. */

@@ -1,20 +1,12 @@
-/* Contexts: their state, their death, their waits and the table of live
- * ones (context.c). The call protocol is call.h's; this is what the
+/* Contexts: their death, their waits, their creation (context.c); their
+ * state is context_state.h's, the table of live ones context_table.h's. The call protocol is call.h's; this is what the
  * protocol and the kinds ask of a context. */
 #ifndef GPUGUARD_CONTEXT_H
 #define GPUGUARD_CONTEXT_H
 
 #include "common/call.h"
-
-/* Context state, FORKED derived from the fork generation. (Inline: the
- * create and destroy paths ask it under the context's lock.) */
-static inline gg_state gg__context_state(const gg__context *ctx)
-{
-    if (ctx->fork_generation != gg__fork_generation_now())
-        return GG_STATE_FORKED;
-    return atomic_load_explicit(&ctx->state, memory_order_acquire) == GG__CTX_DEAD ? GG_STATE_DEAD
-                                                                                  : GG_STATE_ALIVE;
-}
+#include "common/context_state.h"
+#include "common/context_table.h"
 
 /* Marks the context DEAD with this cause (first cause wins). */
 void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
@@ -22,27 +14,6 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
 
 /* Waits for all work of an entered context under a deadline. */
 gg_status gg__context_wait(gg__call *c, gg__context *ctx, uint32_t timeout_ms);
-/* Live contexts at most (context.c's table; the snapshots of report.c and
- * lifetime.c are this size): 32 KiB of table. Past it gg_context_create
- * and gg_context_adopt return GG_OUT_OF_MEMORY saying "too many contexts"
- * (crossed by tests/core/test_bounds.c). */
-#define GG__CONTEXTS_MAX 4096
-/* Copies the ids of up to `max` live contexts into out; returns how many. */
-size_t gg__contexts_snapshot(uint64_t *out, size_t max);
-/* Other live gg contexts on ctx's native context (HIP: the device's; CUDA:
- * a primary context) with launches not known complete: how many, the first
- * one's label into `label`. A context or list that could not be locked
- * there and then counts. Caller holds ctx->lock. */
-uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size);
-/* Marks every other live gg context DEAD with GG_PROCESS_POISONED naming
- * `cause` (dead's death: poison.h). Locks by trylock only, retried a
- * while: the caller may hold dead's lock; a context whose lock stays busy
- * is skipped. Returns how many were marked. */
-size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause);
-/* Marks ctx DEAD with GG_PROCESS_POISONED naming `cause`, when it is
- * ALIVE; true when it did. Caller holds ctx->lock. */
-bool gg__context_mark_poisoned(gg__context *ctx, const gg_error_info *cause);
-
 /* Makes the record of native context `native` on `device` and publishes
  * its id into *out_id. `adopt` NULL: gpuguard made the native context, and
  * destroys it if the record cannot be made; otherwise it was adopted
@@ -50,18 +21,5 @@ bool gg__context_mark_poisoned(gg__context *ctx, const gg_error_info *cause);
  * inside an open call; does not leave it. */
 gg_status gg__context_register(gg__call *c, int device, const gg_context_desc *d, gg__nctx native,
                                const gg_adopt_desc *adopt, uint64_t *out_id);
-
-/* The id of the live gg context on native context `native`, or 0 when
- * there is none (takes the live-context table's lock). */
-uint64_t gg__context_of_native(gg__nctx native);
-
-/* The live-context table: adds a new context (false when GG__CONTEXTS_MAX
- * are live), removes a claimed one. */
-bool gg__context_list_add(gg__context *ctx);
-void gg__context_list_remove(gg__context *ctx);
-
-/* Takes (true) or releases (false) the live-context table's lock (fork
- * handlers: library.c's gg__global_locks). */
-void gg__context_list_lock(bool take);
 
 #endif /* GPUGUARD_CONTEXT_H */

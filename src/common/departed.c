@@ -26,6 +26,7 @@
  * gpuguard made and the ones the backend made on its own (device_resets).
  */
 #include "common/departed.h"
+#include "common/launch_log.h"
 #include "base/alloc.h"
 
 #include <stdio.h>

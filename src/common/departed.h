@@ -5,7 +5,7 @@
 #ifndef GPUGUARD_DEPARTED_H
 #define GPUGUARD_DEPARTED_H
 
-#include "common/attribution.h"
+#include "common/object.h"
 
 /* ctx is going while ALIVE, its native context stays, and some of its work
  * was not observed complete: records that (with its timeline page, which

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include "common/abi_struct.h"
 #include "common/attribution.h"
+#include "common/fault.h"
 #include "common/child.h"
 #include "common/lifetime.h"
 #include "common/wait.h"

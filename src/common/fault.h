@@ -1,6 +1,9 @@
 /*
- * The fault gate (see call.h). With no plan loaded, gg__fault_armed() is one
- * relaxed load of a flag that is false.
+ * The fault gate, which every driver call of the call protocol (call.h) goes
+ * through: gg__drv, below. With no plan loaded, gg__fault_armed() is one
+ * relaxed load of a flag that is false. A layer above call.h (the gate
+ * reads the call's record; gg_fault_set_plan and its kin are calls), so
+ * call.h does not include this header: whoever calls the driver does.
  */
 #ifndef GPUGUARD_FAULT_H
 #define GPUGUARD_FAULT_H
@@ -12,6 +15,7 @@
 #include <stdint.h>
 
 #include "common/backend.h"
+#include "common/call.h"
 
 /* Hidden (see gg__lib): read by the gate of every driver call. */
 extern atomic_bool gg__fault_plan_loaded __attribute__((visibility("hidden")));
@@ -43,5 +47,18 @@ void gg__fault_write_report(const char *path, uint64_t live_objects, const char 
 /* Takes (true) or releases (false) this file's global locks (fork
  * handlers: library.c's gg__global_locks). */
 void gg__fault_lock(bool take);
+
+/* The fault gate: every backend call goes through it. With no plan it is one
+ * predictable branch; with one, it may return an injected native code.
+ * GG_BENCH_NO_FAULT_GATE (bench/: the gg_bench_nogate build only) compiles
+ * the gate out, to measure what it costs when no plan is loaded. */
+#ifndef GG_BENCH_NO_FAULT_GATE
+#define gg__drv(c, op, expr)                                                        \
+    ((GG__UNLIKELY(gg__fault_armed()) && ((c)->injected = gg__fault_gate((c), (op))) != 0) \
+         ? (c)->injected                                                           \
+         : (expr))
+#else
+#define gg__drv(c, op, expr) ((void)(c), (void)(op), (expr))
+#endif
 
 #endif

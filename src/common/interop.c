@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/context.h"
+#include "common/fault.h"
 #include "common/fork.h"
 #include "common/abi_struct.h"
 #include "common/lifetime.h"

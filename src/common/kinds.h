@@ -4,8 +4,8 @@
  * its record that survives recycling, how its record is prepared and its
  * native object released, the order in which a context releases its
  * children, its leak counts and its JSON -- is generated from this list
- * (the enum in handle.h, the names in handle.c, the table in kinds.c, the
- * declarations in lifetime.h). Nothing per kind is written by hand
+ * (the enum in handle.h, the names in handle.c, the table in object.c, the
+ * declarations in object.h). Nothing per kind is written by hand
  * elsewhere.
  *
  *   X(KIND, name, record type, release rank, kept from, prepared)

@@ -2,6 +2,7 @@
  * reads when an asynchronous error surfaces later. Hot path: no lock, no
  * allocation. */
 #include "common/attribution.h"
+#include "common/fault.h"
 #include "common/timeline.h"
 #include "common/child.h"
 #include "common/launch.h"

@@ -10,6 +10,7 @@
 
 #include "common/abi_struct.h"
 #include "common/departed.h"
+#include "common/fault.h"
 #include "base/alloc.h"
 #include "build_paths.h"
 #include "common/call.h"
@@ -219,6 +220,7 @@ gg_status gg_init(const gg_init_desc *desc)
     }
     pthread_mutex_lock(&init_lock);
     gg__fork_watch(gg__global_locks);
+    gg__call_set_context_kill(gg__context_kill);
     if (gg__forked_from_initialized()) {
         pthread_mutex_unlock(&init_lock);
         return gg__fail(&c, GG_FORKED, "gg_init: this process was forked from one that initialised the GPU "

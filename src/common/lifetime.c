@@ -3,12 +3,12 @@
  * W1..W4 and the waits are those of the pin protocol (pin.c).
  */
 #include "common/lifetime.h"
+#include "common/fault.h"
 
 #include <stdio.h>
 
 #include "common/attribution.h"
-#include "common/chunk.h"
-#include "common/context.h"
+#include "common/context_table.h"
 #include "common/stack.h"
 
 void gg__cleanup_skipped(gg__context *ctx, gg__type type)

@@ -1,7 +1,7 @@
 /*
- * Object lifetimes: the kinds table, and the one create path and the one
- * destroy path that every kind goes through (lifetime.c). The pin protocol
- * that makes them safe against racing calls is argued in pin.c.
+ * Object lifetimes: the one create path and the one destroy path that
+ * every kind goes through (lifetime.c; the kinds table is object.h's). The
+ * pin protocol that makes them safe against racing calls is argued in pin.c.
  *
  * Releasing decides whether a destroy reaches the driver: in a DEAD or
  * FORKED context it does not (the native context's teardown frees
@@ -12,44 +12,6 @@
 #define GPUGUARD_LIFETIME_H
 
 #include "common/call.h"
-
-struct cJSON;
-
-/* What differs per kind, generated from GG__KINDS (kinds.h, kinds.c). */
-typedef struct gg__kind {
-    const char *name;       /* "gg_stream" */
-    const char *plural;     /* "stream(s)", for leak counts */
-    size_t size;            /* record size */
-    size_t kept_from;       /* bytes from here on survive recycling (a context's lock) */
-    unsigned rank;          /* release order within a context (kinds.h) */
-    /* Releases the native object. With `call_driver` (context entered and
-     * alive) makes the driver call and returns its native code, setting *op;
-     * without, drops host-side state only and returns 0. */
-    int (*release)(gg__call *c, gg__object *o, bool call_driver, gg__op *op);
-    /* Adds the kind's own fields to the object's JSON (gg_objects_json). */
-    void (*describe)(const gg__object *o, struct cJSON *json);
-    /* Prepares freshly allocated memory (once per record's life), and undoes
-     * that when gg_shutdown frees the pools; NULL when nothing to do. */
-    void (*init_once)(gg__object *o);
-    void (*fini)(gg__object *o);
-} gg__kind;
-
-extern const gg__kind gg__kinds[GG__T_COUNT];
-
-/* The per-kind functions each kind's file defines: release and describe
- * for every kind, init_once and fini for a prepared one (kinds.h). */
-#define GG__KIND_PREPARED_0(name)
-#define GG__KIND_PREPARED_1(name)                    \
-    void gg__##name##_init_once(gg__object *o);      \
-    void gg__##name##_fini(gg__object *o);
-#define GG__KIND_FUNCTIONS(KIND, name, record, rank, kept_from, prepared)                     \
-    int gg__##name##_release(gg__call *c, gg__object *o, bool call_driver, gg__op *op);       \
-    void gg__##name##_describe(const gg__object *o, struct cJSON *json);                      \
-    GG__KIND_PREPARED_##prepared(name)
-GG__KINDS(GG__KIND_FUNCTIONS)
-#undef GG__KIND_FUNCTIONS
-#undef GG__KIND_PREPARED_1
-#undef GG__KIND_PREPARED_0
 
 /* Makes the native object of a new record `o` (context entered, its lock
  * held); returns the driver's native code and sets *op to the driver

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "common/library.h"
+#include "common/state.h"
 
 static const char *level_name(gg_log_level level)
 {

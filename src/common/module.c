@@ -5,6 +5,7 @@
 
 #include "common/abi_struct.h"
 #include "common/chunk.h"
+#include "common/fault.h"
 #include "common/lifetime.h"
 #include "common/module.h"
 

@@ -231,6 +231,45 @@ static inline gg__label gg__object_label(const gg__object *o)
     return l;
 }
 
+struct gg__call; /* call.h: the per-kind functions take the call that releases */
+struct cJSON;
+
+/* What differs per kind, generated from GG__KINDS (kinds.h; the table is object.c's). */
+typedef struct gg__kind {
+    const char *name;       /* "gg_stream" */
+    const char *plural;     /* "stream(s)", for leak counts */
+    size_t size;            /* record size */
+    size_t kept_from;       /* bytes from here on survive recycling (a context's lock) */
+    unsigned rank;          /* release order within a context (kinds.h) */
+    /* Releases the native object. With `call_driver` (context entered and
+     * alive) makes the driver call and returns its native code, setting *op;
+     * without, drops host-side state only and returns 0. */
+    int (*release)(struct gg__call *c, gg__object *o, bool call_driver, gg__op *op);
+    /* Adds the kind's own fields to the object's JSON (gg_objects_json). */
+    void (*describe)(const gg__object *o, struct cJSON *json);
+    /* Prepares freshly allocated memory (once per record's life), and undoes
+     * that when gg_shutdown frees the pools; NULL when nothing to do. */
+    void (*init_once)(gg__object *o);
+    void (*fini)(gg__object *o);
+} gg__kind;
+
+extern const gg__kind gg__kinds[GG__T_COUNT];
+
+/* The per-kind functions each kind's file defines: release and describe
+ * for every kind, init_once and fini for a prepared one (kinds.h). */
+#define GG__KIND_PREPARED_0(name)
+#define GG__KIND_PREPARED_1(name)                    \
+    void gg__##name##_init_once(gg__object *o);      \
+    void gg__##name##_fini(gg__object *o);
+#define GG__KIND_FUNCTIONS(KIND, name, record, rank, kept_from, prepared)                     \
+    int gg__##name##_release(struct gg__call *c, gg__object *o, bool call_driver, gg__op *op);       \
+    void gg__##name##_describe(const gg__object *o, struct cJSON *json);                      \
+    GG__KIND_PREPARED_##prepared(name)
+GG__KINDS(GG__KIND_FUNCTIONS)
+#undef GG__KIND_FUNCTIONS
+#undef GG__KIND_PREPARED_1
+#undef GG__KIND_PREPARED_0
+
 /* Type-stable allocation, zeroed up to the kind's kept tail. NULL when out
  * of memory. */
 void *gg__object_new(gg__type type);

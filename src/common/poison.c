@@ -8,8 +8,8 @@
  */
 #include "common/poison.h"
 #include "common/call.h"
-#include "common/library.h"
-#include "common/context.h"
+#include "common/state.h"
+#include "common/context_table.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,18 +19,6 @@
 static pthread_mutex_t poison_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool poisoned;
 static gg_error_info poison_cause; /* under poison_lock; its strings are static or the library's */
-
-bool gg__sticky_process_wide(const gg__backend *b)
-{
-    switch (gg__lib.config.sticky_scope) {
-    case GG__STICKY_PROCESS:
-        return true;
-    case GG__STICKY_CONTEXT:
-        return false;
-    default:
-        return b != NULL && b->sticky_process_wide;
-    }
-}
 
 void gg__poison_after_death(gg__context *dead)
 {

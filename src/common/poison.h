@@ -9,7 +9,8 @@
  * fast, with the first death named), and creating or recovering a context
  * is refused with GG_PROCESS_POISONED. An injected sticky fault poisons the
  * process the same way (the error path a program meets is the real one),
- * though the driver underneath is unharmed.
+ * though the driver underneath is unharmed. Whether sticky errors reach
+ * the process is gg__sticky_process_wide's answer (state.h).
  */
 #ifndef GPUGUARD_POISON_H
 #define GPUGUARD_POISON_H
@@ -18,22 +19,8 @@
 
 #include "gpuguard/gpuguard.h"
 
-/* GPUGUARD_STICKY_SCOPE: auto (the backend's measured answer), process or
- * context. */
-typedef enum gg__sticky_scope {
-    GG__STICKY_AUTO = 0,
-    GG__STICKY_PROCESS,
-    GG__STICKY_CONTEXT
-} gg__sticky_scope;
-
-struct gg__backend;
 struct gg__call;
 struct gg__context;
-
-/* Whether a sticky error reaches every context of the process: the
- * configuration's override, else the backend's sticky_process_wide; false
- * with no backend. */
-bool gg__sticky_process_wide(const struct gg__backend *b);
 
 /* Called once `dead` has died of a sticky native error (its death record
  * written): when sticky errors are process-wide and the process was not

@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "common/call.h"
+#include "common/fault.h"
 #include "common/fork.h"
-#include "common/context.h"
+#include "common/context_state.h"
 #include "common/stack.h"
 
 /* Contexts per thread's stack: 512 bytes of TLS per thread. The 65th push

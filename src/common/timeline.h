@@ -11,7 +11,8 @@
 #ifndef GPUGUARD_TIMELINE_H
 #define GPUGUARD_TIMELINE_H
 
-#include "common/attribution.h"
+#include "common/fault.h"
+#include "common/launch_log.h"
 #include "common/call.h"
 
 /* Opens the context's page of slots when the settings (GPUGUARD_TIMELINE)

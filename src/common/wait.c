@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include "common/attribution.h"
-#include "common/context.h"
 
 uint64_t gg__now_ns(void)
 {
@@ -63,7 +62,7 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
     gg_timeout_policy policy = c->timeout_policy != GG_TIMEOUT_DEFAULT ? c->timeout_policy
                                                                        : gg__lib.config.timeout_policy;
     if (policy != GG_TIMEOUT_RETURNS) {
-        gg__context_kill(c, ctx, GG_TIMEOUT, op, 0, detail);
+        gg__call_context_kill(c, ctx, GG_TIMEOUT, op, 0, detail);
         gg_error_info *e = gg__last_error_slot();
         pthread_mutex_lock(&ctx->lock);
         *e = ctx->death;

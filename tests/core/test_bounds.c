@@ -6,7 +6,7 @@
  *
  *   bound                          where                     test
  *   context stack depth 64         stack.c STACK_MAX          context_stack_past_depth_fails_cleanly
- *   live contexts 4096             context.c MAX_CONTEXTS     contexts_past_4096_fail_cleanly
+ *   live contexts 4096             context_table.c MAX_CONTEXTS contexts_past_4096_fail_cleanly
  *   launch records per stream      object.h (GPUGUARD_LAUNCH_RECORDS)
  *                                                             launch_records_*
  *   timeline slots 512 per context object.h GG__TIMELINE_SLOTS
@@ -29,7 +29,7 @@
  *   listed leaks 16                report.c MAX_LISTED_LEAKS  leak_report_lists_16_and_counts_all
  *   handle table 2^28 slots        handle.h GG__DIR_PAGES     handle_table_full_fails_naming_the_bound
  *   pins per call 4                pin.h GG__PIN_SLOTS        pins_past_4_in_one_call_refused
- *   library paths 511 bytes        library.h (config)         library_path_past_511_refused_naming_it
+ *   library paths 511 bytes        state.h (config)           library_path_past_511_refused_naming_it
  *
  * Linked with the static library: the handle table and the pins are
  * crossed from inside (2^28 ids, or a fifth pin, cannot be reached through
