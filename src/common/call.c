@@ -1,4 +1,3 @@
-#include "common/abi_struct.h"
 #include "common/call.h"
 #include "common/context_state.h"
 #include "common/process_exit.h"
@@ -14,22 +13,6 @@ static _Thread_local gg_error_info last_error;
 gg_error_info *gg__last_error_slot(void)
 {
     return &last_error;
-}
-
-gg_status gg_last_error(gg_error_info *info)
-{
-    /* A refusal here leaves the record as it was (no gg__fail). */
-    if (info == NULL || GG__ABI_OUT_CHECK(NULL, info, gg_error_info, GG_ERROR_INFO_INIT) != GG_OK)
-        return GG_INVALID_ARGUMENT;
-    gg_error_info copy = last_error;
-    if (copy.native_name == NULL)
-        copy.native_name = "";
-    if (copy.gg_call == NULL)
-        copy.gg_call = "";
-    if (copy.driver_call == NULL)
-        copy.driver_call = "";
-    gg__abi_out(info, &copy, sizeof copy);
-    return GG_OK;
 }
 
 const char *gg__driver_call_of(const gg__call *c, gg__op op)
