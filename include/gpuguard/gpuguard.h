@@ -413,7 +413,22 @@ typedef struct gg_init_desc {
     bool sync_launches;         /**< synchronize after every launch (exact attribution) */
     const char *fault_plan_json; /**< a fault plan (JSON text) to inject; NULL: none */
     gg_timeline_mode timeline;  /**< completion timelines (GPUGUARD_TIMELINE) */
+    /** Never read: the 4 bytes of tail padding the struct had before the
+     * members below were added (a caller built then counts them in its
+     * struct_size, holding whatever its padding held). */
+    uint32_t reserved_tail_0_3_0;
+    /** Mark every Nth launch of a stream, 1 to GG_TIMELINE_STRIDE_MAX
+     * (GPUGUARD_TIMELINE_STRIDE); 0: 1 with GG_TIMELINE_ON, measured with
+     * GG_TIMELINE_AUTO (gg_timeline_info). Above 1 a culprit is a WINDOW of
+     * at most N launches per stream. Not with GG_TIMELINE_OFF. */
+    uint32_t timeline_stride;
+    /** GG_TIMELINE_AUTO: the most a launch's completion mark may cost, in
+     * percent of the launch's own host time, before auto marks fewer
+     * launches (GPUGUARD_TIMELINE_BUDGET, 1 to 10000); 0 = 50. */
+    uint32_t timeline_budget_percent;
 } gg_init_desc;
+/** The largest gg_init_desc::timeline_stride. */
+#define GG_TIMELINE_STRIDE_MAX 64
 /** A gg_init_desc with struct_size set and every other field zero (the defaults). */
 #define GG_INIT_DESC_INIT GG__STRUCT_INIT(gg_init_desc)
 
@@ -425,6 +440,8 @@ typedef struct gg_init_desc {
  * info|debug), GPUGUARD_WAIT_TIMEOUT_MS, GPUGUARD_TIMEOUT_POLICY
  * (kill|return), GPUGUARD_WATCHDOG (auto|refuse|allow, optionally
  * ":BUDGET_MS"), GPUGUARD_SYNC_LAUNCHES (0|1), GPUGUARD_TIMELINE (auto|on|off),
+ * GPUGUARD_TIMELINE_STRIDE (1 to GG_TIMELINE_STRIDE_MAX), GPUGUARD_TIMELINE_BUDGET
+ * (percent, 1 to 10000),
  * GPUGUARD_LAUNCH_RECORDS (a power of two from 1 to 65536: launches kept per
  * stream), GPUGUARD_FAULTS (JSON text,
  * or a file's path after an '@'; a file with a NUL byte is refused),
@@ -653,6 +670,42 @@ GG_API gg_status gg_context_device(gg_context ctx, int *device);
  * DEAD/FORKED. count NULL: GG_INVALID_ARGUMENT; a gone or wrong id:
  * GG_INVALID_HANDLE. */
 GG_API gg_status gg_context_skipped_cleanups(gg_context ctx, uint64_t *count);
+
+/** How a context's completion timeline was set up (gg_context_timeline). */
+typedef enum gg_timeline_basis {
+    GG_TIMELINE_BASIS_NONE = 0,      /**< no timeline: off, or the device or driver has none */
+    GG_TIMELINE_BASIS_SET = 1,       /**< the stride was set (GG_TIMELINE_ON, timeline_stride) */
+    GG_TIMELINE_BASIS_MEASURING = 2, /**< auto is timing launches; every launch is marked meanwhile */
+    GG_TIMELINE_BASIS_MEASURED = 3   /**< auto chose the stride from the times below */
+} gg_timeline_basis;
+
+/** A context's completion timeline and what auto measured. With
+ * GG_TIMELINE_AUTO a context times the host cost of its launches 17 to 48
+ * (the driver's launch call, and its completion mark) and then keeps a mark
+ * after every launch unless the median mark costs more than the budget
+ * (percent of the median launch) while the device keeps up with the host
+ * (its streams idle when launched to, in at least half the samples: when
+ * the device is behind, the host's cost is hidden). Otherwise it marks
+ * every Nth launch, N the smallest power of two that brings a mark's share
+ * under the budget (at most GG_TIMELINE_STRIDE_MAX), and a culprit becomes
+ * a WINDOW of at most N launches per stream. */
+typedef struct gg_timeline_info {
+    uint32_t struct_size; /**< sizeof(gg_timeline_info) as the caller was built: GG_TIMELINE_INFO_INIT sets it */
+    gg_timeline_basis basis;     /**< how the stride was set, or that auto is still measuring */
+    uint32_t stride;             /**< a mark every `stride` launches of a stream (1: exact); 0 with no timeline */
+    uint32_t budget_percent;     /**< the budget auto weighed against (gg_init_desc::timeline_budget_percent) */
+    uint32_t samples;            /**< launches timed (MEASURED: those that reached the driver and were marked) */
+    uint32_t samples_device_idle; /**< of them, launched onto a stream whose work was all complete */
+    uint64_t launch_ns;          /**< median host time of the launch call (MEASURED) */
+    uint64_t mark_ns;            /**< median host time of its completion mark (MEASURED) */
+    const char *why;             /**< the decision in words (a static string) */
+} gg_timeline_info;
+/** A gg_timeline_info with struct_size set and every other field zero. */
+#define GG_TIMELINE_INFO_INIT GG__STRUCT_INIT(gg_timeline_info)
+/** Fills *info for the context (thread-safe; a snapshot while auto
+ * measures). info NULL or a bad struct_size: GG_INVALID_ARGUMENT; a gone
+ * or wrong id: GG_INVALID_HANDLE (*info untouched). */
+GG_API gg_status gg_context_timeline(gg_context ctx, gg_timeline_info *info);
 
 /** Pushes ctx on this thread's context stack, mirrored on the driver's
  * stack (so CUDA runtime code called meanwhile runs in it). GG_OK; a gone

@@ -18,7 +18,7 @@
 #define GG__ENV_LIST(X)                                                                                              \
     X(BACKEND) X(CUDA_LIBRARY) X(HIP_LIBRARY) X(LOG) X(WAIT_TIMEOUT_MS) X(WATCHDOG) X(TIMEOUT_POLICY)              \
     X(SYNC_LAUNCHES) X(TIMELINE) X(LAUNCH_RECORDS) X(FAULT_REPORT) X(FAIL_HOST_ALLOC) X(FAULTS)          \
-    X(STICKY_SCOPE)
+    X(STICKY_SCOPE) X(TIMELINE_STRIDE) X(TIMELINE_BUDGET)
 
 typedef enum gg__env_var {
 #define GG__ENV_ENUM(suffix) GG__ENV_##suffix,

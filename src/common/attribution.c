@@ -238,6 +238,7 @@ typedef struct gathering {
     gg__suspect_names *names;
     uint64_t oldest_low;  /* lower bound of the oldest suspect's number so far (0: none yet) */
     uint64_t unkept;      /* suspects without a record */
+    uint64_t between_marks; /* suspects behind a stream's first, before its next mark */
 } gathering;
 
 static void count_name(gg__suspect_names *names, const char *name)
@@ -340,8 +341,23 @@ static void collect(gathering *g, const log_view *v)
         /* Observation may run ahead of a write that has not landed yet. */
         if (done < completed)
             done = completed;
-        if (done < submitted)
-            add_suspect(g, v, submitted, done, true);
+        if (done >= submitted)
+            return;
+        /* With a stride N the slot moves only at every Nth launch: the
+         * suspects are the launches up to the next mark (its value the next
+         * multiple of N; every launch was marked before auto chose N, a
+         * superset), or to the last launch when none was marked since.
+         * Only a launch followed by its own mark that has not landed is
+         * known unfinished (or its mark is): it alone is the stream's
+         * candidate. The others are suspects as unobserved launches are. */
+        uint32_t stride = atomic_load_explicit(&g->ctx->timeline_stride, memory_order_relaxed);
+        uint64_t next_mark = stride <= 1 ? done + 1 : (done / stride + 1) * stride;
+        bool own_mark = next_mark == done + 1;
+        uint64_t end = next_mark < submitted ? next_mark : submitted;
+        for (uint64_t p = done; p < end; p++)
+            add_suspect(g, v, submitted, p, own_mark);
+        if (!own_mark)
+            g->between_marks += end - done;
         return;
     }
     for (uint64_t p = completed; p < submitted; p++)
@@ -375,8 +391,11 @@ void gg__attribute(gg__context *ctx, gg__launch_log *only, gg_culprit *out, gg__
             collect(&g, &rv);
         }
     }
-    if (names != NULL)
+    if (names != NULL) {
         names->unkept = g.unkept;
+        names->between_marks = g.between_marks;
+        names->stride = atomic_load_explicit(&ctx->timeline_stride, memory_order_relaxed);
+    }
     /* A native context other gg contexts use too (HIP: every context is
      * its device's; CUDA: a primary context): their launches, or those of
      * one destroyed with its work still running, fault there as well, and
@@ -497,8 +516,13 @@ void gg__culprit_text(const gg_culprit *cul, const gg__suspect_names *names, cha
         }
         if (cul->candidate_count > listed)
             APPEND(", and %u more", cul->candidate_count - listed);
-        if (cul->window_count > cul->candidate_count)
-            APPEND("; and %u launch(es) on streams without a timeline", cul->window_count - cul->candidate_count);
+        uint64_t between = names != NULL ? names->between_marks : 0;
+        if (between > 0)
+            APPEND("; and %llu launch(es) not known complete on streams whose completion is marked every %u "
+                   "launches", (unsigned long long)between, names->stride);
+        if (cul->window_count > cul->candidate_count + between)
+            APPEND("; and %llu launch(es) on streams without a timeline",
+                   (unsigned long long)(cul->window_count - cul->candidate_count - between));
     } else {
         APPEND("culprit: one of %u unfinished launches #%llu..#%llu", cul->window_count,
                (unsigned long long)cul->window_first, (unsigned long long)cul->window_last);
@@ -515,6 +539,9 @@ void gg__culprit_text(const gg_culprit *cul, const gg__suspect_names *names, cha
                    names->count ? "; " : "", (unsigned long long)names->unkept, records);
         APPEND(")");
     }
+    if (names != NULL && names->between_marks > 0)
+        APPEND("; completion is marked every %u launches of a stream (gg_context_timeline; GPUGUARD_TIMELINE=on "
+               "marks every one)", names->stride);
     APPEND("; set GPUGUARD_SYNC_LAUNCHES=1 to name the kernel exactly");
 #undef APPEND
 }

@@ -47,6 +47,10 @@ typedef struct gg__suspect_names {
     bool shared_process_wide;
     uint64_t candidate_behind[GG_CULPRIT_CANDIDATES_MAX]; /* as suspect_behind, per candidate */
     uint64_t candidate_position[GG_CULPRIT_CANDIDATES_MAX];
+    /* Suspects after a stream's first unmarked launch, up to its next
+     * completion mark (a timeline stride above 1), and that stride. */
+    uint64_t between_marks;
+    uint32_t stride;
 } gg__suspect_names;
 
 /* Fills *out with the suspects among the context's unfinished launches

@@ -9,6 +9,7 @@
 #include "common/context.h"
 #include "common/stream.h"
 #include "common/abi_struct.h"
+#include "common/wait.h"
 
 /* Grid and block sizes: a zero is refused, not rounded up. (The common
  * case is inlined in gg_launch; this names the zero.) */
@@ -74,6 +75,40 @@ static gg_status launch_under_watchdog(gg__call *c, gg__kernel *k, gg__stream *s
     return atomic_load_explicit(&watchdog_path, memory_order_relaxed)(c, k, st, desc, grid_dim, block_dim);
 }
 
+/* A launch while auto measures the timeline's cost (timeline.c): the same
+ * launch, with the launch call and its mark timed for the context's
+ * samples. Out of line: only the context's first GG__TIMELINE_WARMUP +
+ * GG__TIMELINE_SAMPLES launches (or a few more, racing) come here. */
+static __attribute__((noinline)) gg_status launch_sampled(gg__call *c, gg__context *ctx, gg__kernel *k,
+                                                          gg__stream *st, const gg_launch_desc *desc,
+                                                          const gg_dim3 *grid, const gg_dim3 *block)
+{
+    gg__timeline_measure *m = &ctx->timeline_measure;
+    uint32_t ticket = atomic_fetch_add_explicit(&m->tickets, 1, memory_order_relaxed);
+    bool timed = ticket >= GG__TIMELINE_WARMUP && ticket < GG__TIMELINE_WARMUP + GG__TIMELINE_SAMPLES;
+    gg__launch_log *log = st ? &st->log : &ctx->default_log;
+    /* Every earlier launch was marked (the stride is 1 until decided), so
+     * the slot says whether the device had finished them all. */
+    bool idle = timed && gg__launch_log_all_done(log, ctx->timeline_wide);
+    uint64_t t0 = timed ? gg__now_ns() : 0;
+    int n = gg__drv(c, GG__OP_LAUNCH, GG__BACKEND->launch(GG__BACKEND->self, k->native, grid, block,
+                                                         desc->shared_bytes, st ? st->native : NULL,
+                                                         desc->params));
+    uint64_t t1 = timed ? gg__now_ns() : 0;
+    gg_status status = gg__check(c, GG__OP_LAUNCH, n);
+    if (status == GG_OK)
+        status = gg__launch_accepted(c, ctx, st, k->name);
+    uint64_t t2 = timed ? gg__now_ns() : 0;
+    if (timed) {
+        bool marked = status == GG_OK && log->timeline_slot != NULL &&
+                      !atomic_load_explicit(&log->timeline_broken, memory_order_relaxed);
+        gg__timeline_sample_add(ctx, ticket - GG__TIMELINE_WARMUP, t1 - t0, t2 - t1, marked, idle);
+    }
+    /* Past the samples (threads racing the last ones): an untimed launch;
+     * the stride stays 1 until the last sample's writer decides. */
+    return status;
+}
+
 /* A launch gg__launch_breaks_limits flagged: names its zero dimension or
  * the limit it breaks (GG_OK if, after all, neither). */
 static gg_status refuse(gg__call *c, const gg__kernel *k, const gg__context *ctx, const gg_launch_desc *desc)
@@ -126,6 +161,8 @@ gg_status gg_launch(const gg_launch_desc *desc)
     status = gg__enter_required(&c, ctx);
     if (GG__UNLIKELY(status == GG_OK && ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW)) {
         status = launch_under_watchdog(&c, k, st, desc, &grid, &block);
+    } else if (GG__UNLIKELY(status == GG_OK && atomic_load_explicit(&ctx->timeline_sampling, memory_order_relaxed))) {
+        status = launch_sampled(&c, ctx, k, st, desc, &grid, &block);
     } else if (GG__LIKELY(status == GG_OK)) {
         int n = gg__drv(&c, GG__OP_LAUNCH, GG__BACKEND->launch(GG__BACKEND->self, k->native, &grid, &block,
                                                               desc->shared_bytes,

@@ -359,6 +359,8 @@ gg_status gg_config(gg_init_desc *out)
         .watchdog_budget_ms = cfg->watchdog_budget_ms,
         .sync_launches = cfg->sync_launches,
         .timeline = cfg->timeline,
+        .timeline_stride = cfg->timeline_stride,
+        .timeline_budget_percent = cfg->timeline_budget_percent,
         .fault_plan_json = cfg->fault_plan_json,
     };
     gg__abi_out(out, &resolved, sizeof resolved);

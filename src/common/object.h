@@ -83,6 +83,28 @@ typedef struct gg__launch_log {
     _Atomic bool timeline_broken;       /* a write failed: the slot is not trusted */
 } gg__launch_log;
 
+/* GG_TIMELINE_AUTO's measurement of a context (timeline.c): the host time
+ * of a launch and of its completion mark, over the context's launches
+ * GG__TIMELINE_WARMUP + 1 to GG__TIMELINE_WARMUP + GG__TIMELINE_SAMPLES
+ * (the first ones load modules and warm the driver's caches). */
+#define GG__TIMELINE_WARMUP 16u
+#define GG__TIMELINE_SAMPLES 32u
+typedef struct gg__timeline_sample {
+    uint32_t launch_ns, mark_ns;
+    bool valid;                         /* the launch reached the driver and was marked */
+    bool device_idle;                   /* its stream's work was all complete when launched to */
+} gg__timeline_sample;
+typedef struct gg__timeline_measure {
+    _Atomic uint32_t tickets;           /* launches that went through the sampled path */
+    _Atomic uint32_t filled;            /* samples written (the last writer decides) */
+    gg__timeline_sample samples[GG__TIMELINE_SAMPLES];
+    /* The decision, written once by the deciding thread before it
+     * publishes timeline_basis (release). */
+    uint32_t valid, device_idle;
+    uint64_t launch_ns, mark_ns;
+    const char *why;
+} gg__timeline_measure;
+
 /* A destroyed stream's launch log, kept while its launches are unobserved:
  * the work of a destroyed stream still runs (as in CUDA), and may be what
  * kills the context. Owned by the context (its lock). */
@@ -195,6 +217,14 @@ struct gg__context {
     bool timeline_wide;                 /* 64-bit writes (else 32-bit) */
     uint32_t timeline_free_count;       /* free slot numbers, a stack */
     uint16_t timeline_free[GG__TIMELINE_SLOTS];
+    /* How often launches are marked (timeline.c): after a stream's launch at
+     * position p (0-based) when (p + 1) % stride == 0. 1 while auto
+     * measures, then set once; marks made before a change are a superset
+     * of those after (1 divides everything), which attribution relies on. */
+    _Atomic uint32_t timeline_stride;
+    _Atomic int timeline_basis;         /* gg_timeline_basis; MEASURED published with release */
+    _Atomic bool timeline_sampling;     /* auto measures: launches take gg__launch_sampled */
+    gg__timeline_measure timeline_measure;
     _Atomic uint64_t skipped_cleanups;
     _Atomic int latched_fault;          /* injected async error waiting for a sync (fault.c) */
     bool skipped_warned;

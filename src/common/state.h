@@ -39,6 +39,8 @@ typedef struct gg__config {
     uint32_t watchdog_budget_ms;
     bool sync_launches;
     gg_timeline_mode timeline;
+    uint32_t timeline_stride;    /* 0: measured (AUTO) or 1 (ON); else every Nth launch marked */
+    uint32_t timeline_budget_percent; /* AUTO: a mark's most, in percent of a launch (default 50) */
     uint32_t launch_records;     /* records kept per stream (GPUGUARD_LAUNCH_RECORDS): a power of two */
     char *fault_plan_json;       /* malloc'd copy, or NULL */
     char fault_report_path[512]; /* GPUGUARD_FAULT_REPORT, or "" */

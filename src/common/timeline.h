@@ -7,6 +7,11 @@
  * runs. So when the context dies, each stream's slot holds how many of its
  * launches completed, and the culprit is the next one (attribution.c),
  * found by position even when its record was overwritten.
+ *
+ * With a stride N above 1 only every Nth launch of a stream is marked (set,
+ * or chosen by auto from what a mark costs against a launch: gpuguard.h's
+ * gg_timeline_info): the culprit is then one of the launches from the slot's
+ * count up to the next mark, a WINDOW of at most N.
  */
 #ifndef GPUGUARD_TIMELINE_H
 #define GPUGUARD_TIMELINE_H
@@ -38,6 +43,19 @@ void gg__timeline_release_slot(gg__context *ctx, gg__launch_log *log);
  * the launch stands. */
 gg_status gg__timeline_mark_failed(gg__call *c, gg__launch_log *log, int native);
 
+/* One of auto's samples (gg__timeline_measure): `index` below
+ * GG__TIMELINE_SAMPLES. The thread that writes the last one decides the
+ * stride (and ends the sampling); any thread may, the others never wait. */
+void gg__timeline_sample_add(gg__context *ctx, uint32_t index, uint64_t launch_ns, uint64_t mark_ns, bool valid,
+                         bool device_idle);
+
+/* Whether a stream's launch at `position` (0-based) is followed by a mark. */
+static inline bool gg__timeline_marks(const gg__context *ctx, uint64_t position)
+{
+    uint32_t stride = atomic_load_explicit(&ctx->timeline_stride, memory_order_relaxed);
+    return stride <= 1 || (position + 1) % stride == 0;
+}
+
 /* A launch the driver accepted on `st` (NULL: the default stream): its
  * sequence number, its record for attribution, and its mark on the stream's
  * timeline. Hot path: one more driver call when the stream has a timeline. */
@@ -57,6 +75,8 @@ GG__HOT gg_status gg__launch_accepted(gg__call *c, gg__context *ctx, gg__stream 
         atomic_store_explicit(&log->timeline_broken, true, memory_order_relaxed);
         return GG_OK;
     }
+    if (!gg__timeline_marks(ctx, position))
+        return GG_OK;
     int n = gg__drv(c, GG__OP_STREAM_WRITE_VALUE,
                     GG__BACKEND->stream_write_value(GG__BACKEND->self, st ? st->native : NULL, log->timeline_dev,
                                                     position + 1, ctx->timeline_wide));

@@ -44,6 +44,10 @@ typedef struct abi_probe_padded {
 #ifdef ABI_PROBE_APPEND_INTO_PADDING
     uint32_t extra;       /**< lands in the old tail padding, which an old struct_size covers */
 #endif
+#ifdef ABI_PROBE_NAME_PADDING
+    uint32_t reserved_probe_tail; /**< names the old tail padding (never read) ... */
+    uint64_t later;       /**< ... so that this one starts at the old size: compatible */
+#endif
 } abi_probe_padded;
 
 /** Has struct_size but is passed by value: it cannot grow either. */

@@ -28,6 +28,7 @@ ADDITIONS = {
     "add_symbol": (0, "added (compatible): symbol abi_probe_added added"),
     "append_growable": (0, "struct abi_probe_desc: member depth appended"),
     "add_enumerator": (0, "enum abi_probe_mode: ABI_PROBE_PARANOID = 2 added"),
+    "name_padding": (0, "member reserved_probe_tail names the old tail padding at bit 160"),
 }
 BREAKS = {
     "remove_symbol": (1, "BREAK: symbol abi_probe_legacy removed"),

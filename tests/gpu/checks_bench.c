@@ -281,8 +281,40 @@ void check_timeline_cost(const gc_env *env, gc_result *r)
     gc_figure_num(r, "pairs", repeats);
     gc_figure_num(r, "calls_per_chunk", chunk);
     gc_figure_num(r, "timeline_cost_ns", m[0].overhead - m[1].overhead);
+    /* What GG_TIMELINE_AUTO decides here from its own measurement (its
+     * context's launches 17 to 48; gg_context_timeline): the stride it
+     * chose, and the figures it weighed. */
+    gg_timeline_info autoinfo = GG_TIMELINE_INFO_INIT;
+    {
+        static rig g;
+        memset(&g, 0, sizeof g);
+        gc_session s;
+        gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .timeline = GG_TIMELINE_AUTO };
+        if (!rig_open(&g, r, env, &desc, &s))
+            return;
+        measure(&g, OP_LAUNCH, env->quick ? 3 : 7, chunk); /* hundreds of launches: past the 48 */
+        gg_status st = gg_context_timeline(s.ctx, &autoinfo);
+        rig_close(&g);
+        gg_shutdown();
+        if (!gc_ok(r, st, "gg_context_timeline"))
+            return;
+    }
+    static const char *const bases[] = { "none", "set", "measuring", "measured" };
+    cJSON *a = cJSON_AddObjectToObject(r->figures, "auto");
+    cJSON_AddStringToObject(a, "basis", (unsigned)autoinfo.basis < 4 ? bases[autoinfo.basis] : "?");
+    cJSON_AddNumberToObject(a, "stride", autoinfo.stride);
+    cJSON_AddNumberToObject(a, "budget_percent", autoinfo.budget_percent);
+    cJSON_AddNumberToObject(a, "samples", autoinfo.samples);
+    cJSON_AddNumberToObject(a, "samples_device_idle", autoinfo.samples_device_idle);
+    cJSON_AddNumberToObject(a, "launch_ns", (double)autoinfo.launch_ns);
+    cJSON_AddNumberToObject(a, "mark_ns", (double)autoinfo.mark_ns);
+    cJSON_AddStringToObject(a, "why", autoinfo.why ? autoinfo.why : "");
     gc_note(r, "launch %.0f ns direct; gpuguard adds %.0f ns with the timeline on, %.0f ns off: the timeline "
-            "costs %.0f ns a launch (%.0f%% of the direct launch); mechanism: %s",
+            "costs %.0f ns a launch (%.0f%% of the direct launch); mechanism: %s; auto (budget %u%%): %s, stride "
+            "%u (launch %llu ns, mark %llu ns, device idle in %u of %u samples): %s",
             m[0].direct, m[0].overhead, m[1].overhead, m[0].overhead - m[1].overhead,
-            m[0].direct > 0 ? 100.0 * (m[0].overhead - m[1].overhead) / m[0].direct : 0.0, mechanism);
+            m[0].direct > 0 ? 100.0 * (m[0].overhead - m[1].overhead) / m[0].direct : 0.0, mechanism,
+            autoinfo.budget_percent, (unsigned)autoinfo.basis < 4 ? bases[autoinfo.basis] : "?", autoinfo.stride,
+            (unsigned long long)autoinfo.launch_ns, (unsigned long long)autoinfo.mark_ns,
+            autoinfo.samples_device_idle, autoinfo.samples, autoinfo.why ? autoinfo.why : "");
 }

@@ -109,6 +109,7 @@ typedef struct model_env {
     const char *kernels_path; /* model_kernels.so */
     int driver_version;       /* 0: the face's default */
     gg_timeline_mode timeline;
+    uint32_t timeline_stride; /* gg_init_desc::timeline_stride (0: the mode's default) */
     bool verbose;             /* print each step as it runs */
     bool in_fuzzer;           /* shorter bounds; no fork (libFuzzer's own process) */
 } model_env;

@@ -52,6 +52,7 @@ static gg_sim_live_objects_fn sim_live_objects;
 bool model_process_setup(const model_env *env)
 {
     static const char *const overrides[] = { "GPUGUARD_BACKEND", "GPUGUARD_TIMELINE", "GPUGUARD_SYNC_LAUNCHES",
+                                             "GPUGUARD_TIMELINE_STRIDE", "GPUGUARD_TIMELINE_BUDGET",
                                              "GPUGUARD_TIMEOUT_POLICY", "GPUGUARD_WATCHDOG", "GPUGUARD_FAULTS",
                                              "GPUGUARD_WAIT_TIMEOUT_MS", "GPUGUARD_FAIL_HOST_ALLOC",
                                              "GPUGUARD_CUDA_LIBRARY", "GPUGUARD_HIP_LIBRARY" };
@@ -1339,7 +1340,8 @@ unsigned model_run(const model_env *env, const model_program *p, const char *lab
     r->env = env;
     r->p = p;
     r->label = label;
-    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = env->backend, .timeline = env->timeline, .wait_timeout_ms = 3000,
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = env->backend, .timeline = env->timeline,
+                          .timeline_stride = env->timeline_stride, .wait_timeout_ms = 3000,
                           .watchdog = GG_WATCHDOG_ALLOW };
     if (strcmp(env->backend, "sim-hip") == 0)
         desc.hip_library = env->library;

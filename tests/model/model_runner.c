@@ -5,7 +5,7 @@
  * GG_TEST_SIM_DRIVER_VERSION, as for the conformance suites.
  *
  *   model_runner [--seeds A-B] [--script FILE]... [--scripts DIR]
- *                [--timeline on|off|both] [--verbose]
+ *                [--timeline on|off|both|stride:N] [--verbose]
  *   model_runner --print SEED          prints seed's program as a script
  *   model_runner --decode FILE         prints the program a fuzz input decodes to
  *   model_runner --encode SCRIPT OUT   writes a fuzz_model input that decodes to SCRIPT
@@ -80,7 +80,7 @@ static char *read_file(const char *path, size_t *size)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: model_runner [--seeds A-B] [--script FILE]... [--scripts DIR] [--timeline on|off|both] "
+    fprintf(stderr, "usage: model_runner [--seeds A-B] [--script FILE]... [--scripts DIR] [--timeline on|off|both|stride:N] "
                     "[--verbose]\n       model_runner --print SEED | --decode FILE | --encode[-off] SCRIPT OUT\n");
     exit(2);
 }
@@ -242,18 +242,32 @@ int main(int argc, char **argv)
     signal(SIGALRM, on_alarm);
     gg_timeline_mode modes[2];
     unsigned nmodes = 0;
+    uint32_t stride = 0;
     if (strcmp(timeline, "on") == 0 || strcmp(timeline, "both") == 0)
         modes[nmodes++] = GG_TIMELINE_ON;
     if (strcmp(timeline, "off") == 0 || strcmp(timeline, "both") == 0)
         modes[nmodes++] = GG_TIMELINE_OFF;
+    /* "stride:N": on, marking every Nth launch of a stream (culprits are
+     * then WINDOWs up to the next mark, checked against the truth alike). */
+    if (strncmp(timeline, "stride:", 7) == 0) {
+        char *end = NULL;
+        unsigned long n = strtoul(timeline + 7, &end, 10);
+        if (end == timeline + 7 || *end != '\0' || n < 1 || n > GG_TIMELINE_STRIDE_MAX)
+            usage();
+        stride = (uint32_t)n;
+        modes[nmodes++] = GG_TIMELINE_ON;
+    }
     if (nmodes == 0)
         usage();
+    env.timeline_stride = stride;
     const char *face = hip ? "hip" : version_text && version_text[0] ? version_text : "cuda";
     totals t = { 0 };
     double start = now_s();
     for (unsigned m = 0; m < nmodes; m++) {
         env.timeline = modes[m];
-        const char *mode = modes[m] == GG_TIMELINE_ON ? "timeline on" : "timeline off";
+        char stride_mode[48];
+        snprintf(stride_mode, sizeof stride_mode, "timeline on, stride %u", stride);
+        const char *mode = stride ? stride_mode : modes[m] == GG_TIMELINE_ON ? "timeline on" : "timeline off";
         for (unsigned long long seed = first; seed <= last; seed++) {
             model_program p;
             model_generate(seed, &p);

@@ -277,3 +277,46 @@ Test(sim_memops, procaddr_offers_param_info_from_12_4)
     cr_expect_eq(proc("cuFuncGetParamInfo", 12040), (void *)(uintptr_t)cuFuncGetParamInfo);
     cr_expect_null(proc("cuFuncGetParamInfo", 12030));
 }
+
+/* ---- "host_us": the host time a write-value or a launch call takes ---- */
+
+static uint64_t elapsed_us(struct timespec a, struct timespec b)
+{
+    return (uint64_t)(b.tv_sec - a.tv_sec) * 1000000u + (uint64_t)(b.tv_nsec - a.tv_nsec) / 1000u;
+}
+
+Test(sim_memops, host_us_write_value_makes_each_write_take_at_least_that_long)
+{
+    sim_test_init("{\"host_us\": {\"write_value\": 3000}}");
+    sim_test_ctx(1);
+    CUdeviceptr d;
+    char *h = mapped(8, &d);
+    struct timespec t0 = sim_test_now();
+    CU_OK(cuStreamWriteValue64_v2(NULL, d, 9, 0));
+    struct timespec t1 = sim_test_now();
+    cr_expect_geq(elapsed_us(t0, t1), 3000u, "the write took %llu us", (unsigned long long)elapsed_us(t0, t1));
+    CU_OK(cuCtxSynchronize());
+    cr_expect_eq(slot64(h), 9u, "and it still lands");
+}
+
+Test(sim_memops, host_us_values_are_checked_and_named)
+{
+    static const char *const bad[] = {
+        "{\"host_us\": 5}",                               /* not an object */
+        "{\"host_us\": {\"launch\": -1}}",                /* negative */
+        "{\"host_us\": {\"launch\": 1000001}}",           /* the bound + 1 */
+        "{\"host_us\": {\"write_value\": 1.5}}",          /* not whole */
+        "{\"host_us\": {\"write_value\": \"3\"}}",        /* not a number */
+        "{\"host_us\": {\"copy\": 3}}",                   /* unknown key */
+    };
+    static const char *const named[] = { "host_us", "host_us.launch", "host_us.launch", "host_us.write_value",
+                                         "host_us.write_value", "unknown key \"copy\"" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("GPUGUARD_SIM_CONFIG", bad[i], 1);
+        CU_IS(cuInit(0), CUDA_ERROR_INVALID_VALUE);
+        cr_expect(strstr(gg_sim_last_config_error(), named[i]) != NULL, "%s: %s", bad[i],
+                  gg_sim_last_config_error());
+    }
+    setenv("GPUGUARD_SIM_CONFIG", "{\"host_us\": {\"launch\": 0, \"write_value\": 1000000}}", 1);
+    CU_OK(cuInit(0)); /* the bound itself is accepted */
+}

@@ -18,7 +18,9 @@ headers (default: those in include/gpuguard), twice over:
   padding (libabigail 2.2; tests/abi shows both): an existing member must
   keep its name, offset and type; new members may only follow the old size,
   and only in a struct with `struct_size` that no exported function passes
-  by value; enumerators keep their values; the SONAME stays.
+  by value (a member named reserved_* may name the old tail padding, to make
+  room, if nothing in src/ mentions it); enumerators keep their values; the
+  SONAME stays.
 - exported symbols must start with P (default gg_) and never with P + "_"
   (gg__: internal, must be hidden).
 Additions (new symbols, structs, enumerators, appended members of a
@@ -98,6 +100,23 @@ def compare(old, new, prefix):
     return breaks, additions
 
 
+# A member whose name starts with this, added inside a struct's old size,
+# names what was tail padding: an old caller's struct_size covers it with
+# whatever its padding held, so the library must never read it (checked by
+# looking for the name anywhere in src/).
+RESERVED_PREFIX = "reserved_"
+
+
+def _readers_of(member):
+    """Files under src/ that mention MEMBER (as a whole word)."""
+    pattern = re.compile(r"\b" + re.escape(member) + r"\b")
+    found = []
+    for path in sorted((ROOT / "src").rglob("*")):
+        if path.suffix in (".c", ".h", ".cc", ".cpp") and pattern.search(path.read_text(errors="replace")):
+            found.append(str(path.relative_to(ROOT)))
+    return found
+
+
 def _compare_struct(name, old, new, can_grow):
     """Breaks and additions from OLD to NEW layout of struct NAME; CAN_GROW:
     it carries struct_size and no exported function passes it by value.
@@ -120,6 +139,17 @@ def _compare_struct(name, old, new, can_grow):
             changed.append(f"member {member}: type {was} -> {now}")
     added = [(member, offset) for member, offset, _ in new_members if member not in old_names]
     for member, offset in added:
+        if offset < old_size and member.startswith(RESERVED_PREFIX):
+            # Old tail padding given a name, which only makes room for the
+            # members after it: compatible while the library never reads it.
+            readers = _readers_of(member)
+            if readers:
+                changed.append(f"member {member} names the old tail padding at bit {offset}, but the library "
+                               f"reads it ({', '.join(readers)}): a caller built before holds its padding there")
+            else:
+                additions.append(f"struct {name}: member {member} names the old tail padding at bit {offset} "
+                                 f"(never read in src/)")
+            continue
         if offset < old_size:
             # Tail padding included: an old caller's struct_size covers it, so
             # the library would take the caller's padding for the new member.

@@ -191,7 +191,14 @@ typedef struct sim_config {
     bool record_launches;       /* "record_launches": keep the ground truth (sim_truth.c) */
     int driver_version;         /* "driver_version" as given; 0: not set (the face's default) */
     sim_sticky_scope sticky_scope; /* "sticky_scope"; a face's check replaces UNSET by its default */
+    uint32_t host_us_launch;       /* "host_us": {"launch": N}: host time a launch call takes (µs) */
+    uint32_t host_us_write_value;  /* "host_us": {"write_value": N}: the same for a stream write-value */
+    bool host_us_launch_given;     /* "launch" was in "host_us" (else the default, sim_config.c) */
 } sim_config;
+
+/* Spends `us` microseconds of the calling thread's time (the "host_us"
+ * keys: a driver whose calls cost the host that much). 0: returns. */
+void sim_host_spend(uint32_t us);
 
 /* Parses the configuration text (NULL: defaults). On error returns
  * SIM_ERR_INVALID_VALUE and writes a message naming the key to err. */

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <time.h>
 
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
 atomic_bool sim_initialized_flag;
@@ -240,4 +242,19 @@ sim_status sim_primary_reset(sim_device *d)
         sim_obj_release(&doomed->obj);
     }
     return SIM_OK;
+}
+
+void sim_host_spend(uint32_t us)
+{
+    if (us == 0)
+        return;
+    /* Slept to an absolute deadline, restarted after a signal: the call
+     * takes at least `us`, as a driver's slow call would. */
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)us * 1000u;
+    until.tv_sec += (time_t)(ns / 1000000000u);
+    until.tv_nsec = (long)(ns % 1000000000u);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+    }
 }

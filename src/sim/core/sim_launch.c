@@ -208,6 +208,7 @@ static const sim_misbehave *match_rule(const sim_function *f, int device)
 sim_status sim_launch_submit(sim_stream *s, const sim_launch_desc *d)
 {
     sim_ctx *c = s->ctx;
+    sim_host_spend(sim_get_config()->host_us_launch);
     sim_status st = check_dims(c->dev->cfg, d);
     uint64_t stack_bytes = 0;
     if (st == SIM_OK)

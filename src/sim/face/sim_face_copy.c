@@ -105,6 +105,7 @@ sim_status sim_copy_submit(sim_stream *s, sim_op *op, bool sync)
 sim_status sim_write_value_submit(sim_ctx *c, sim_stream *s, uint64_t dst, uint64_t value,
                                   unsigned bytes)
 {
+    sim_host_spend(sim_get_config()->host_us_write_value);
     int supported = 0;
     sim_attr attr = bytes == 8 ? SIM_ATTR_STREAM_MEM_OPS_64 : SIM_ATTR_STREAM_MEM_OPS;
     if (sim_device_attr(c->dev, attr, &supported) != SIM_OK || !supported) {
