@@ -17,7 +17,7 @@
 #define DEFAULT_WAIT_TIMEOUT_MS 10000u
 #define DEFAULT_WATCHDOG_BUDGET_MS 2000u /* Windows TDR's default delay */
 /* A completion mark may cost up to half a launch before auto marks fewer
- * launches: on the one GPU measured (an H100) a mark cost 20 to 37 % of a
+ * launches: on the one GPU measured (an H100) a mark cost 20 to 33 % of a
  * launch, so auto keeps every culprit exact there (README, "The completion
  * timeline's cost"). */
 #define DEFAULT_TIMELINE_BUDGET 50u

@@ -258,7 +258,12 @@ gg_status gg_context_timeline(gg_context handle, gg_timeline_info *info)
         } else if (basis == GG_TIMELINE_BASIS_MEASURING) {
             uint32_t filled = atomic_load_explicit(&m->filled, memory_order_relaxed);
             out.samples = filled < GG__TIMELINE_SAMPLES ? filled : GG__TIMELINE_SAMPLES;
-            out.why = "auto is timing this context's launches (17 to 48); every launch is marked meanwhile";
+            /* Launches under the watchdog take chunk.c's path, which is
+             * not timed (its launches are slices, not the program's). */
+            out.why = ctx->device_watchdog && ctx->watchdog != GG_WATCHDOG_ALLOW
+                          ? "launches on this watchdog (display) device go through the watchdog's path, which auto "
+                            "does not time: every launch stays marked"
+                          : "auto is timing this context's launches (17 to 48); every launch is marked meanwhile";
         } else {
             out.why = gg__lib.config.timeline_stride != 0 ? "the stride was set (GPUGUARD_TIMELINE_STRIDE)"
                                                           : "every launch is marked (GPUGUARD_TIMELINE=on)";

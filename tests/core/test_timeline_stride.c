@@ -367,3 +367,18 @@ Test(timeline_stride, on_the_simulator_by_default_auto_keeps_every_mark)
     gg_context_destroy(rig.ctx);
     gg_test_finish();
 }
+
+Test(timeline_stride, on_a_watchdog_device_launches_are_not_timed_and_all_marked)
+{
+    gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .wait_timeout_ms = 10000 };
+    gg_test_init_sim_desc(NULL, &desc);
+    gg_test_rig_open(&rig, 0); /* the display GPU: launches go through the watchdog's path */
+    launch_fills(GG_NO_STREAM, AUTO_DECIDES_AFTER, false);
+    gg_timeline_info info = timeline_of(rig.ctx);
+    cr_assert_eq(info.basis, GG_TIMELINE_BASIS_MEASURING, "%s", info.why);
+    cr_assert_eq(info.stride, 1u);
+    cr_assert_eq(info.samples, 0u);
+    cr_assert_not_null(strstr(info.why, "watchdog"), "%s", info.why);
+    gg_context_destroy(rig.ctx);
+    gg_test_finish();
+}
