@@ -9,6 +9,7 @@
  * against the simulator's truth by tests/model (test_model_attribution_stride).
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,6 +380,53 @@ Test(timeline_stride, on_a_watchdog_device_launches_are_not_timed_and_all_marked
     cr_assert_eq(info.stride, 1u);
     cr_assert_eq(info.samples, 0u);
     cr_assert_not_null(strstr(info.why, "watchdog"), "%s", info.why);
+    gg_context_destroy(rig.ctx);
+    gg_test_finish();
+}
+
+/* Threads launching on one context while auto samples: every sample is
+ * taken by exactly one launch, the last writer decides once, and nothing
+ * races (the ThreadSanitizer build runs this too). */
+typedef struct sampler {
+    gg_stream stream;
+    gg_buffer buf;
+    gg_status status;
+} sampler;
+
+static void *launch_many(void *arg)
+{
+    sampler *s = arg;
+    for (int i = 0; i < AUTO_DECIDES_AFTER && s->status == GG_OK; i++)
+        s->status = launch_fill(&rig, s->stream, s->buf, 1, 256);
+    return NULL;
+}
+
+Test(timeline_stride, threads_launching_while_auto_samples_decide_once)
+{
+    open_with(NULL, GG_TIMELINE_AUTO, 0, 0);
+    enum { THREADS = 4 };
+    sampler s[THREADS];
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        s[i].status = GG_OK;
+        GG_OK_(gg_stream_create(rig.ctx, NULL, &s[i].stream));
+        GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &s[i].buf));
+    }
+    for (int i = 0; i < THREADS; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, launch_many, &s[i]), 0);
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        cr_assert_eq(s[i].status, GG_OK, "thread %d: %s", i, gg_status_name(s[i].status));
+    }
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
+    gg_timeline_info info = timeline_of(rig.ctx);
+    cr_assert_eq(info.basis, GG_TIMELINE_BASIS_MEASURED, "%s", info.why);
+    cr_assert_leq(info.samples, 32u);
+    cr_assert_geq(info.samples, 16u, "valid samples: %u (%s)", info.samples, info.why);
+    for (int i = 0; i < THREADS; i++) {
+        GG_OK_(gg_buffer_destroy(s[i].buf));
+        GG_OK_(gg_stream_destroy(s[i].stream));
+    }
     gg_context_destroy(rig.ctx);
     gg_test_finish();
 }
