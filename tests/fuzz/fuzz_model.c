@@ -1,6 +1,6 @@
 /* libFuzzer harness: the model-based attribution tester (tests/model) on
  * programs decoded from the input. Byte 0 picks the timeline mode (bit 0:
- * off); every 8 bytes after it decode to one valid step (model_decode), so
+ * off; bits 1-2 the stride when on: model_timeline_from_byte); every 8 bytes after it decode to one valid step (model_decode), so
  * any input is a program. The program runs against gpuguard over the
  * simulated driver (not fast mode: kernels run, fault, hang and time out),
  * and the referee checks gpuguard's culprits and GG_OK synchronizes against
@@ -31,14 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    env.timeline = (data[0] & 1) ? GG_TIMELINE_OFF : GG_TIMELINE_ON;
+    model_timeline_from_byte(data[0], &env);
     model_program p;
     model_decode(data + 1, size - 1, &p);
-    unsigned failures = model_run(&env, &p, env.timeline == GG_TIMELINE_OFF ? "fuzz, timeline off" : "fuzz, timeline on");
+    char label[64];
+    snprintf(label, sizeof label, "fuzz, timeline %s, stride %u", env.timeline == GG_TIMELINE_OFF ? "off" : "on",
+             env.timeline_stride ? env.timeline_stride : 1);
+    unsigned failures = model_run(&env, &p, label);
     if (failures != 0) {
         char *script = model_print(&p);
-        fprintf(stderr, "fuzz_model: %u check failure(s), timeline %s; the program:\n%s", failures,
-                env.timeline == GG_TIMELINE_OFF ? "off" : "on", script);
+        fprintf(stderr, "fuzz_model: %u check failure(s), %s; the program:\n%s", failures, label + 6, script);
         free(script);
         __builtin_trap();
     }

@@ -119,6 +119,15 @@ typedef struct model_env {
  * it loaded, so that its controls (and the truth) are reachable between
  * gg_init and gg_shutdown. Returns false with a message on stderr. */
 bool model_process_setup(const model_env *env);
+/* A fuzz input's byte 0 (fuzz_model, model_runner --decode): bit 0 turns
+ * the timeline off; with it on, bits 1-2 pick the stride (every launch
+ * marked, or every 2nd, 4th or 7th). */
+static inline void model_timeline_from_byte(uint8_t byte, model_env *env)
+{
+    static const uint32_t strides[4] = { 0, 2, 4, 7 };
+    env->timeline = (byte & 1) ? GG_TIMELINE_OFF : GG_TIMELINE_ON;
+    env->timeline_stride = (byte & 1) ? 0 : strides[(byte >> 1) & 3];
+}
 /* Whether the simulator records launches (gg_sim_truth_launches exported
  * and the configuration asks for it). */
 bool model_truth_available(void);

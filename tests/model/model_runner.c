@@ -160,7 +160,12 @@ int main(int argc, char **argv)
             model_program p;
             model_decode((const uint8_t *)data + (n ? 1 : 0), n ? n - 1 : 0, &p);
             char *text = model_print(&p);
-            printf("# timeline %s (fuzz_model input)\n", n && (data[0] & 1) ? "off" : "on");
+            model_env decoded = { 0 };
+            model_timeline_from_byte(n ? (uint8_t)data[0] : 0, &decoded);
+            printf("# timeline %s, stride %u (fuzz_model input: --timeline %s)\n",
+                   decoded.timeline == GG_TIMELINE_OFF ? "off" : "on",
+                   decoded.timeline_stride ? decoded.timeline_stride : 1u,
+                   decoded.timeline == GG_TIMELINE_OFF ? "off" : decoded.timeline_stride ? "stride:N" : "on");
             fputs(text, stdout);
             free(text);
             free(data);
