@@ -294,14 +294,18 @@ static PyObject *py_config(PyObject *self, PyObject *unused)
     static const char *const timeout[] = { "default", "kills_context", "returns" };
     static const char *const watchdog[] = { "default", "auto", "refuse", "allow" };
     static const char *const cleanup[] = { "default", "silent", "counted", "warn_once" };
-    return Py_BuildValue("{s:s,s:I,s:s,s:s,s:I,s:O,s:s,s:O}", "backend", c.backend ? c.backend : "",
+    static const char *const timeline[] = { "auto", "on", "off" };
+    return Py_BuildValue("{s:s,s:I,s:s,s:s,s:I,s:O,s:s,s:O,s:s,s:I,s:I}", "backend", c.backend ? c.backend : "",
                          "wait_timeout_ms", (unsigned)c.wait_timeout_ms,
                          "timeout_policy", (unsigned)c.timeout_policy < 3 ? timeout[c.timeout_policy] : "?",
                          "watchdog", (unsigned)c.watchdog < 4 ? watchdog[c.watchdog] : "?",
                          "watchdog_budget_ms", (unsigned)c.watchdog_budget_ms,
                          "sync_launches", c.sync_launches ? Py_True : Py_False,
                          "cleanup", (unsigned)c.cleanup < 4 ? cleanup[c.cleanup] : "?",
-                         "fault_plan", c.fault_plan_json ? Py_True : Py_False);
+                         "fault_plan", c.fault_plan_json ? Py_True : Py_False,
+                         "timeline", (unsigned)c.timeline < 3 ? timeline[c.timeline] : "?",
+                         "timeline_stride", (unsigned)c.timeline_stride,
+                         "timeline_budget_percent", (unsigned)c.timeline_budget_percent);
 }
 
 /* ---- devices -------------------------------------------------------------- */

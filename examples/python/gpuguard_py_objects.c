@@ -597,6 +597,25 @@ static PyObject *context_get_skipped(ggpy_Context *self, void *closure)
     return PyLong_FromUnsignedLongLong(count);
 }
 
+static PyObject *context_get_timeline(ggpy_Context *self, void *closure)
+{
+    (void)closure;
+    if (self->h.id == 0)
+        return ggpy_closed("Context");
+    gg_timeline_info t = GG_TIMELINE_INFO_INIT;
+    ggpy_result r;
+    ggpy_capture(&r, gg_context_timeline(self->h, &t));
+    if (r.status != GG_OK)
+        return ggpy_raise(&r);
+    static const char *const bases[] = { "none", "set", "measuring", "measured" };
+    return Py_BuildValue("{s:s,s:I,s:I,s:I,s:I,s:K,s:K,s:s}", "basis",
+                         (unsigned)t.basis < 4 ? bases[t.basis] : "?", "stride", (unsigned)t.stride,
+                         "budget_percent", (unsigned)t.budget_percent, "samples", (unsigned)t.samples,
+                         "samples_device_idle", (unsigned)t.samples_device_idle, "launch_ns",
+                         (unsigned long long)t.launch_ns, "mark_ns", (unsigned long long)t.mark_ns, "why",
+                         t.why ? t.why : "");
+}
+
 static PyObject *context_repr(ggpy_Context *self)
 {
     return PyUnicode_FromFormat("<" GGPY_MODULE ".Context %R on device %d, %s>", self->tag, self->device,
@@ -661,6 +680,10 @@ static PyGetSetDef context_getset[] = {
       "None while alive; else an (unraised) exception describing the first cause", NULL },
     { "skipped_cleanups", (getter)context_get_skipped, NULL,
       "driver calls that cleanup skipped because the context was DEAD or FORKED", NULL },
+    { "timeline", (getter)context_get_timeline, NULL,
+      "the completion timeline (gg_context_timeline) as a dict: basis ('none', 'set', 'measuring',\n"
+      "'measured'), stride (a mark every `stride` launches of a stream; 1: exact culprits),\n"
+      "budget_percent, samples, samples_device_idle, launch_ns, mark_ns (auto's medians), why", NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -145,6 +145,29 @@ class Buffers(GpuTestCase):
             obj.close()
 
 
+class Timeline(GpuTestCase):
+    def test_auto_measures_then_reports_its_decision(self):
+        config = gg.config()
+        self.assertEqual(config["timeline"], "auto")
+        self.assertEqual(config["timeline_stride"], 0)
+        self.assertEqual(config["timeline_budget_percent"], 50)
+        before = self.ctx.timeline
+        self.assertEqual(before["basis"], "measuring")
+        self.assertEqual(before["stride"], 1)
+        self.assertEqual(before["samples"], 0)
+        data = self.ctx.alloc(4 * 128)
+        fill = self.kernel("fill_u32")
+        for _ in range(48):  # auto times a context's launches 17 to 48
+            fill.launch(1, 128, "PII", (data, 1, 128))
+        self.ctx.synchronize()
+        after = self.ctx.timeline
+        self.assertEqual(after["basis"], "measured", after["why"])
+        self.assertEqual(after["samples"], 32)
+        self.assertGreater(after["launch_ns"], 0)
+        self.assertEqual(after["stride"], 1, after)  # the simulator's launch costs more than its mark
+        data.close()
+
+
 class Modules(GpuTestCase):
     def test_kernels_are_looked_up_once(self):
         before = gg.live_objects()
