@@ -296,6 +296,11 @@ void gg__context_describe(const gg__object *o, cJSON *cj)
     cJSON_AddNumberToObject(cj, "device", ctx->device);
     /* Destroyed streams whose work was still unobserved: kept for attribution. */
     cJSON_AddNumberToObject(cj, "destroyed_streams_kept", ctx->retired_count);
+    /* A mark every `timeline_stride` launches of a stream (0: no timeline;
+     * gg_context_timeline has the rest). */
+    cJSON_AddNumberToObject(cj, "timeline_stride",
+                            ctx->timeline_page != NULL
+                                ? atomic_load_explicit(&ctx->timeline_stride, memory_order_relaxed) : 0);
     if (state == GG_STATE_DEAD) {
         cJSON *d = cJSON_AddObjectToObject(cj, "death");
         cJSON_AddStringToObject(d, "status", gg_status_name(ctx->death.status));

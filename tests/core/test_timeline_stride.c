@@ -79,6 +79,10 @@ Test(timeline_stride, a_stride_of_four_names_the_launches_up_to_the_next_mark)
     gg_timeline_info info = timeline_of(rig.ctx);
     cr_assert_eq(info.basis, GG_TIMELINE_BASIS_SET);
     cr_assert_eq(info.stride, 4u);
+    char *json = NULL;
+    GG_OK_(gg_objects_json(&json));
+    cr_assert_not_null(strstr(json, "\"timeline_stride\":\t4"), "%s", json);
+    gg_free(json);
     /* Launches #1 sleep, #2..#6 fill, #7 add_one (faults), #8..#11 fill.
      * Marks follow #4 (value 4) and #8 (value 8): the first lands, the
      * second never does, so the culprit is one of #5..#8. */
