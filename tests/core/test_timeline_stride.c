@@ -434,3 +434,47 @@ Test(timeline_stride, threads_launching_while_auto_samples_decide_once)
     gg_context_destroy(rig.ctx);
     gg_test_finish();
 }
+
+Test(timeline_stride, auto_decides_at_the_48th_launch_not_the_47th)
+{
+    open_with(NULL, GG_TIMELINE_AUTO, 0, 0);
+    gg_buffer buf;
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
+    for (int i = 0; i < AUTO_DECIDES_AFTER - 1; i++)
+        GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 1, 256));
+    gg_timeline_info info = timeline_of(rig.ctx);
+    cr_assert_eq(info.basis, GG_TIMELINE_BASIS_MEASURING, "after 47 launches: %s", info.why);
+    cr_assert_eq(info.samples, 31u);
+    GG_OK_(launch_fill(&rig, GG_NO_STREAM, buf, 1, 256));
+    info = timeline_of(rig.ctx);
+    cr_assert_eq(info.basis, GG_TIMELINE_BASIS_MEASURED, "after 48 launches: %s", info.why);
+    cr_assert_eq(info.samples, 32u);
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
+    GG_OK_(gg_buffer_destroy(buf));
+    gg_context_destroy(rig.ctx);
+    gg_test_finish();
+}
+
+Test(timeline_stride, launches_that_fail_are_not_weighed)
+{
+    open_with(NULL, GG_TIMELINE_AUTO, 0, 0);
+    /* Launches 17 to 48 fail in the driver (a non-sticky error): no
+     * sample is valid, and auto keeps every launch marked, saying why. */
+    GG_OK_(gg_fault_set_plan("[{\"op\":\"launch\",\"from\":17,\"to\":48,\"error\":\"out_of_memory\"}]"));
+    gg_buffer buf;
+    GG_OK_(gg_buffer_create(rig.ctx, 4096, NULL, &buf));
+    for (int i = 0; i < AUTO_DECIDES_AFTER; i++) {
+        gg_status s = launch_fill(&rig, GG_NO_STREAM, buf, 1, 256);
+        cr_assert_eq(s, i < 16 ? GG_OK : GG_OUT_OF_MEMORY, "launch %d: %s", i + 1, gg_status_name(s));
+    }
+    GG_OK_(gg_fault_clear());
+    gg_timeline_info info = timeline_of(rig.ctx);
+    cr_assert_eq(info.basis, GG_TIMELINE_BASIS_MEASURED, "%s", info.why);
+    cr_assert_eq(info.samples, 0u);
+    cr_assert_eq(info.stride, 1u);
+    cr_assert_not_null(strstr(info.why, "too few launches"), "%s", info.why);
+    GG_OK_(gg_context_synchronize(rig.ctx, NULL));
+    GG_OK_(gg_buffer_destroy(buf));
+    gg_context_destroy(rig.ctx);
+    gg_test_finish();
+}
