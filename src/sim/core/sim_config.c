@@ -126,7 +126,8 @@ static void device_defaults(sim_device_config *d, int ordinal)
 
 /* A launch call's host time when "host_us" does not say: a real driver's
  * launch costs the host more than a stream write-value (an H100: about
- * 3 us against 1.1 us, docs/DRIVER-FACTS.md), but the simulator's own
+ * 4 us against 1.3 us to mapped host memory,
+ * docs/DRIVER-FACTS.md, "The completion timeline's price"), but the simulator's own
  * costs are the other way round (a write-value is as dear as a launch: each
  * is a hand-off to the stream's worker), and gpuguard's timeline auto,
  * which weighs the two (src/common/timeline.c), would then mark fewer
