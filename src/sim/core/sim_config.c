@@ -131,8 +131,8 @@ static void device_defaults(sim_device_config *d, int ordinal)
  * costs are the other way round (a write-value is as dear as a launch: each
  * is a hand-off to the stream's worker), and gpuguard's timeline auto,
  * which weighs the two (src/common/timeline.c), would then mark fewer
- * launches on the simulator than on any measured GPU. Slept, so at least
- * this long (the kernel's timer slack adds about 50 us). Not in fast mode. */
+ * launches on the simulator than on any measured GPU. Spent on the CPU, at least
+ * this long (sim_host_spend). Not in fast mode. */
 #define DEFAULT_HOST_US_LAUNCH 20u
 
 static sim_status defaults(sim_config *c)
