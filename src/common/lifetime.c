@@ -132,12 +132,12 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
     if (parent == NULL)
         return gg__lookup_status();
     gg__context *ctx = parent_type == GG__T_CONTEXT ? (gg__context *)parent : parent->context;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     /* Re-checked under the lock a claim takes: a child attached now is seen
      * by the teardown that claims the context later. */
     if (atomic_load_explicit(&parent->id, memory_order_relaxed) != parent_id ||
         atomic_load_explicit(&ctx->h.id, memory_order_relaxed) == 0) {
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         status = gg__fail(c, GG_INVALID_HANDLE, "%s: the %s was destroyed during the call", c->api,
                           gg__type_name(parent_type));
         gg__leave(c);
@@ -177,7 +177,7 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
             *out_id = id;
         }
     }
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__leave(c);
     return status;
 }
@@ -216,10 +216,10 @@ static gg_status gone(gg__call *c, uint64_t id, gg__type type)
 static gg_status finish_children(gg__call *c, gg__context *ctx, doomed *d)
 {
     wait_unpinned(d);
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
     gg_status status = release_doomed(c, ctx, d, entered, true);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     return status;
 }
 
@@ -237,9 +237,9 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
      * (context_teardown): the id is gone (W1 below finds it so), and the
      * teardown releases the record. */
     gg__context *ctx = obj->context;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (atomic_load_explicit(&obj->id, memory_order_relaxed) != id) { /* W1: another destroy claimed it */
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         gg__leave(c);
         return GG_OK;
     }
@@ -270,7 +270,7 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
         /* gg__destroy tested the fork generation: entering need not. */
         bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter_required(c, ctx) == GG_OK;
         status = release_doomed(c, ctx, &d, entered, true);
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         gg__leave(c);
         return status;
     }
@@ -280,7 +280,7 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
      * not claimed (its teardown claims the children first, in one step
      * under this lock), so the pin holds. */
     bool context_pinned = gg__pin_record_of(c, &ctx->h);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     if (!context_pinned) {
         /* Not reached (the call holds one pin of four, and the context is
          * live under its lock); if it were, the claimed object is left
@@ -302,9 +302,9 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
                                   bool driver_alive)
 {
     doomed d = { NULL };
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (atomic_load_explicit(&ctx->h.id, memory_order_relaxed) != id) { /* W1 */
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         gg__leave(c);
         return GG_OK;
     }
@@ -317,14 +317,14 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
     claim_children(ctx, reason, &d);
     atomic_store_explicit(&ctx->h.id, 0, memory_order_seq_cst);
     gg__handle_free(id, reason);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__context_list_remove(ctx);
     gg__leave(c); /* our pin, and nothing else: the context must not be current-switched yet */
     gg__pins_wait(ctx); /* context calls and creators finish */
     wait_unpinned(&d);
 
     gg_status status = GG_OK;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     gg_state state = gg__context_state(ctx);
     bool call_driver = driver_alive && state != GG_STATE_FORKED;
     bool entered = call_driver && state == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
@@ -340,7 +340,7 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
                                      c->b->op_names[op], c->b->code_name(n));
     }
     gg__fault_context_released(ctx);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__object_delete(ctx);
     return status;
 }
@@ -378,13 +378,13 @@ gg_status gg__destroy(const char *api, uint64_t id, gg__type type)
 void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason)
 {
     doomed d = { NULL };
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     claim_children(ctx, reason, &d);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     wait_unpinned(&d);
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     release_doomed(c, ctx, &d, false, true);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
 }
 
 void gg__contexts_release_all(bool driver_alive)

@@ -21,6 +21,7 @@
 
 #include "common/backend.h"
 #include "common/handle.h"
+#include "common/rlock.h"
 
 typedef struct gg__context gg__context;
 
@@ -201,8 +202,8 @@ struct gg__context {
     /* Children list, death record, kernel timing. Last: the part of the
      * record that survives recycling (initialised once, when the memory is
      * first allocated; destroyed only when gg_shutdown frees the pools), so
-     * no thread ever waits on a destroyed or re-initialised mutex. */
-    pthread_mutex_t lock;
+     * no thread ever waits on a re-initialised lock. */
+    gg__rlock lock;
 };
 
 /* Copies a creation tag (NULL: empty), truncated to fit, always terminated:
