@@ -38,7 +38,9 @@ typedef struct doomed {
     gg__object *head;
 } doomed;
 
-static void claim(gg__context *ctx, gg__object *o, gg__free_reason reason, doomed *d)
+/* Inlined: every destroy claims. */
+static inline __attribute__((always_inline)) void claim(gg__context *ctx, gg__object *o, gg__free_reason reason,
+                                                         doomed *d)
 {
     uint64_t id = atomic_load_explicit(&o->id, memory_order_relaxed);
     atomic_store_explicit(&o->id, 0, memory_order_seq_cst);
@@ -80,19 +82,28 @@ static bool any_pinned(const doomed *d)
  * `entered` the context is current and alive: driver calls are made (unless
  * `call_driver` is false); otherwise skipped ones are counted. Caller holds
  * ctx->lock. Returns the first failure. */
-/* Releases one claimed object (W4 for it), and returns the failure.
- * Inlined: a destroy of one object calls it straight (destroy_child). */
-static inline __attribute__((always_inline)) gg_status release_one(gg__call *c, gg__context *ctx, gg__object *o, bool entered, bool call_driver)
+/* Releases one claimed object (W4 for it) with `drive` saying whether to
+ * call the driver, and returns the failure. */
+static inline __attribute__((always_inline)) gg_status release_driven(gg__call *c, gg__context *ctx, gg__object *o,
+                                                                      bool drive, bool call_driver)
 {
     gg_status status = GG_OK;
     gg__op op = GG__OP_COUNT;
-    bool drive = entered && call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
     int n = gg__kinds[o->type].release(c, o, drive, &op);
     if (n != 0 && !c->b->classify(n).deinitialized) /* a driver shutting down released it already */
         status = gg__check(c, op, n);
     if (!drive && call_driver && o->type != GG__T_KERNEL && !gg__object_borrowed(o))
         gg__cleanup_skipped(ctx, o->type);
     return status;
+}
+
+/* Releases one claimed object (W4 for it), and returns the failure. The
+ * state is read again per object: releasing an earlier one may have found
+ * the context dead (a sticky error kills it under the same lock). */
+static gg_status release_one(gg__call *c, gg__context *ctx, gg__object *o, bool entered, bool call_driver)
+{
+    bool drive = entered && call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
+    return release_driven(c, ctx, o, drive, call_driver);
 }
 
 static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool entered, bool call_driver)
@@ -272,8 +283,12 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
         bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter_required(c, ctx) == GG_OK;
         if (d.head == obj && obj->next == NULL) {
             /* One object (not a module with kernels): release_doomed's
-             * single-object case, without its call and loop. */
-            status = release_one(c, ctx, obj, entered, true);
+             * single-object case, without its call and loop, and without
+             * reading the state again: `entered` found it ALIVE under this
+             * lock just now, a context dies only under its lock (context.c,
+             * context_table.c) and is FORKED only in a child, where this
+             * call does not run (gg__destroy). */
+            status = release_driven(c, ctx, obj, entered, true);
             gg__object_delete(obj);
         } else {
             status = release_doomed(c, ctx, &d, entered, true);
