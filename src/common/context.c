@@ -30,7 +30,7 @@ void gg__context_init_once(gg__object *o)
 
 void gg__context_fini(gg__object *o)
 {
-    (void)o; /* the lock holds no resource */
+    gg__rlock_fini(&((gg__context *)o)->lock);
 }
 
 /* The device's launch limits as the launch checks use them: a limit the

@@ -21,6 +21,13 @@ void gg__rlock_init(gg__rlock *l)
 {
     atomic_init(&l->word, 0);
     l->depth = 0;
+    GG__RLOCK_NOTE(__tsan_mutex_create(l, __tsan_mutex_not_static));
+}
+
+void gg__rlock_fini(gg__rlock *l)
+{
+    (void)l;
+    GG__RLOCK_NOTE(__tsan_mutex_destroy(l, 0));
 }
 
 #if defined(__linux__)

@@ -27,6 +27,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ThreadSanitizer's mutex annotations (its lock-order and double-lock
+ * checks see the context's locks as they saw the mutexes): the outermost
+ * taking and the last release only, as a plain mutex. Nothing otherwise. */
+#if defined(__SANITIZE_THREAD__)
+#define GG__RLOCK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GG__RLOCK_TSAN 1
+#endif
+#endif
+#ifdef GG__RLOCK_TSAN
+#include <sanitizer/tsan_interface.h>
+#define GG__RLOCK_NOTE(call) call
+#else
+#define GG__RLOCK_NOTE(call) ((void)0)
+#endif
+
 typedef struct gg__rlock {
     /* 0 when free; else the holder's gg__rlock_self(), with GG__RLOCK_SLEEPER
      * set when a taker may sleep (the releaser then wakes one). */
@@ -48,6 +65,9 @@ static inline uintptr_t gg__rlock_self(void)
 /* Makes a free lock (the record's memory, once). */
 void gg__rlock_init(gg__rlock *l);
 
+/* Undoes gg__rlock_init before the memory is freed (the lock is free). */
+void gg__rlock_fini(gg__rlock *l);
+
 /* The contended half of gg__rlock_take: waits until the lock is free and
  * takes it for `me` (acquire). */
 void gg__rlock_take_contended(gg__rlock *l, uintptr_t me);
@@ -60,20 +80,31 @@ static inline void gg__rlock_take(gg__rlock *l)
 {
     uintptr_t me = gg__rlock_self();
     uintptr_t seen = 0;
+#ifdef GG__RLOCK_TSAN
+    /* A recursive taking is not shown to ThreadSanitizer (its deadlock
+     * check would see a second taking of a plain mutex): tested first. */
+    if ((atomic_load_explicit(&l->word, memory_order_relaxed) & ~GG__RLOCK_SLEEPER) == me) {
+        l->depth++;
+        return;
+    }
+    __tsan_mutex_pre_lock(l, 0);
+#endif
     if (__builtin_expect(atomic_compare_exchange_strong_explicit(&l->word, &seen, me, memory_order_acquire,
                                                                  memory_order_relaxed),
                          1)) {
         l->depth = 1;
+        GG__RLOCK_NOTE(__tsan_mutex_post_lock(l, 0, 0));
         return;
     }
     /* The holder's name is ours only if this thread stored it: a thread
      * clears it before its last release. */
-    if ((seen & ~GG__RLOCK_SLEEPER) == me) {
+    if ((seen & ~GG__RLOCK_SLEEPER) == me) { /* (not reached under ThreadSanitizer: tested above) */
         l->depth++;
         return;
     }
     gg__rlock_take_contended(l, me);
     l->depth = 1;
+    GG__RLOCK_NOTE(__tsan_mutex_post_lock(l, 0, 0));
 }
 
 /* Takes the lock if it is free or this thread holds it; true when taken.
@@ -81,15 +112,18 @@ static inline void gg__rlock_take(gg__rlock *l)
 static inline bool gg__rlock_try(gg__rlock *l)
 {
     uintptr_t me = gg__rlock_self();
-    uintptr_t seen = 0;
-    if (atomic_compare_exchange_strong_explicit(&l->word, &seen, me, memory_order_acquire, memory_order_relaxed)) {
-        l->depth = 1;
-        return true;
-    }
-    if ((seen & ~GG__RLOCK_SLEEPER) == me) {
+    if ((atomic_load_explicit(&l->word, memory_order_relaxed) & ~GG__RLOCK_SLEEPER) == me) {
         l->depth++;
         return true;
     }
+    uintptr_t seen = 0;
+    GG__RLOCK_NOTE(__tsan_mutex_pre_lock(l, __tsan_mutex_try_lock));
+    if (atomic_compare_exchange_strong_explicit(&l->word, &seen, me, memory_order_acquire, memory_order_relaxed)) {
+        l->depth = 1;
+        GG__RLOCK_NOTE(__tsan_mutex_post_lock(l, __tsan_mutex_try_lock, 0));
+        return true;
+    }
+    GG__RLOCK_NOTE(__tsan_mutex_post_lock(l, __tsan_mutex_try_lock | __tsan_mutex_try_lock_failed, 0));
     return false;
 }
 
@@ -98,8 +132,10 @@ static inline void gg__rlock_release(gg__rlock *l)
 {
     if (--l->depth != 0)
         return;
+    GG__RLOCK_NOTE(__tsan_mutex_pre_unlock(l, 0));
     if (__builtin_expect(atomic_exchange_explicit(&l->word, 0, memory_order_release) & GG__RLOCK_SLEEPER, 0))
         gg__rlock_wake(l);
+    GG__RLOCK_NOTE(__tsan_mutex_post_unlock(l, 0));
 }
 
 /* Whether this thread holds the lock (for contracts and tests). */
