@@ -383,9 +383,8 @@ static gg_status destroy_context(gg__call *c, uint64_t id)
 gg_status gg__destroy(const char *api, uint64_t id, gg__type type)
 {
     gg__call c = GG__CALL(api);
-    gg_status status = gg__require_initialized(&c);
-    if (status != GG_OK)
-        return status;
+    if (GG__UNLIKELY(c.b == NULL)) /* gg__require_initialized's test, inline: it fails then only */
+        return gg__require_initialized(&c);
     if (id == 0) {
         gg__log(GG_LOG_DEBUG, 0, "%s: id 0, nothing to destroy", api);
         return GG_OK;
