@@ -6,6 +6,7 @@
 #include "common/fault.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "common/attribution.h"
 #include "common/context_table.h"
@@ -131,6 +132,52 @@ static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool e
     return status;
 }
 
+/* ---- the context's spare records (under its lock) ----------------------- */
+
+/* A cleared record of `type` for a new child of ctx: the spare its last
+ * destroy of that kind left (cleared as gg__object_new clears a pooled
+ * one), else the pools'. NULL when out of memory. */
+static inline gg__object *child_record_new(gg__context *ctx, gg__type type)
+{
+    gg__object *o = type > GG__T_NONE && type < GG__T_COUNT ? ctx->spare[type] : NULL;
+    if (o == NULL)
+        return gg__object_new(type);
+    ctx->spare[type] = NULL;
+    memset((char *)o + sizeof(o->id), 0, gg__kinds[type].kept_from - sizeof(o->id));
+    o->type = type;
+    return o;
+}
+
+/* Recycles a released child of ctx: kept as the kind's spare when there is
+ * none (one at most: a bound, so that a context holds no more than one
+ * free record of each kind), else back to the pools. Type-stable as the
+ * pools are: the spare is only ever reused for a child of the same kind. */
+static inline void child_record_delete(gg__context *ctx, gg__object *o)
+{
+    if (ctx->spare[o->type] == NULL) {
+        atomic_store_explicit(&o->id, 0, memory_order_release);
+        ctx->spare[o->type] = o;
+        return;
+    }
+    gg__object_delete(o);
+}
+
+/* Hands the spares back to the pools (the teardown, under the lock, before
+ * the context's record goes: gg_shutdown frees the pools after it). */
+static void spares_release(gg__context *ctx)
+{
+    for (int t = 0; t < GG__T_COUNT; t++) {
+        gg__object_delete(ctx->spare[t]); /* NULL: no effect */
+        ctx->spare[t] = NULL;
+    }
+}
+
+/* Tests only (lifetime.h): whether ctx holds a spare record of `type`. */
+bool gg__context_has_spare(const gg__context *ctx, gg__type type)
+{
+    return ctx->spare[type] != NULL;
+}
+
 /* ---- create ------------------------------------------------------------ */
 
 gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__type type, const char *tag,
@@ -156,7 +203,7 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
         return status;
     }
     status = gg__enter_required(c, ctx); /* gg__require_library passed above */
-    gg__object *o = status == GG_OK ? gg__object_new(type) : NULL;
+    gg__object *o = status == GG_OK ? child_record_new(ctx, type) : NULL;
     if (status == GG_OK && o == NULL)
         status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object record", c->api);
     if (status == GG_OK) {
@@ -289,7 +336,7 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
              * context_table.c) and is FORKED only in a child, where this
              * call does not run (gg__destroy). */
             status = release_driven(c, ctx, obj, entered, true);
-            gg__object_delete(obj);
+            child_record_delete(ctx, obj);
         } else {
             status = release_doomed(c, ctx, &d, entered, true);
         }
@@ -363,6 +410,7 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
                                      c->b->op_names[op], c->b->code_name(n));
     }
     gg__fault_context_released(ctx);
+    spares_release(ctx);
     gg__rlock_release(&ctx->lock);
     gg__object_delete(ctx);
     return status;

@@ -184,6 +184,10 @@ struct gg__context {
     gg_watchdog_policy watchdog;
     gg__object children;                /* list head (sentinel) */
     uint32_t child_count[GG__T_COUNT];
+    /* One free record per child kind, left by this context's last destroy
+     * of that kind for its next create (lifetime.c: both under the lock,
+     * without the pools' lock); handed back to the pools by the teardown. */
+    gg__object *spare[GG__T_COUNT];
     gg_error_info death;                /* first cause; valid once state is DEAD */
     _Atomic uint64_t launch_sequence;
     gg__launch_log default_log;         /* launches on the default stream */
