@@ -79,10 +79,6 @@ static bool any_pinned(const doomed *d)
     return false;
 }
 
-/* W4: releases the claimed objects in rank order and recycles them. With
- * `entered` the context is current and alive: driver calls are made (unless
- * `call_driver` is false); otherwise skipped ones are counted. Caller holds
- * ctx->lock. Returns the first failure. */
 /* Releases one claimed object (W4 for it) with `drive` saying whether to
  * call the driver, and returns the failure. */
 static inline __attribute__((always_inline)) gg_status release_driven(gg__call *c, gg__context *ctx, gg__object *o,
@@ -107,6 +103,10 @@ static gg_status release_one(gg__call *c, gg__context *ctx, gg__object *o, bool 
     return release_driven(c, ctx, o, drive, call_driver);
 }
 
+/* W4: releases the claimed objects in rank order and recycles them. With
+ * `entered` the context is current and alive: driver calls are made (unless
+ * `call_driver` is false); otherwise skipped ones are counted. Caller holds
+ * ctx->lock. Returns the first failure. */
 static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool entered, bool call_driver)
 {
     gg_status status = GG_OK;
