@@ -202,7 +202,7 @@ static bool retired_under_mark(gg__retired_log *r, void *arg)
 
 void gg__context_observe_all(gg__context *ctx, uint64_t sequence_mark)
 {
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     gg__launch_log_observe(&ctx->default_log, launches_up_to(&ctx->default_log, sequence_mark));
     for (gg__object *o = ctx->children.next; o != &ctx->children; o = o->next)
         if (o->type == GG__T_STREAM)
@@ -211,7 +211,7 @@ void gg__context_observe_all(gg__context *ctx, uint64_t sequence_mark)
      * waited for (their events polled done): free them. */
     gg__backend *b = gg__context_state(ctx) == GG_STATE_ALIVE ? gg__backend_get() : NULL;
     retired_free_if(ctx, b, retired_under_mark, &sequence_mark);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
 }
 
 uint64_t gg__launch_log_stream_id(gg__context *ctx, gg__launch_log *log)

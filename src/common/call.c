@@ -220,9 +220,9 @@ static gg_status fail_dead(gg__call *c, gg__context *ctx)
 {
     /* The original cause travels with every fail-fast error. */
     gg_error_info *e = &last_error;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     gg_error_info cause = ctx->death;
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     *e = cause;
     e->status = GG_CONTEXT_DEAD;
     e->gg_call = c->api;

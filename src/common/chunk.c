@@ -37,9 +37,9 @@ static void history_add(gg__kernel *k, double ms_per_block)
  * grid), else one row; slices then grow at most 2x each from measurement. */
 static uint64_t first_rows(gg__kernel *k, gg__context *ctx, double target, uint64_t blocks_per_row)
 {
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     double ms_per_block = k->timing_samples > 0 ? k->ms_per_block : 0.0;
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     if (!(ms_per_block > 0.0))
         return 1;
     double rows = 0.5 * target / (ms_per_block * (double)blocks_per_row);
@@ -68,26 +68,26 @@ static void harvest(gg__call *c, gg__kernel *k)
 void gg__timing_before(gg__call *c, gg__kernel *k, gg__nstream s)
 {
     gg__context *ctx = k->h.context;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     harvest(c, k);
     if (k->timing_blocks == 0) {
         if (k->timing_start == NULL && (c->b->event_create(c->b->self, &k->timing_start) != 0 ||
                                         c->b->event_create(c->b->self, &k->timing_end) != 0)) {
-            pthread_mutex_unlock(&ctx->lock);
+            gg__rlock_release(&ctx->lock);
             return; /* no timing this time; the launch itself is unaffected */
         }
         c->b->event_record(c->b->self, k->timing_start, s);
     }
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
 }
 
 void gg__timing_after(gg__call *c, gg__kernel *k, gg__nstream s, uint64_t blocks)
 {
     gg__context *ctx = k->h.context;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (k->timing_blocks == 0 && k->timing_end != NULL && c->b->event_record(c->b->self, k->timing_end, s) == 0)
         k->timing_blocks = blocks;
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
 }
 
 void gg__timing_release(gg__call *c, gg__kernel *k, bool call_driver)
@@ -110,11 +110,11 @@ gg_status gg__watchdog_check(gg__call *c, gg__kernel *k, const unsigned grid[3],
         *chunk_instead = true;
         return GG_OK;
     }
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     harvest(c, k);
     double predicted = k->ms_per_block * (double)grid[0] * grid[1] * grid[2];
     uint64_t samples = k->timing_samples;
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     /* The history is an estimate and run times vary with load: refuse above
      * half the budget, the same margin a chunked slice is held to. */
     double limit = ctx->watchdog_budget_ms / 2.0;
@@ -326,9 +326,9 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
         st_out.device_ms += ms;
         if (ms > st_out.largest_slice_ms)
             st_out.largest_slice_ms = ms;
-        pthread_mutex_lock(&ctx->lock);
+        gg__rlock_take(&ctx->lock);
         history_add(k, (double)ms / (double)(rows * blocks_per_row));
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         if (chunk->progress != NULL) {
             gg_chunk_progress p = { .struct_size = sizeof p, .blocks_done = done * blocks_per_row, .blocks_total = total_rows * blocks_per_row,
                                     .slices = st_out.slices, .last_slice_ms = ms };
@@ -344,9 +344,9 @@ gg_status gg__launch_chunked_entered(gg__call *c, gg__kernel *k, gg__stream *st,
     st_out.total_ms = (float)((double)(gg__now_ns() - wall_start) / 1e6);
     /* One figure, one definition: the kernel's timing history, as
      * gg_kernel_timing reports it and the watchdog check predicts with. */
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     st_out.ms_per_block = k->ms_per_block;
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     if (stats != NULL)
         *stats = st_out;
     /* In a context that died on the way, the events go with its teardown. */
@@ -412,9 +412,9 @@ static gg_status with_kernel_locked(gg__call *c, gg_kernel kernel, gg__kernel **
     gg__kernel *k = kernel_for_setting(c, kernel);
     if (k == NULL)
         return gg__last_error_slot()->status;
-    pthread_mutex_lock(&k->h.context->lock);
+    gg__rlock_take(&k->h.context->lock);
     if (atomic_load_explicit(&k->h.id, memory_order_relaxed) != kernel.id) {
-        pthread_mutex_unlock(&k->h.context->lock);
+        gg__rlock_release(&k->h.context->lock);
         return gg__fail(c, GG_INVALID_HANDLE, "%s: the kernel was released during the call (its module was unloaded)",
                         c->api);
     }
@@ -449,7 +449,7 @@ gg_status gg_kernel_set_chunking(gg_kernel kernel, uint32_t offset_param, uint32
             k->offset_param = offset_param;
             k->chunk_dimension = dimension;
         }
-        pthread_mutex_unlock(&k->h.context->lock);
+        gg__rlock_release(&k->h.context->lock);
     }
     gg__leave(&c);
     return status;
@@ -469,7 +469,7 @@ gg_status gg_kernel_timing(gg_kernel kernel, double *ms_per_block, uint64_t *sam
             harvest(&c, k);
         *ms_per_block = k->ms_per_block;
         *samples = k->timing_samples;
-        pthread_mutex_unlock(&k->h.context->lock);
+        gg__rlock_release(&k->h.context->lock);
     }
     gg__leave(&c);
     return status;
@@ -487,14 +487,14 @@ gg_status gg_context_set_watchdog(gg_context handle, gg_watchdog_policy policy, 
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
         return gg__lookup_status();
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (atomic_load_explicit(&ctx->h.id, memory_order_relaxed) == handle.id) {
         ctx->watchdog = policy ? policy : gg__lib.config.watchdog;
         ctx->watchdog_budget_ms = budget_ms ? budget_ms : gg__lib.config.watchdog_budget_ms;
     } else {
         status = gg__fail(&c, GG_INVALID_HANDLE, "gg_context_set_watchdog: the context was destroyed during the call");
     }
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__leave(&c);
     return status;
 }

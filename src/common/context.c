@@ -20,22 +20,17 @@
 #include "common/stack.h"
 #include "common/context_table.h"
 
-/* Once per record's memory (kinds table): the lock survives recycling. */
+/* Once per record's memory (kinds table): the lock survives recycling.
+ * Recursive (rlock.h): a sticky error seen while the context's lock is held
+ * (e.g. during a destroy) records the death under the same lock. */
 void gg__context_init_once(gg__object *o)
 {
-    pthread_mutex_t *m = &((gg__context *)o)->lock;
-    /* Recursive: a sticky error seen while the context's lock is held (e.g.
-     * during a destroy) records the death under the same lock. */
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(m, &attr);
-    pthread_mutexattr_destroy(&attr);
+    gg__rlock_init(&((gg__context *)o)->lock);
 }
 
 void gg__context_fini(gg__object *o)
 {
-    pthread_mutex_destroy(&((gg__context *)o)->lock);
+    gg__rlock_fini(&((gg__context *)o)->lock);
 }
 
 /* The device's launch limits as the launch checks use them: a limit the
@@ -155,9 +150,9 @@ gg_status gg_context_native(gg_context handle, void **native)
     if (gg__context_state(ctx) == GG_STATE_FORKED) {
         *native = ctx->native;
     } else {
-        pthread_mutex_lock(&ctx->lock);
+        gg__rlock_take(&ctx->lock);
         *native = ctx->native;
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
     }
     gg__leave(&c);
     return GG_OK;
@@ -352,10 +347,10 @@ gg_status gg_context_death(gg_context handle, gg_error_info *info)
     gg__context *ctx = gg__lookup(&c, handle.id, GG__T_CONTEXT, "context");
     if (ctx == NULL)
         return gg__lookup_status();
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (atomic_load(&ctx->state) == GG__CTX_DEAD)
         death = ctx->death;
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     if (death.status == GG_OK && gg__context_state(ctx) == GG_STATE_FORKED) {
         death.status = GG_FORKED;
         death.gg_call = "fork";
@@ -463,7 +458,7 @@ gg_status gg_context_recover(gg_context handle)
      * with no lock held. */
     gg__children_forget(&c, ctx, GG__FREED_CONTEXT_RECOVERED);
     gg__context_unwind_stacks(&c, ctx);
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     gg__cleanup_summarise(ctx, "dead");
     /* Another recover may have run meanwhile (it holds the lock throughout
      * the native part), and the context may have been claimed by a destroy
@@ -473,7 +468,7 @@ gg_status gg_context_recover(gg_context handle)
         status = recreate_native(&c, ctx, handle.id);
     if (status == GG_OK)
         gg__log(GG_LOG_INFO, handle.id, "context %s recovered on device %d", gg__object_label(&ctx->h).text, ctx->device);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__leave(&c);
     return status;
 }
@@ -485,14 +480,14 @@ static int poll_context(gg__call *c, void *arg)
     int n = c->b->stream_query(c->b->self, NULL);
     if (n != 0)
         return n;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     for (gg__object *o = ctx->children.next; o != &ctx->children && n == 0; o = o->next)
         if (o->type == GG__T_STREAM)
             n = c->b->stream_query(c->b->self, ((gg__stream *)o)->native);
     /* Destroyed streams' work still runs: wait for it too. */
     if (n == 0)
         n = gg__retired_logs_query(ctx, c->b);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     return n;
 }
 
@@ -544,9 +539,9 @@ gg_status gg_context_skipped_cleanups(gg_context handle, uint64_t *count)
 void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op, int native,
                       const char *message)
 {
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (atomic_load_explicit(&ctx->state, memory_order_relaxed) == GG__CTX_DEAD) {
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         return; /* the first cause wins */
     }
     gg_error_info *d = &ctx->death;
@@ -567,7 +562,7 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
     gg__culprit_text(&d->culprit, &names, culprit, sizeof culprit);
     snprintf(d->message, sizeof d->message, "%s: %s%s%s", c->api, message, culprit[0] ? "; " : "", culprit);
     atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
     /* A driver's sticky error (not a deadline of gpuguard's) may reach the
      * whole process. */

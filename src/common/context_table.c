@@ -65,11 +65,11 @@ uint64_t gg__context_of_native(gg__nctx native)
         gg__context *ctx = contexts[i];
         if (atomic_load_explicit(&ctx->h.id, memory_order_acquire) == 0)
             continue;
-        pthread_mutex_lock(&ctx->lock);
+        gg__rlock_take(&ctx->lock);
         uint64_t id = atomic_load_explicit(&ctx->h.id, memory_order_relaxed);
         if (id != 0 && ctx->native == native)
             found = id;
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
     }
     pthread_mutex_unlock(&contexts_lock);
     return found;
@@ -109,7 +109,7 @@ uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size)
          * ctx's fate, whatever its device and native context. */
         if (!process_wide && (other->device != ctx->device || !(other->use_primary || one_per_device)))
             continue;
-        if (pthread_mutex_trylock(&other->lock) != 0) {
+        if (!gg__rlock_try(&other->lock)) {
             if (busy++ == 0)
                 snprintf(label, size, "a gg context that was busy");
             continue;
@@ -120,7 +120,7 @@ uint32_t gg__context_sharers_busy(gg__context *ctx, char *label, size_t size)
             (process_wide || other->native == ctx->native) &&
             gg__context_state(other) != GG_STATE_FORKED && context_busy(other) && busy++ == 0)
             snprintf(label, size, "gg context %s", gg__object_label(&other->h).text);
-        pthread_mutex_unlock(&other->lock);
+        gg__rlock_release(&other->lock);
     }
     pthread_mutex_unlock(&contexts_lock);
     return busy;
@@ -133,6 +133,17 @@ static bool lock_without_waiting(pthread_mutex_t *m)
 {
     for (int tries = 0; tries < 1000; tries++) {
         if (pthread_mutex_trylock(m) == 0)
+            return true;
+        sched_yield();
+    }
+    return false;
+}
+
+/* The same for a context's lock. */
+static bool context_lock_without_waiting(gg__rlock *l)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        if (gg__rlock_try(l))
             return true;
         sched_yield();
     }
@@ -173,11 +184,11 @@ size_t gg__contexts_poison_others(gg__context *dead, const gg_error_info *cause)
         gg__context *other = contexts[i];
         if (other == dead || atomic_load_explicit(&other->h.id, memory_order_acquire) == 0)
             continue;
-        if (!lock_without_waiting(&other->lock))
+        if (!context_lock_without_waiting(&other->lock))
             continue; /* it finds the error at its next driver call */
         if (atomic_load_explicit(&other->h.id, memory_order_relaxed) != 0 && gg__context_mark_poisoned(other, cause))
             marked++;
-        pthread_mutex_unlock(&other->lock);
+        gg__rlock_release(&other->lock);
     }
     pthread_mutex_unlock(&contexts_lock);
     return marked;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 _Atomic unsigned gg__fork_generation;
-static _Atomic pid_t watched_pid;
+_Atomic pid_t gg__fork_watched_pid;
 static _Atomic bool initialized_in_this_process;
 static _Atomic bool child_of_initialized;
 static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
@@ -14,7 +14,7 @@ static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
 static void on_fork_child(void)
 {
     atomic_fetch_add(&gg__fork_generation, 1);
-    atomic_store(&watched_pid, getpid());
+    atomic_store(&gg__fork_watched_pid, getpid());
     /* A child forked while its parent exits is not exiting itself: its
      * calls fail FORKED and return, they never park. */
     atomic_store(&gg__exit_phase_now, GG__EXIT_NONE);
@@ -54,7 +54,7 @@ static void after_fork_child(void)
 
 static void install(void)
 {
-    atomic_store(&watched_pid, getpid());
+    atomic_store(&gg__fork_watched_pid, getpid());
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
@@ -68,12 +68,9 @@ void gg__fork_watch(void (*locks)(bool take))
     pthread_once(&watch_once, install);
 }
 
-void gg__fork_check_pid(void)
+void gg__fork_pid_changed(void)
 {
-    pid_t now = getpid();
-    pid_t seen = atomic_load(&watched_pid);
-    if (seen != 0 && seen != now)
-        on_fork_child();
+    on_fork_child();
 }
 
 bool gg__forked_from_initialized(void)

@@ -40,6 +40,16 @@ static gg__slot *slot_at(uint32_t index)
     return page ? &page[index & (GG__PAGE_SLOTS - 1)] : NULL;
 }
 
+/* The slot of an index below gg__handle_slots_used (a free list's or a
+ * live id's, read under the table lock): its page exists (fresh_slot adds
+ * it before handing the index out), so neither the directory's bound nor
+ * the page is tested. */
+static gg__slot *handed_out_slot(uint32_t index)
+{
+    gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_relaxed);
+    return &page[index & (GG__PAGE_SLOTS - 1)];
+}
+
 /* Takes a never-used slot index, adding a page when needed (table lock held). */
 static uint32_t fresh_slot(void)
 {
@@ -74,7 +84,7 @@ uint64_t gg__handle_alloc(gg__type type, void *object)
     uint32_t index = free_head[type];
     gg__slot *slot;
     if (index != 0) {
-        slot = slot_at(index);
+        slot = handed_out_slot(index);
         free_head[type] = slot->next_free;
     } else {
         index = fresh_slot();
@@ -99,7 +109,7 @@ void gg__handle_free(uint64_t id, gg__free_reason reason)
         return;
     gg__spin_lock(&table_lock);
     gg__slot *slot = gg__id_slot(id) < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
-                         ? slot_at(gg__id_slot(id)) : NULL;
+                         ? handed_out_slot(gg__id_slot(id)) : NULL;
     if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == id) {
         /* seq_cst: the revocation half of the pin protocol (pin.c, W2). */
         atomic_store_explicit(&slot->id, 0, memory_order_seq_cst);

@@ -6,6 +6,7 @@
 #include "common/fault.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "common/attribution.h"
 #include "common/context_table.h"
@@ -38,7 +39,9 @@ typedef struct doomed {
     gg__object *head;
 } doomed;
 
-static void claim(gg__context *ctx, gg__object *o, gg__free_reason reason, doomed *d)
+/* Inlined: every destroy claims. */
+static inline __attribute__((always_inline)) void claim(gg__context *ctx, gg__object *o, gg__free_reason reason,
+                                                         doomed *d)
 {
     uint64_t id = atomic_load_explicit(&o->id, memory_order_relaxed);
     atomic_store_explicit(&o->id, 0, memory_order_seq_cst);
@@ -76,16 +79,13 @@ static bool any_pinned(const doomed *d)
     return false;
 }
 
-/* W4: releases the claimed objects in rank order and recycles them. With
- * `entered` the context is current and alive: driver calls are made (unless
- * `call_driver` is false); otherwise skipped ones are counted. Caller holds
- * ctx->lock. Returns the first failure. */
-/* Releases one claimed object (W4 for it), and returns the failure. */
-static gg_status release_one(gg__call *c, gg__context *ctx, gg__object *o, bool entered, bool call_driver)
+/* Releases one claimed object (W4 for it) with `drive` saying whether to
+ * call the driver, and returns the failure. */
+static inline __attribute__((always_inline)) gg_status release_driven(gg__call *c, gg__context *ctx, gg__object *o,
+                                                                      bool drive, bool call_driver)
 {
     gg_status status = GG_OK;
     gg__op op = GG__OP_COUNT;
-    bool drive = entered && call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
     int n = gg__kinds[o->type].release(c, o, drive, &op);
     if (n != 0 && !c->b->classify(n).deinitialized) /* a driver shutting down released it already */
         status = gg__check(c, op, n);
@@ -94,6 +94,19 @@ static gg_status release_one(gg__call *c, gg__context *ctx, gg__object *o, bool 
     return status;
 }
 
+/* Releases one claimed object (W4 for it), and returns the failure. The
+ * state is read again per object: releasing an earlier one may have found
+ * the context dead (a sticky error kills it under the same lock). */
+static gg_status release_one(gg__call *c, gg__context *ctx, gg__object *o, bool entered, bool call_driver)
+{
+    bool drive = entered && call_driver && gg__context_state(ctx) == GG_STATE_ALIVE;
+    return release_driven(c, ctx, o, drive, call_driver);
+}
+
+/* W4: releases the claimed objects in rank order and recycles them. With
+ * `entered` the context is current and alive: driver calls are made (unless
+ * `call_driver` is false); otherwise skipped ones are counted. Caller holds
+ * ctx->lock. Returns the first failure. */
 static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool entered, bool call_driver)
 {
     gg_status status = GG_OK;
@@ -119,6 +132,52 @@ static gg_status release_doomed(gg__call *c, gg__context *ctx, doomed *d, bool e
     return status;
 }
 
+/* ---- the context's spare records (under its lock) ----------------------- */
+
+/* A cleared record of `type` for a new child of ctx: the spare its last
+ * destroy of that kind left (cleared as gg__object_new clears a pooled
+ * one), else the pools'. NULL when out of memory. */
+static inline gg__object *child_record_new(gg__context *ctx, gg__type type)
+{
+    gg__object *o = type > GG__T_NONE && type < GG__T_COUNT ? ctx->spare[type] : NULL;
+    if (o == NULL)
+        return gg__object_new(type);
+    ctx->spare[type] = NULL;
+    memset((char *)o + sizeof(o->id), 0, gg__kinds[type].kept_from - sizeof(o->id));
+    o->type = type;
+    return o;
+}
+
+/* Recycles a released child of ctx: kept as the kind's spare when there is
+ * none (one at most: a bound, so that a context holds no more than one
+ * free record of each kind), else back to the pools. Type-stable as the
+ * pools are: the spare is only ever reused for a child of the same kind. */
+static inline void child_record_delete(gg__context *ctx, gg__object *o)
+{
+    if (ctx->spare[o->type] == NULL) {
+        atomic_store_explicit(&o->id, 0, memory_order_release);
+        ctx->spare[o->type] = o;
+        return;
+    }
+    gg__object_delete(o);
+}
+
+/* Hands the spares back to the pools (the teardown, under the lock, before
+ * the context's record goes: gg_shutdown frees the pools after it). */
+static void spares_release(gg__context *ctx)
+{
+    for (int t = 0; t < GG__T_COUNT; t++) {
+        gg__object_delete(ctx->spare[t]); /* NULL: no effect */
+        ctx->spare[t] = NULL;
+    }
+}
+
+/* Tests only (lifetime.h): whether ctx holds a spare record of `type`. */
+bool gg__context_has_spare(const gg__context *ctx, gg__type type)
+{
+    return ctx->spare[type] != NULL;
+}
+
 /* ---- create ------------------------------------------------------------ */
 
 gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__type type, const char *tag,
@@ -132,19 +191,19 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
     if (parent == NULL)
         return gg__lookup_status();
     gg__context *ctx = parent_type == GG__T_CONTEXT ? (gg__context *)parent : parent->context;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     /* Re-checked under the lock a claim takes: a child attached now is seen
      * by the teardown that claims the context later. */
     if (atomic_load_explicit(&parent->id, memory_order_relaxed) != parent_id ||
         atomic_load_explicit(&ctx->h.id, memory_order_relaxed) == 0) {
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         status = gg__fail(c, GG_INVALID_HANDLE, "%s: the %s was destroyed during the call", c->api,
                           gg__type_name(parent_type));
         gg__leave(c);
         return status;
     }
     status = gg__enter_required(c, ctx); /* gg__require_library passed above */
-    gg__object *o = status == GG_OK ? gg__object_new(type) : NULL;
+    gg__object *o = status == GG_OK ? child_record_new(ctx, type) : NULL;
     if (status == GG_OK && o == NULL)
         status = gg__fail(c, GG_OUT_OF_MEMORY, "%s: out of host memory for the object record", c->api);
     if (status == GG_OK) {
@@ -177,7 +236,7 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
             *out_id = id;
         }
     }
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__leave(c);
     return status;
 }
@@ -216,10 +275,10 @@ static gg_status gone(gg__call *c, uint64_t id, gg__type type)
 static gg_status finish_children(gg__call *c, gg__context *ctx, doomed *d)
 {
     wait_unpinned(d);
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
     gg_status status = release_doomed(c, ctx, d, entered, true);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     return status;
 }
 
@@ -237,9 +296,9 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
      * (context_teardown): the id is gone (W1 below finds it so), and the
      * teardown releases the record. */
     gg__context *ctx = obj->context;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (atomic_load_explicit(&obj->id, memory_order_relaxed) != id) { /* W1: another destroy claimed it */
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         gg__leave(c);
         return GG_OK;
     }
@@ -269,8 +328,19 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
          * after every teardown: the release below finishes before. */
         /* gg__destroy tested the fork generation: entering need not. */
         bool entered = gg__context_state(ctx) == GG_STATE_ALIVE && gg__enter_required(c, ctx) == GG_OK;
-        status = release_doomed(c, ctx, &d, entered, true);
-        pthread_mutex_unlock(&ctx->lock);
+        if (d.head == obj && obj->next == NULL) {
+            /* One object (not a module with kernels): release_doomed's
+             * single-object case, without its call and loop, and without
+             * reading the state again: `entered` found it ALIVE under this
+             * lock just now, a context dies only under its lock (context.c,
+             * context_table.c) and is FORKED only in a child, where this
+             * call does not run (gg__destroy). */
+            status = release_driven(c, ctx, obj, entered, true);
+            child_record_delete(ctx, obj);
+        } else {
+            status = release_doomed(c, ctx, &d, entered, true);
+        }
+        gg__rlock_release(&ctx->lock);
         gg__leave(c);
         return status;
     }
@@ -280,7 +350,7 @@ static gg_status destroy_child(gg__call *c, uint64_t id, gg__type type)
      * not claimed (its teardown claims the children first, in one step
      * under this lock), so the pin holds. */
     bool context_pinned = gg__pin_record_of(c, &ctx->h);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     if (!context_pinned) {
         /* Not reached (the call holds one pin of four, and the context is
          * live under its lock); if it were, the claimed object is left
@@ -302,9 +372,9 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
                                   bool driver_alive)
 {
     doomed d = { NULL };
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     if (atomic_load_explicit(&ctx->h.id, memory_order_relaxed) != id) { /* W1 */
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         gg__leave(c);
         return GG_OK;
     }
@@ -317,14 +387,14 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
     claim_children(ctx, reason, &d);
     atomic_store_explicit(&ctx->h.id, 0, memory_order_seq_cst);
     gg__handle_free(id, reason);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     gg__context_list_remove(ctx);
     gg__leave(c); /* our pin, and nothing else: the context must not be current-switched yet */
     gg__pins_wait(ctx); /* context calls and creators finish */
     wait_unpinned(&d);
 
     gg_status status = GG_OK;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     gg_state state = gg__context_state(ctx);
     bool call_driver = driver_alive && state != GG_STATE_FORKED;
     bool entered = call_driver && state == GG_STATE_ALIVE && gg__enter(c, ctx) == GG_OK;
@@ -340,7 +410,8 @@ static gg_status context_teardown(gg__call *c, gg__context *ctx, uint64_t id, gg
                                      c->b->op_names[op], c->b->code_name(n));
     }
     gg__fault_context_released(ctx);
-    pthread_mutex_unlock(&ctx->lock);
+    spares_release(ctx);
+    gg__rlock_release(&ctx->lock);
     gg__object_delete(ctx);
     return status;
 }
@@ -360,9 +431,8 @@ static gg_status destroy_context(gg__call *c, uint64_t id)
 gg_status gg__destroy(const char *api, uint64_t id, gg__type type)
 {
     gg__call c = GG__CALL(api);
-    gg_status status = gg__require_initialized(&c);
-    if (status != GG_OK)
-        return status;
+    if (GG__UNLIKELY(c.b == NULL)) /* gg__require_initialized's test, inline: it fails then only */
+        return gg__require_initialized(&c);
     if (id == 0) {
         gg__log(GG_LOG_DEBUG, 0, "%s: id 0, nothing to destroy", api);
         return GG_OK;
@@ -378,13 +448,13 @@ gg_status gg__destroy(const char *api, uint64_t id, gg__type type)
 void gg__children_forget(gg__call *c, gg__context *ctx, gg__free_reason reason)
 {
     doomed d = { NULL };
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     claim_children(ctx, reason, &d);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     wait_unpinned(&d);
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     release_doomed(c, ctx, &d, false, true);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
 }
 
 void gg__contexts_release_all(bool driver_alive)

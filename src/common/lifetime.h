@@ -34,6 +34,10 @@ gg_status gg__create(gg__call *c, uint64_t parent_id, gg__type parent_type, gg__
  * parent thread could have held. */
 gg_status gg__destroy(const char *api, uint64_t id, gg__type type);
 
+/* Tests only: whether ctx keeps a spare record of `type` (lifetime.c: at
+ * most one per kind, left by a destroy for the next create). */
+bool gg__context_has_spare(const gg__context *ctx, gg__type type);
+
 /* Claims and releases every child of a pinned context (gg_context_recover):
  * waits for their pins with no lock held, then releases them in rank order
  * without driver calls. */

@@ -176,27 +176,6 @@ void gg__intern_release(void)
     pthread_mutex_unlock(&intern_lock);
 }
 
-void gg__child_attach(gg__context *ctx, gg__object *child)
-{
-    gg__object *head = &ctx->children;
-    child->context = ctx;
-    child->next = head->next;
-    child->prev = head;
-    head->next->prev = child;
-    head->next = child;
-    ctx->child_count[child->type]++;
-}
-
-void gg__child_detach(gg__context *ctx, gg__object *child)
-{
-    if (child->prev == NULL)
-        return;
-    child->prev->next = child->next;
-    child->next->prev = child->prev;
-    child->prev = child->next = NULL;
-    ctx->child_count[child->type]--;
-}
-
 void gg__object_locks(bool take)
 {
     if (take) {

@@ -21,6 +21,7 @@
 
 #include "common/backend.h"
 #include "common/handle.h"
+#include "common/rlock.h"
 
 typedef struct gg__context gg__context;
 
@@ -205,6 +206,10 @@ struct gg__context {
     gg_watchdog_policy watchdog;
     gg__object children;                /* list head (sentinel) */
     uint32_t child_count[GG__T_COUNT];
+    /* One free record per child kind, left by this context's last destroy
+     * of that kind for its next create (lifetime.c: both under the lock,
+     * without the pools' lock); handed back to the pools by the teardown. */
+    gg__object *spare[GG__T_COUNT];
     gg_error_info death;                /* first cause; valid once state is DEAD */
     _Atomic uint64_t launch_sequence;
     gg__launch_log default_log;         /* launches on the default stream */
@@ -231,8 +236,8 @@ struct gg__context {
     /* Children list, death record, kernel timing. Last: the part of the
      * record that survives recycling (initialised once, when the memory is
      * first allocated; destroyed only when gg_shutdown frees the pools), so
-     * no thread ever waits on a destroyed or re-initialised mutex. */
-    pthread_mutex_t lock;
+     * no thread ever waits on a re-initialised lock. */
+    gg__rlock lock;
 };
 
 /* Copies a creation tag (NULL: empty), truncated to fit, always terminated:
@@ -329,9 +334,30 @@ static inline bool gg__object_borrowed(const gg__object *o)
     return o->adopted && !o->owned;
 }
 
-/* Child list of a context (caller holds ctx->lock). */
-void gg__child_attach(gg__context *ctx, gg__object *child);
-void gg__child_detach(gg__context *ctx, gg__object *child);
+/* Child list of a context (caller holds ctx->lock). Inline: every create
+ * attaches and every destroy detaches (bench/README.md, "What a call
+ * costs"). */
+static inline void gg__child_attach(gg__context *ctx, gg__object *child)
+{
+    gg__object *head = &ctx->children;
+    child->context = ctx;
+    child->next = head->next;
+    child->prev = head;
+    head->next->prev = child;
+    head->next = child;
+    ctx->child_count[child->type]++;
+}
+
+/* No effect on a child not attached (prev NULL). */
+static inline void gg__child_detach(gg__context *ctx, gg__object *child)
+{
+    if (child->prev == NULL)
+        return;
+    child->prev->next = child->next;
+    child->next->prev = child->prev;
+    child->prev = child->next = NULL;
+    ctx->child_count[child->type]--;
+}
 
 /* Takes (true) or releases (false) this file's global locks (fork
  * handlers: library.c's gg__global_locks). */

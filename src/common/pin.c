@@ -140,12 +140,18 @@ gg__pin_record *gg__pins_attach(void)
     return p;
 }
 
+_Static_assert(GG__PIN_SLOTS == 4, "gg__pins_held reads four slots a record");
+
 bool gg__pins_held(const void *object)
 {
+    /* The four slots straight-line (every destroy scans every record):
+     * the same seq_cst loads, in the same order, without a loop counter. */
     for (gg__pin_record *p = atomic_load_explicit(&registry, memory_order_acquire); p != NULL; p = p->next)
-        for (unsigned k = 0; k < GG__PIN_SLOTS; k++)
-            if (atomic_load_explicit(&p->slot[k], memory_order_seq_cst) == object)
-                return true;
+        if (atomic_load_explicit(&p->slot[0], memory_order_seq_cst) == object ||
+            atomic_load_explicit(&p->slot[1], memory_order_seq_cst) == object ||
+            atomic_load_explicit(&p->slot[2], memory_order_seq_cst) == object ||
+            atomic_load_explicit(&p->slot[3], memory_order_seq_cst) == object)
+            return true;
     return false;
 }
 

@@ -25,9 +25,9 @@ void gg__poison_after_death(gg__context *dead)
     if (!gg__sticky_process_wide(gg__backend_get()))
         return;
     /* Recursive: the caller may hold it already. */
-    pthread_mutex_lock(&dead->lock);
+    gg__rlock_take(&dead->lock);
     gg_error_info cause = dead->death;
-    pthread_mutex_unlock(&dead->lock);
+    gg__rlock_release(&dead->lock);
     pthread_mutex_lock(&poison_lock);
     bool first = !atomic_load_explicit(&poisoned, memory_order_relaxed);
     if (first) {
@@ -48,9 +48,9 @@ void gg__poison_mark_new(gg__context *ctx)
     gg_error_info cause;
     if (!gg__poisoned(&cause))
         return;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     gg__context_mark_poisoned(ctx, &cause);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
 }
 
 bool gg__poisoned(gg_error_info *cause)

@@ -45,7 +45,7 @@ void gg__report_leaks(const char *when)
         gg__context *ctx = gg__try_pin(&c, ids[i], GG__T_CONTEXT);
         if (ctx == NULL)
             continue; /* destroyed meanwhile */
-        pthread_mutex_lock(&ctx->lock);
+        gg__rlock_take(&ctx->lock);
         counts[GG__T_CONTEXT]++;
         uint64_t mine[GG__T_COUNT] = { 0 };
         for (int t = GG__T_CONTEXT + 1; t < GG__T_COUNT; t++) {
@@ -62,7 +62,7 @@ void gg__report_leaks(const char *when)
             if (o->tag[0] != '\0' && listed++ < MAX_LISTED_LEAKS)
                 gg__log(GG_LOG_WARN, atomic_load(&o->id), "%s: leaked %s '%s' (from %s)", when,
                         gg__type_name(o->type), o->tag, o->created_by);
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         gg__leave(&c);
     }
     gg__free(ids);
@@ -115,7 +115,7 @@ gg_status gg_objects_json(char **json)
             gg__context *ctx = gg__try_pin(&c, ids[i], GG__T_CONTEXT);
             if (ctx == NULL)
                 continue; /* destroyed meanwhile */
-            pthread_mutex_lock(&ctx->lock);
+            gg__rlock_take(&ctx->lock);
             if (atomic_load_explicit(&ctx->h.id, memory_order_relaxed) == ids[i]) {
                 cJSON *cj = object_json(&ctx->h);
                 cJSON *children = cJSON_AddArrayToObject(cj, "objects");
@@ -123,7 +123,7 @@ gg_status gg_objects_json(char **json)
                     cJSON_AddItemToArray(children, object_json(o));
                 cJSON_AddItemToArray(contexts, cj);
             }
-            pthread_mutex_unlock(&ctx->lock);
+            gg__rlock_release(&ctx->lock);
             gg__pin_clear(c.pins, --c.npins);
         }
         /* Tags, kernel and module names come from the program and the

@@ -34,9 +34,9 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
     gg__context *ctx = c->ctx;
     gg_culprit pending;
     gg__suspect_names names;
-    pthread_mutex_lock(&ctx->lock);
+    gg__rlock_take(&ctx->lock);
     gg__attribute(ctx, c->stream ? &c->stream->log : NULL, &pending, &names);
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     char detail[GG_MESSAGE_MAX];
     if (pending.certainty == GG_ATTRIBUTION_EXACT && pending.window_count == 1)
         snprintf(detail, sizeof detail,
@@ -64,9 +64,9 @@ static gg_status timed_out(gg__call *c, gg__op op, uint32_t timeout_ms, const ch
     if (policy != GG_TIMEOUT_RETURNS) {
         gg__call_context_kill(c, ctx, GG_TIMEOUT, op, 0, detail);
         gg_error_info *e = gg__last_error_slot();
-        pthread_mutex_lock(&ctx->lock);
+        gg__rlock_take(&ctx->lock);
         *e = ctx->death;
-        pthread_mutex_unlock(&ctx->lock);
+        gg__rlock_release(&ctx->lock);
         e->gg_call = c->api;
         if (e->status != GG_TIMEOUT) /* another thread's error killed it first */
             return e->status;

@@ -30,6 +30,7 @@
  *   handle table 2^28 slots        handle.h GG__DIR_PAGES     handle_table_full_fails_naming_the_bound
  *   pins per call 4                pin.h GG__PIN_SLOTS        pins_past_4_in_one_call_refused
  *   library paths 511 bytes        state.h (config)           library_path_past_511_refused_naming_it
+ *   spare records 1 per kind       lifetime.c (a context's)   spare_records_past_1_go_back_to_the_pools
  *
  * Linked with the static library: the handle table and the pins are
  * crossed from inside (2^28 ids, or a fifth pin, cannot be reached through
@@ -43,6 +44,7 @@
 
 #include "common/call.h"
 #include "common/handle.h"
+#include "common/lifetime.h"
 #include "base/json_syntax.h"
 #include "common/object.h"
 #include "core/launches.h"
@@ -759,4 +761,41 @@ Test(bounds, library_path_past_511_refused_naming_it)
     gg_init_desc desc = { .struct_size = sizeof(gg_init_desc), .backend = "sim", .cuda_library = path };
     GG_EXPECT(GG_INVALID_ARGUMENT, gg_init(&desc));
     cr_assert(has(gg_test_last_message(), "longer than 511 bytes"), "%s", gg_test_last_message());
+}
+
+/* ---- a context's spare records: one per kind ---------------------------- */
+
+/* A destroy leaves the record to its context for the next create when the
+ * context has none of that kind; a second one goes back to the pools. The
+ * next create takes the spare, cleared: nothing of the old buffer shows. */
+Test(bounds, spare_records_past_1_go_back_to_the_pools)
+{
+    open_with(NULL, GG_TIMELINE_AUTO);
+    gg__context *ctx = gg__handle_lookup(rig.ctx.id, GG__T_CONTEXT);
+    cr_assert_not_null(ctx);
+    gg_buffer b1, b2, b3, b4;
+    gg_buffer_desc tagged = GG_BUFFER_DESC_INIT;
+    tagged.tag = "first";
+    GG_OK_(gg_buffer_create(rig.ctx, 256, &tagged, &b1));
+    GG_OK_(gg_buffer_create(rig.ctx, 256, NULL, &b2));
+    gg__object *r1 = gg__handle_lookup(b1.id, GG__T_BUFFER);
+    gg__object *r2 = gg__handle_lookup(b2.id, GG__T_BUFFER);
+    cr_assert(r1 != NULL && r2 != NULL && r1 != r2);
+    cr_assert_not(gg__context_has_spare(ctx, GG__T_BUFFER));
+    GG_OK_(gg_buffer_destroy(b1)); /* kept: the context had no spare */
+    cr_assert(gg__context_has_spare(ctx, GG__T_BUFFER));
+    GG_OK_(gg_buffer_destroy(b2)); /* one past the bound: to the pools */
+    GG_OK_(gg_buffer_create(rig.ctx, 512, NULL, &b3));
+    gg__object *r3 = gg__handle_lookup(b3.id, GG__T_BUFFER);
+    cr_assert_eq(r3, r1, "the next create takes the spare");
+    cr_assert_not(gg__context_has_spare(ctx, GG__T_BUFFER), "one spare, taken");
+    cr_assert_eq(r3->tag[0], '\0', "the spare is cleared: the old tag is gone");
+    size_t bytes = 0;
+    GG_OK_(gg_buffer_size(b3, &bytes));
+    cr_assert_eq(bytes, 512);
+    GG_OK_(gg_buffer_create(rig.ctx, 256, NULL, &b4));
+    cr_assert_eq(gg__handle_lookup(b4.id, GG__T_BUFFER), r2, "the second destroyed record went to the pools");
+    GG_OK_(gg_buffer_destroy(b4));
+    GG_OK_(gg_context_destroy(rig.ctx)); /* b3 with it, and the spare back to the pools */
+    gg_test_finish();
 }
