@@ -236,9 +236,9 @@ gg_status gg_context_timeline(gg_context handle, gg_timeline_info *info)
     if (ctx == NULL)
         return gg__lookup_status();
     gg_timeline_info out = { .budget_percent = gg__lib.config.timeline_budget_percent };
-    pthread_mutex_lock(&ctx->lock); /* the page comes and goes under it (recovery, teardown) */
+    gg__rlock_take(&ctx->lock); /* the page comes and goes under it (recovery, teardown) */
     bool has_page = ctx->timeline_page != NULL;
-    pthread_mutex_unlock(&ctx->lock);
+    gg__rlock_release(&ctx->lock);
     int basis = atomic_load_explicit(&ctx->timeline_basis, memory_order_acquire);
     if (!has_page) {
         out.basis = GG_TIMELINE_BASIS_NONE;
