@@ -366,7 +366,6 @@ Test(timeline_stride, on_the_simulator_by_default_auto_keeps_every_mark)
     launch_fills(GG_NO_STREAM, AUTO_DECIDES_AFTER, true);
     gg_timeline_info info = timeline_of(rig.ctx);
     cr_assert_eq(info.basis, GG_TIMELINE_BASIS_MEASURED, "%s", info.why);
-    cr_log_warn("default sim: launch %llu ns, mark %llu ns, idle %u", (unsigned long long)info.launch_ns, (unsigned long long)info.mark_ns, info.samples_device_idle);
     cr_assert_geq(info.launch_ns, 20000u, "launch %llu ns", (unsigned long long)info.launch_ns);
     cr_assert_eq(info.stride, 1u, "launch %llu ns, mark %llu ns: %s", (unsigned long long)info.launch_ns,
                  (unsigned long long)info.mark_ns, info.why);
