@@ -46,7 +46,8 @@ gg_status gg_buffer_create(gg_context ctx, size_t bytes, const gg_buffer_desc *d
     if (flags & ~(unsigned)GG_BUFFER_HOST_PINNED)
         return gg__fail(&c, GG_INVALID_ARGUMENT, "gg_buffer_create: unknown desc->flags 0x%x", flags);
     buffer_args args = { bytes, flags };
-    gg_status status = gg__create(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d->tag, make_buffer, &args, &out->id);
+    /* gg__create inlined with make_buffer (lifetime.h): the hottest create. */
+    gg_status status = gg__create_inline(&c, ctx.id, GG__T_CONTEXT, GG__T_BUFFER, d->tag, make_buffer, &args, &out->id);
     gg_error_info *e = status == GG_OUT_OF_MEMORY ? gg__last_error_slot() : NULL;
     if (e != NULL && e->native_code != 0)
         snprintf(e->message, GG_MESSAGE_MAX, "gg_buffer_create: the driver could not allocate %zu bytes of %s memory%s",

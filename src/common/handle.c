@@ -12,13 +12,13 @@ gg__slot *_Atomic gg__handle_dir[GG__DIR_PAGES];
 _Atomic uint32_t gg__handle_slots_used = 1; /* slot 0 is never handed out */
 
 /* Allocation and free take this lock; lookup never does. */
-static gg__spin table_lock = GG__SPIN_INIT; /* short sections only (spin.h) */
+gg__spin gg__handle_table_lock = GG__SPIN_INIT; /* short sections only (spin.h) */
 /* One free list per type (0 = empty; slot 0 is never used): a slot is only
  * ever reused for an id of the same type, so a lookup that matched an id
  * just before it was freed and its slot reused reads an object of the type
  * it asked for (type-stable memory, see object.c), never another type's. */
-static uint32_t free_head[GG__T_COUNT];
-static _Atomic uint64_t live_count;
+uint32_t gg__handle_free_head[GG__T_COUNT];
+_Atomic uint64_t gg__handle_live_ids;
 
 static const char *const type_names[GG__T_COUNT] = {
     "invalid",
@@ -38,16 +38,6 @@ static gg__slot *slot_at(uint32_t index)
         return NULL;
     gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_acquire);
     return page ? &page[index & (GG__PAGE_SLOTS - 1)] : NULL;
-}
-
-/* The slot of an index below gg__handle_slots_used (a free list's or a
- * live id's, read under the table lock): its page exists (fresh_slot adds
- * it before handing the index out), so neither the directory's bound nor
- * the page is tested. */
-static gg__slot *handed_out_slot(uint32_t index)
-{
-    gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_relaxed);
-    return &page[index & (GG__PAGE_SLOTS - 1)];
 }
 
 /* Takes a never-used slot index, adding a page when needed (table lock held). */
@@ -76,54 +66,25 @@ const char *gg__handle_alloc_failure(void)
     return "out of host memory for a page of the handle table";
 }
 
-uint64_t gg__handle_alloc(gg__type type, void *object)
+uint64_t gg__handle_alloc_fresh(gg__type type, void *object)
 {
-    if (type <= GG__T_NONE || type >= GG__T_COUNT)
-        return 0;
-    gg__spin_lock(&table_lock);
-    uint32_t index = free_head[type];
+    gg__spin_lock(&gg__handle_table_lock);
+    uint32_t index = gg__handle_free_head[type]; /* refilled since the inline path looked: reuse, as it would */
     gg__slot *slot;
     if (index != 0) {
-        slot = handed_out_slot(index);
-        free_head[type] = slot->next_free;
+        slot = gg__handle_handed_out_slot(index);
+        gg__handle_free_head[type] = slot->next_free;
     } else {
         index = fresh_slot();
         if (index == 0) {
-            gg__spin_unlock(&table_lock);
+            gg__spin_unlock(&gg__handle_table_lock);
             return 0;
         }
         slot = slot_at(index);
     }
-    slot->generation += 1; /* a fresh slot starts at generation 1: ids are never 0 */
-    uint64_t id = ((uint64_t)type << 56) | ((uint64_t)slot->generation << 32) | index;
-    atomic_store_explicit(&slot->object, object, memory_order_relaxed);
-    atomic_store_explicit(&slot->id, id, memory_order_release);
-    atomic_fetch_add_explicit(&live_count, 1, memory_order_relaxed);
-    gg__spin_unlock(&table_lock);
+    uint64_t id = gg__handle_issue(type, object, index, slot);
+    gg__spin_unlock(&gg__handle_table_lock);
     return id;
-}
-
-void gg__handle_free(uint64_t id, gg__free_reason reason)
-{
-    if (id == 0)
-        return;
-    gg__spin_lock(&table_lock);
-    gg__slot *slot = gg__id_slot(id) < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
-                         ? handed_out_slot(gg__id_slot(id)) : NULL;
-    if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == id) {
-        /* seq_cst: the revocation half of the pin protocol (pin.c, W2). */
-        atomic_store_explicit(&slot->id, 0, memory_order_seq_cst);
-        atomic_store_explicit(&slot->object, NULL, memory_order_relaxed);
-        atomic_store_explicit(&slot->last_free_reason, (uint8_t)reason, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&live_count, 1, memory_order_relaxed);
-        /* A slot whose generation would wrap is retired: reusing it could
-         * bring an ancient id back to life. */
-        if (slot->generation < GG__GEN_MAX) {
-            slot->next_free = free_head[gg__id_type(id)];
-            free_head[gg__id_type(id)] = gg__id_slot(id);
-        }
-    }
-    gg__spin_unlock(&table_lock);
 }
 
 static const char *reason_text(gg__free_reason reason)
@@ -156,7 +117,7 @@ void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size)
         return;
     }
     /* Read under the lock, formatted after it (a spin lock's section stays short). */
-    gg__spin_lock(&table_lock);
+    gg__spin_lock(&gg__handle_table_lock);
     uint32_t index = gg__id_slot(id);
     gg__slot *slot = index < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
                          ? slot_at(index) : NULL;
@@ -164,7 +125,7 @@ void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size)
     gg__free_reason reason =
         slot != NULL ? (gg__free_reason)atomic_load_explicit(&slot->last_free_reason, memory_order_relaxed)
                      : GG__FREED_DESTROYED;
-    gg__spin_unlock(&table_lock);
+    gg__spin_unlock(&gg__handle_table_lock);
     if (index == 0 || slot == NULL || gg__id_generation(id) == 0 || gg__id_generation(id) > generation) {
         snprintf(out, out_size, "%s id 0x%016llx was never issued (forged or corrupted)", want,
                  (unsigned long long)id);
@@ -179,22 +140,22 @@ void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size)
 
 uint64_t gg__handle_live_count(void)
 {
-    return atomic_load_explicit(&live_count, memory_order_relaxed);
+    return atomic_load_explicit(&gg__handle_live_ids, memory_order_relaxed);
 }
 
 void gg__handle_test_set_generation(uint32_t index, uint32_t generation)
 {
-    gg__spin_lock(&table_lock);
+    gg__spin_lock(&gg__handle_table_lock);
     gg__slot *slot = index < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed) ? slot_at(index) : NULL;
     if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == 0)
         slot->generation = generation;
-    gg__spin_unlock(&table_lock);
+    gg__spin_unlock(&gg__handle_table_lock);
 }
 
 void gg__handle_table_locks(bool take)
 {
     if (take)
-        gg__spin_lock(&table_lock);
+        gg__spin_lock(&gg__handle_table_lock);
     else
-        gg__spin_unlock(&table_lock);
+        gg__spin_unlock(&gg__handle_table_lock);
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "common/kinds.h"
+#include "common/spin.h"
 
 typedef enum gg__type {
     GG__T_NONE = 0,
@@ -98,14 +99,92 @@ static inline bool gg__handle_live(uint64_t id, gg__type type)
     return slot != NULL && atomic_load_explicit(&slot->id, memory_order_seq_cst) == id;
 }
 
-/* A new id for `object`; 0 when the table is full (then OUT_OF_MEMORY). */
-uint64_t gg__handle_alloc(gg__type type, void *object);
+/* The table's state that allocation and free change, under
+ * gg__handle_table_lock (handle.c defines them; declared here only for the
+ * inline fast paths below, which every create and destroy takes: the call
+ * itself was about a tenth of each, bench/README.md). Nothing else reads
+ * or writes them outside handle.c. */
+extern gg__spin gg__handle_table_lock;     /* allocation and free; lookup never takes it */
+extern uint32_t gg__handle_free_head[GG__T_COUNT]; /* a free list per type, 0 = empty (handle.c) */
+extern _Atomic uint64_t gg__handle_live_ids; /* live ids, all types */
+
+/* The slot of an index below gg__handle_slots_used (a free list's or a
+ * live id's, read under the table lock): its page exists (handle.c's
+ * fresh_slot adds it before handing the index out), so neither the
+ * directory's bound nor the page is tested. */
+static inline gg__slot *gg__handle_handed_out_slot(uint32_t index)
+{
+    gg__slot *page = atomic_load_explicit(&gg__handle_dir[index >> GG__PAGE_BITS], memory_order_relaxed);
+    return &page[index & (GG__PAGE_SLOTS - 1)];
+}
+
+/* gg__handle_alloc's work on slot `index` (table lock held; the index
+ * taken off type's free list or fresh): the next generation, the object,
+ * the id published. Returns the id. */
+static inline uint64_t gg__handle_issue(gg__type type, void *object, uint32_t index, gg__slot *slot)
+{
+    slot->generation += 1; /* a fresh slot starts at generation 1: ids are never 0 */
+    uint64_t id = ((uint64_t)type << 56) | ((uint64_t)slot->generation << 32) | index;
+    atomic_store_explicit(&slot->object, object, memory_order_relaxed);
+    atomic_store_explicit(&slot->id, id, memory_order_release);
+    atomic_fetch_add_explicit(&gg__handle_live_ids, 1, memory_order_relaxed);
+    return id;
+}
+
+/* gg__handle_alloc when type's free list is empty (a never-used slot,
+ * perhaps a new page): out of line, it takes the lock itself. */
+uint64_t gg__handle_alloc_fresh(gg__type type, void *object);
+
+/* A new id for `object`; 0 when the table is full (then OUT_OF_MEMORY).
+ * Inline: a slot off the kind's free list (every create after the first of
+ * its kind) is a few loads and stores under the lock; the rest is
+ * gg__handle_alloc_fresh's. */
+static inline uint64_t gg__handle_alloc(gg__type type, void *object)
+{
+    if (type <= GG__T_NONE || type >= GG__T_COUNT)
+        return 0;
+    gg__spin_lock(&gg__handle_table_lock);
+    uint32_t index = gg__handle_free_head[type];
+    if (__builtin_expect(index == 0, 0)) {
+        /* Released, then taken again by the slow path, which looks at the
+         * free list again: it may have been refilled meanwhile. */
+        gg__spin_unlock(&gg__handle_table_lock);
+        return gg__handle_alloc_fresh(type, object);
+    }
+    gg__slot *slot = gg__handle_handed_out_slot(index);
+    gg__handle_free_head[type] = slot->next_free;
+    uint64_t id = gg__handle_issue(type, object, index, slot);
+    gg__spin_unlock(&gg__handle_table_lock);
+    return id;
+}
 /* Why gg__handle_alloc returned 0, for the message: "the handle table is
  * full (...)" once every slot was handed out, else the failed page
  * allocation. */
 const char *gg__handle_alloc_failure(void);
-/* Frees the id (no effect if it is not live). */
-void gg__handle_free(uint64_t id, gg__free_reason reason);
+/* Frees the id (no effect if it is not live). Inline: every destroy frees
+ * one (and a context's teardown one per child). */
+static inline void gg__handle_free(uint64_t id, gg__free_reason reason)
+{
+    if (id == 0)
+        return;
+    gg__spin_lock(&gg__handle_table_lock);
+    gg__slot *slot = gg__id_slot(id) < atomic_load_explicit(&gg__handle_slots_used, memory_order_relaxed)
+                         ? gg__handle_handed_out_slot(gg__id_slot(id)) : NULL;
+    if (slot != NULL && atomic_load_explicit(&slot->id, memory_order_relaxed) == id) {
+        /* seq_cst: the revocation half of the pin protocol (pin.c, W2). */
+        atomic_store_explicit(&slot->id, 0, memory_order_seq_cst);
+        atomic_store_explicit(&slot->object, NULL, memory_order_relaxed);
+        atomic_store_explicit(&slot->last_free_reason, (uint8_t)reason, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&gg__handle_live_ids, 1, memory_order_relaxed);
+        /* A slot whose generation would wrap is retired: reusing it could
+         * bring an ancient id back to life. */
+        if (slot->generation < GG__GEN_MAX) {
+            slot->next_free = gg__handle_free_head[gg__id_type(id)];
+            gg__handle_free_head[gg__id_type(id)] = gg__id_slot(id);
+        }
+    }
+    gg__spin_unlock(&gg__handle_table_lock);
+}
 
 /* Explains why `id` is not a live id of `type`, for INVALID_HANDLE messages. */
 void gg__handle_explain(uint64_t id, gg__type type, char *out, size_t out_size);

@@ -305,6 +305,23 @@ GG__KINDS(GG__KIND_FUNCTIONS)
 #undef GG__KIND_PREPARED_1
 #undef GG__KIND_PREPARED_0
 
+/* gg__kinds[type].kept_from as a constant expression where `type` is one:
+ * the same GG__KINDS entries, so that a clear of a record whose kind the
+ * compiler knows has a constant size (an inlined create: lifetime.h),
+ * instead of a load from the table and a call to memset. */
+static inline size_t gg__kind_kept_from(gg__type type)
+{
+    switch (type) {
+#define GG__KIND_KEPT_FROM(KIND, name, record, rank, kept_from, prepared) \
+    case GG__T_##KIND:                                                   \
+        return kept_from;
+        GG__KINDS(GG__KIND_KEPT_FROM)
+#undef GG__KIND_KEPT_FROM
+    default:
+        return 0;
+    }
+}
+
 /* Type-stable allocation, zeroed up to the kind's kept tail. NULL when out
  * of memory. */
 void *gg__object_new(gg__type type);

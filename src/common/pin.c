@@ -93,7 +93,7 @@
 
 _Thread_local gg__pin_record *gg__pins_mine __attribute__((tls_model("initial-exec")));
 
-static _Atomic(gg__pin_record *) registry;
+_Atomic(gg__pin_record *) gg__pins_registry; /* pin.h */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -117,7 +117,7 @@ gg__pin_record *gg__pins_attach(void)
 {
     pthread_once(&exit_key_once, make_exit_key);
     gg__pin_record *p;
-    for (p = atomic_load_explicit(&registry, memory_order_acquire); p != NULL; p = p->next) {
+    for (p = atomic_load_explicit(&gg__pins_registry, memory_order_acquire); p != NULL; p = p->next) {
         bool expected = false;
         if (!atomic_load_explicit(&p->taken, memory_order_relaxed) &&
             atomic_compare_exchange_strong(&p->taken, &expected, true))
@@ -129,30 +129,15 @@ gg__pin_record *gg__pins_attach(void)
             return NULL; /* the caller's pin fails: OUT_OF_MEMORY */
         memset(p, 0, sizeof *p);
         atomic_store_explicit(&p->taken, true, memory_order_relaxed);
-        gg__pin_record *head = atomic_load_explicit(&registry, memory_order_relaxed);
+        gg__pin_record *head = atomic_load_explicit(&gg__pins_registry, memory_order_relaxed);
         do
             p->next = head;
-        while (!atomic_compare_exchange_weak_explicit(&registry, &head, p, memory_order_release,
+        while (!atomic_compare_exchange_weak_explicit(&gg__pins_registry, &head, p, memory_order_release,
                                                       memory_order_relaxed));
     }
     gg__pins_mine = p;
     pthread_setspecific(exit_key, p);
     return p;
-}
-
-_Static_assert(GG__PIN_SLOTS == 4, "gg__pins_held reads four slots a record");
-
-bool gg__pins_held(const void *object)
-{
-    /* The four slots straight-line (every destroy scans every record):
-     * the same seq_cst loads, in the same order, without a loop counter. */
-    for (gg__pin_record *p = atomic_load_explicit(&registry, memory_order_acquire); p != NULL; p = p->next)
-        if (atomic_load_explicit(&p->slot[0], memory_order_seq_cst) == object ||
-            atomic_load_explicit(&p->slot[1], memory_order_seq_cst) == object ||
-            atomic_load_explicit(&p->slot[2], memory_order_seq_cst) == object ||
-            atomic_load_explicit(&p->slot[3], memory_order_seq_cst) == object)
-            return true;
-    return false;
 }
 
 /* Back-off while another thread finishes a call: spin a little, then yield,
@@ -178,7 +163,7 @@ void gg__pins_wait(const void *object)
 
 static bool any_pin(void)
 {
-    for (gg__pin_record *p = atomic_load_explicit(&registry, memory_order_acquire); p != NULL; p = p->next)
+    for (gg__pin_record *p = atomic_load_explicit(&gg__pins_registry, memory_order_acquire); p != NULL; p = p->next)
         for (unsigned k = 0; k < GG__PIN_SLOTS; k++)
             if (atomic_load_explicit(&p->slot[k], memory_order_seq_cst) != NULL)
                 return true;
@@ -205,7 +190,7 @@ bool gg__pins_wait_all(unsigned limit_ms)
 void gg__pins_after_fork_child(void)
 {
     gg__pin_record *mine = gg__pins_mine;
-    for (gg__pin_record *p = atomic_load_explicit(&registry, memory_order_relaxed); p != NULL; p = p->next) {
+    for (gg__pin_record *p = atomic_load_explicit(&gg__pins_registry, memory_order_relaxed); p != NULL; p = p->next) {
         if (p == mine)
             continue;
         for (unsigned k = 0; k < GG__PIN_SLOTS; k++)

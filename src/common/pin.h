@@ -56,8 +56,25 @@ static inline void gg__pin_clear(gg__pin_record *p, unsigned k)
     atomic_store_explicit(&p->slot[k], NULL, memory_order_release);
 }
 
-/* True when some thread's slot holds `object`. */
-bool gg__pins_held(const void *object);
+/* Every thread's record, newest first (pin.c: records are pushed, never
+ * removed or freed). Declared here only for gg__pins_held, inline below:
+ * every destroy scans it once. */
+extern _Atomic(gg__pin_record *) gg__pins_registry;
+
+/* True when some thread's slot holds `object`. The four slots of a record
+ * straight-line: the same seq_cst loads, in the same order, without a loop
+ * counter. */
+static inline bool gg__pins_held(const void *object)
+{
+    _Static_assert(GG__PIN_SLOTS == 4, "gg__pins_held reads four slots a record");
+    for (gg__pin_record *p = atomic_load_explicit(&gg__pins_registry, memory_order_acquire); p != NULL; p = p->next)
+        if (atomic_load_explicit(&p->slot[0], memory_order_seq_cst) == object ||
+            atomic_load_explicit(&p->slot[1], memory_order_seq_cst) == object ||
+            atomic_load_explicit(&p->slot[2], memory_order_seq_cst) == object ||
+            atomic_load_explicit(&p->slot[3], memory_order_seq_cst) == object)
+            return true;
+    return false;
+}
 
 /* Waits until no thread holds `object` (its id has been revoked first, so
  * no new pin can succeed). Never called with a lock held: a pin holder may

@@ -765,6 +765,15 @@ Test(bounds, library_path_past_511_refused_naming_it)
 
 /* ---- a context's spare records: one per kind ---------------------------- */
 
+/* The clear's size per kind as a constant (gg__kind_kept_from, object.h)
+ * is the kinds table's, for every kind, and 0 past the kinds. */
+Test(bounds, kept_from_constant_matches_the_kinds_table)
+{
+    for (int t = GG__T_NONE + 1; t < GG__T_COUNT; t++)
+        cr_assert_eq(gg__kind_kept_from((gg__type)t), gg__kinds[t].kept_from, "kind %d", t);
+    cr_assert_eq(gg__kind_kept_from(GG__T_COUNT), 0);
+}
+
 /* A destroy leaves the record to its context for the next create when the
  * context has none of that kind; a second one goes back to the pools. The
  * next create takes the spare, cleared: nothing of the old buffer shows. */
@@ -785,11 +794,20 @@ Test(bounds, spare_records_past_1_go_back_to_the_pools)
     GG_OK_(gg_buffer_destroy(b1)); /* kept: the context had no spare */
     cr_assert(gg__context_has_spare(ctx, GG__T_BUFFER));
     GG_OK_(gg_buffer_destroy(b2)); /* one past the bound: to the pools */
+    /* Dirty the spare where a device buffer's create writes nothing: its
+     * last field and the adoption flags. The inlined create's clear
+     * (lifetime.h, constant-sized per kind) must reach them as
+     * gg__object_new's does. */
+    ((gg__buffer *)r1)->host_ptr = (void *)r1;
+    r1->adopted = true;
+    r1->owned = true;
     GG_OK_(gg_buffer_create(rig.ctx, 512, NULL, &b3));
     gg__object *r3 = gg__handle_lookup(b3.id, GG__T_BUFFER);
     cr_assert_eq(r3, r1, "the next create takes the spare");
     cr_assert_not(gg__context_has_spare(ctx, GG__T_BUFFER), "one spare, taken");
     cr_assert_eq(r3->tag[0], '\0', "the spare is cleared: the old tag is gone");
+    cr_assert_null(((gg__buffer *)r3)->host_ptr, "the clear reaches the record's last field");
+    cr_assert(!r3->adopted && !r3->owned, "the clear reaches the adoption flags");
     size_t bytes = 0;
     GG_OK_(gg_buffer_size(b3, &bytes));
     cr_assert_eq(bytes, 512);
