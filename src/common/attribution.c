@@ -491,7 +491,14 @@ void gg__culprit_text(const gg_culprit *cul, const gg__suspect_names *names, cha
     do {                                                                         \
         if (used < size) {                                                       \
             int w_ = snprintf(buf + used, size - used, __VA_ARGS__);             \
-            used = w_ < 0 ? size : used + (size_t)w_;                            \
+            /* A piece that does not fit whole is dropped, never cut: a cut  \
+             * could leave "#1" of "#1099". Nothing is appended after it. */ \
+            if (w_ < 0 || (size_t)w_ >= size - used) {                       \
+                buf[used] = '\0';                                            \
+                used = size;                                                 \
+            } else {                                                         \
+                used += (size_t)w_;                                          \
+            }                                                                \
         }                                                                        \
     } while (0)
     uint32_t records = names != NULL ? names->records : 0;

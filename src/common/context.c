@@ -558,9 +558,17 @@ void gg__context_kill(gg__call *c, gg__context *ctx, gg_status status, gg__op op
      * device error may come from any stream of the context. */
     gg__suspect_names names;
     gg__attribute(ctx, status == GG_TIMEOUT && c->stream ? &c->stream->log : NULL, &d->culprit, &names);
-    char culprit[GG_MESSAGE_MAX];
-    gg__culprit_text(&d->culprit, &names, culprit, sizeof culprit);
-    snprintf(d->message, sizeof d->message, "%s: %s%s%s", c->api, message, culprit[0] ? "; " : "", culprit);
+    /* The culprit's text gets only the room the message leaves it, so that
+     * it is never cut inside a name or a number (gg__culprit_text drops a
+     * piece that does not fit whole). */
+    int prefix = snprintf(d->message, sizeof d->message, "%s: %s", c->api, message);
+    size_t used = prefix < 0 ? 0 : (size_t)prefix >= sizeof d->message ? sizeof d->message - 1 : (size_t)prefix;
+    if (sizeof d->message - used > 3) {
+        char culprit[GG_MESSAGE_MAX];
+        gg__culprit_text(&d->culprit, &names, culprit, sizeof d->message - used - 2);
+        if (culprit[0] != '\0')
+            snprintf(d->message + used, sizeof d->message - used, "; %s", culprit);
+    }
     atomic_store_explicit(&ctx->state, GG__CTX_DEAD, memory_order_release);
     gg__rlock_release(&ctx->lock);
     gg__log(GG_LOG_ERROR, d->context.id, "context died: %s", d->message);
